@@ -1,0 +1,12 @@
+// Jest runs in its native ESM mode (see README "Tests"): NestJS 12 ships ESM only, and so does this project.
+// ts-jest only transpiles (isolatedModules); `npm run typecheck` does the type checking.
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,1 @@
+console.log('Parley: bootstrap arrives with the service foundation.');
