@@ -1,0 +1,190 @@
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import * as nestCommon from '@nestjs/common';
+import type { ExecutionContext } from '@nestjs/common';
+import * as nestCore from '@nestjs/core';
+import type { ThrottlerException as ThrottlerExceptionType, ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { AuthPrincipal } from '../../auth/auth-principal.js';
+import type { FixedWindowThrottlerStorage as Storage } from './fixed-window-throttler.storage.js';
+import type { RateLimitGuard as Guard, TrackedRequest } from './rate-limit.guard.js';
+
+// @nestjs/throttler is CommonJS and require()s the ESM-only @nestjs/common and @nestjs/core, which jest
+// cannot do before Node 24.9: hand it the very modules this test imported (no mock, same instances).
+jest.mock('@nestjs/common', () => nestCommon);
+jest.mock('@nestjs/core', () => nestCore);
+const { Reflector } = nestCore;
+const { SkipThrottle, ThrottlerException } = await import('@nestjs/throttler');
+const { FixedWindowThrottlerStorage } = await import('./fixed-window-throttler.storage.js');
+const { RateLimitGuard, rateLimitTracker } = await import('./rate-limit.guard.js');
+
+const agent = (agentId: string): AuthPrincipal => ({ kind: 'agent', agentId, companyId: 'c1', role: 'agent' });
+const apiKey = (apiKeyId: string): AuthPrincipal => ({
+  kind: 'api-key',
+  apiKeyId,
+  companyId: 'c1',
+  scopes: ['messages:write'],
+});
+
+describe('rateLimitTracker', () => {
+  it('counts an agent by its id', () => {
+    expect(rateLimitTracker({ user: agent('a1'), ip: '203.0.113.9' })).toBe('agent:a1');
+  });
+
+  it('counts an API key by its id', () => {
+    expect(rateLimitTracker({ user: apiKey('k1'), ip: '203.0.113.9' })).toBe('key:k1');
+  });
+
+  it('falls back to the client address when nobody is authenticated', () => {
+    expect(rateLimitTracker({ ip: '203.0.113.9' })).toBe('ip:203.0.113.9');
+    expect(rateLimitTracker({ user: null, ip: '::ffff:203.0.113.9' })).toBe('ip:203.0.113.9');
+    expect(rateLimitTracker({ user: { foo: 1 } as unknown as AuthPrincipal, ip: '203.0.113.9' })).toBe(
+      'ip:203.0.113.9',
+    );
+    expect(rateLimitTracker({})).toBe('ip:unknown');
+  });
+
+  it('groups IPv6 clients by their /64', () => {
+    expect(rateLimitTracker({ ip: '2001:db8:1:2:aaaa::1' })).toBe('ip:2001:db8:1:2::/64');
+    expect(rateLimitTracker({ ip: '2001:db8:1:2:bbbb::2' })).toBe('ip:2001:db8:1:2::/64');
+  });
+});
+
+class ThingsController {
+  list(): void {}
+  create(): void {}
+}
+
+class HealthController {
+  @SkipThrottle()
+  check(): void {}
+}
+
+@SkipThrottle()
+class DocsController {
+  json(): void {}
+}
+
+/** A response that records every header set on it, in order, names exactly as given. */
+class FakeResponse {
+  readonly set: Array<[string, string]> = [];
+  setHeader(name: string, value: string | number): void {
+    this.set.push([name, String(value)]);
+  }
+  get headers(): Record<string, string> {
+    return Object.fromEntries(this.set);
+  }
+}
+
+function httpContext(
+  req: TrackedRequest & { headers?: Record<string, string> },
+  res: FakeResponse,
+  controller: Function = ThingsController,
+  handler: Function = ThingsController.prototype.list,
+): ExecutionContext {
+  const request = { headers: {}, ...req };
+  return {
+    getType: () => 'http',
+    getClass: () => controller,
+    getHandler: () => handler,
+    getArgs: () => [request, res],
+    getArgByIndex: (index: number) => [request, res][index],
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => res, getNext: () => undefined }),
+  } as unknown as ExecutionContext;
+}
+
+describe('RateLimitGuard', () => {
+  const LIMIT = 2;
+  const TTL = 60_000;
+  let clock: { now: number };
+  let storage: Storage;
+  let guard: Guard;
+
+  beforeEach(async () => {
+    clock = { now: 5_000_000 };
+    storage = new FixedWindowThrottlerStorage({ now: () => clock.now });
+    const options: ThrottlerModuleOptions = { throttlers: [{ name: 'default', limit: LIMIT, ttl: TTL }], storage };
+    guard = new RateLimitGuard(options, storage, new Reflector());
+    await guard.onModuleInit();
+  });
+
+  async function hit(req: TrackedRequest, controller?: Function, handler?: Function) {
+    const res = new FakeResponse();
+    try {
+      const allowed = await guard.canActivate(httpContext(req, res, controller, handler));
+      return { allowed, res, error: undefined };
+    } catch (error) {
+      return { allowed: false, res, error };
+    }
+  }
+
+  it('sets exactly the rate-limit headers on an allowed response', async () => {
+    const { allowed, res } = await hit({ user: agent('a1') });
+    expect(allowed).toBe(true);
+    expect(res.set).toEqual([
+      ['X-RateLimit-Limit', '2'],
+      ['X-RateLimit-Remaining', '1'],
+      ['X-RateLimit-Reset', '60'],
+      ['RateLimit-Policy', '"default";q=2;w=60'],
+      ['RateLimit', '"default";r=1;t=60'],
+    ]);
+  });
+
+  it('reports the seconds left in the window as it passes', async () => {
+    await hit({ user: agent('a1') });
+    clock.now += 45_200;
+    const { res } = await hit({ user: agent('a1') });
+    expect(res.headers).toMatchObject({ 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '15', RateLimit: '"default";r=0;t=15' });
+  });
+
+  it('refuses past the limit with ThrottlerException (429), Retry-After and the headers already on the response', async () => {
+    await hit({ user: agent('a1') });
+    await hit({ user: agent('a1') });
+    clock.now += 1_000;
+    const { allowed, res, error } = await hit({ user: agent('a1') });
+    expect(allowed).toBe(false);
+    expect(error).toBeInstanceOf(ThrottlerException);
+    expect((error as ThrottlerExceptionType).getStatus()).toBe(429);
+    expect((error as ThrottlerExceptionType).message).toBe('Too many requests, retry after 60 seconds');
+    // the block lasts blockDuration (= ttl) from the refused hit
+    expect(res.set).toEqual([
+      ['X-RateLimit-Limit', '2'],
+      ['X-RateLimit-Remaining', '0'],
+      ['X-RateLimit-Reset', '60'],
+      ['RateLimit-Policy', '"default";q=2;w=60'],
+      ['RateLimit', '"default";r=0;t=60'],
+      ['Retry-After', '60'],
+    ]);
+    clock.now += 59_000;
+    const later = await hit({ user: agent('a1') });
+    expect(later.error).toBeInstanceOf(ThrottlerException);
+    expect(later.res.headers['Retry-After']).toBe('1');
+    expect((later.error as ThrottlerExceptionType).message).toBe('Too many requests, retry after 1 second');
+    clock.now += 1_000;
+    expect((await hit({ user: agent('a1') })).allowed).toBe(true);
+  });
+
+  it('counts each agent, each API key and each address apart, across routes', async () => {
+    await hit({ user: agent('a1'), ip: '198.51.100.1' });
+    await hit({ user: agent('a1'), ip: '198.51.100.1' }, ThingsController, ThingsController.prototype.create);
+    expect((await hit({ user: agent('a1'), ip: '198.51.100.1' })).error).toBeInstanceOf(ThrottlerException);
+
+    expect((await hit({ user: agent('a2'), ip: '198.51.100.1' })).allowed).toBe(true);
+    expect((await hit({ user: apiKey('k1'), ip: '198.51.100.1' })).allowed).toBe(true);
+    expect((await hit({ ip: '198.51.100.1' })).allowed).toBe(true);
+    await hit({ ip: '198.51.100.1' });
+    expect((await hit({ ip: '198.51.100.1' })).error).toBeInstanceOf(ThrottlerException);
+    expect((await hit({ ip: '198.51.100.2' })).allowed).toBe(true);
+  });
+
+  it('skips routes and controllers marked @SkipThrottle(): no count, no headers', async () => {
+    for (let i = 0; i < LIMIT + 3; i++) {
+      const health = await hit({ ip: '198.51.100.1' }, HealthController, HealthController.prototype.check);
+      expect(health.allowed).toBe(true);
+      expect(health.res.set).toEqual([]);
+      const docs = await hit({ ip: '198.51.100.1' }, DocsController, DocsController.prototype.json);
+      expect(docs.allowed).toBe(true);
+      expect(docs.res.set).toEqual([]);
+    }
+    expect(storage.size).toBe(0);
+    expect((await hit({ ip: '198.51.100.1' })).res.headers['X-RateLimit-Remaining']).toBe('1');
+  });
+});
