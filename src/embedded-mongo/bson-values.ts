@@ -1,0 +1,203 @@
+/**
+ * BSON value semantics the engine needs beyond what mingo provides: MongoDB's cross-type comparison order (for
+ * index keys and find sorts), canonical `_id` keys for the primary map, cheap deep copies that keep bson classes,
+ * and the shell-like rendering used in duplicate-key messages.
+ */
+import { Binary, Decimal128, Long, ObjectId, Timestamp, type Document } from 'bson';
+
+/** MongoDB's canonical type order: MinKey < null < numbers < strings < objects < arrays < BinData < ObjectId < bool < Date < Timestamp < RegExp < MaxKey. */
+export function typeRank(v: unknown): number {
+  if (v === null || v === undefined) return 2;
+  switch (typeof v) {
+    case 'number':
+    case 'bigint':
+      return 3;
+    case 'string':
+      return 4;
+    case 'boolean':
+      return 9;
+  }
+  if (Array.isArray(v)) return 6;
+  if (v instanceof Date) return 10;
+  if (v instanceof RegExp) return 12;
+  switch ((v as { _bsontype?: string })._bsontype) {
+    case 'MinKey':
+      return 1;
+    case 'Long':
+    case 'Int32':
+    case 'Double':
+    case 'Decimal128':
+      return 3;
+    case 'BSONSymbol':
+      return 4;
+    case 'Binary':
+      return 7;
+    case 'ObjectId':
+      return 8;
+    case 'Timestamp':
+      return 11;
+    case 'BSONRegExp':
+      return 12;
+    case 'MaxKey':
+      return 13;
+  }
+  if (v instanceof Uint8Array) return 7;
+  return 5;
+}
+
+export function toNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  const t = (v as { _bsontype?: string })._bsontype;
+  if (t === 'Long') return (v as Long).toNumber();
+  if (t === 'Decimal128') return Number.parseFloat((v as Decimal128).toString());
+  if (t === 'Int32' || t === 'Double') return (v as { value: number }).value;
+  return Number.NaN;
+}
+
+const cmp = (a: number | string, b: number | string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
+
+function compareNumbers(a: unknown, b: unknown): number {
+  if (a instanceof Long && b instanceof Long) return a.compare(b);
+  const x = toNumber(a);
+  const y = toNumber(b);
+  // MongoDB orders NaN below every other number.
+  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
+  if (Number.isNaN(y)) return 1;
+  return cmp(x, y);
+}
+
+function compareObjects(a: Document, b: Document): number {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const n = Math.min(ka.length, kb.length);
+  for (let i = 0; i < n; i++) {
+    const va = a[ka[i]];
+    const vb = b[kb[i]];
+    const r = typeRank(va) - typeRank(vb) || cmp(ka[i], kb[i]) || compareBson(va, vb);
+    if (r !== 0) return r;
+  }
+  return ka.length - kb.length;
+}
+
+/** Total order over BSON values, as MongoDB compares them in indexes and sorts (null and missing are equal). */
+export function compareBson(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  const ta = typeof a;
+  if (ta === typeof b) {
+    if (ta === 'number' || ta === 'string') return cmp(a as number, b as number);
+    if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
+  }
+  const ra = typeRank(a);
+  const rb = typeRank(b);
+  if (ra !== rb) return ra - rb;
+  switch (ra) {
+    case 1:
+    case 2:
+    case 13:
+      return 0;
+    case 3:
+      return compareNumbers(a, b);
+    case 4:
+      return cmp(String(a), String(b));
+    case 5:
+      return compareObjects(a as Document, b as Document);
+    case 6: {
+      const x = a as unknown[];
+      const y = b as unknown[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const r = compareBson(x[i], y[i]);
+        if (r !== 0) return r;
+      }
+      return x.length - y.length;
+    }
+    case 7: {
+      const x = a instanceof Binary ? a : new Binary(a as Uint8Array);
+      const y = b instanceof Binary ? b : new Binary(b as Uint8Array);
+      return x.position - y.position || x.sub_type - y.sub_type || compareBytes(x.value(), y.value());
+    }
+    case 8:
+      // Hex order is byte order; cheaper than materialising the 12-byte buffers.
+      return cmp((a as ObjectId).toHexString(), (b as ObjectId).toHexString());
+    case 9:
+      return Number(a) - Number(b);
+    case 10:
+      return cmp((a as Date).getTime(), (b as Date).getTime());
+    case 11:
+      return (a as Timestamp).compare(b as Timestamp);
+    case 12: {
+      const x = a as { source?: string; pattern?: string; flags?: string; options?: string };
+      const y = b as typeof x;
+      return cmp(x.source ?? x.pattern ?? '', y.source ?? y.pattern ?? '') || cmp(x.flags ?? x.options ?? '', y.flags ?? y.options ?? '');
+    }
+  }
+  return 0;
+}
+
+export const bsonEquals = (a: unknown, b: unknown) => compareBson(a, b) === 0;
+
+/**
+ * Canonical string for an `_id`, the key of a collection's primary map. Numbers of every BSON numeric type that are
+ * equal map to the same key, as they are the same `_id` for MongoDB.
+ */
+export function idKey(id: unknown): string {
+  switch (typeof id) {
+    case 'string':
+      return `s${id}`;
+    case 'number':
+      return `n${id}`;
+    case 'boolean':
+      return id ? 'T' : 'F';
+  }
+  if (id === null || id === undefined) return 'z';
+  if (id instanceof ObjectId) return `o${id.toHexString()}`;
+  if (id instanceof Date) return `d${id.getTime()}`;
+  if (typeRank(id) === 3) return `n${toNumber(id)}`;
+  return `x${formatValue(id)}`;
+}
+
+/** Deep copy of plain objects and arrays; bson value objects are immutable here and shared, Dates are copied. */
+export function cloneDoc<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneDoc(v[i]);
+    return out as T;
+  }
+  if (v instanceof Date) return new Date(v.getTime()) as T;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const out: Document = {};
+  for (const k of Object.keys(v)) out[k] = cloneDoc((v as Document)[k]);
+  return out as T;
+}
+
+export function isPlainObject(v: unknown): v is Document {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Shell-style rendering of a value, as MongoDB prints it in `dup key: { ... }` messages. */
+export function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return `new Date(${v.getTime()})`;
+  if (v instanceof RegExp) return String(v);
+  if (Array.isArray(v)) return `[ ${v.map(formatValue).join(', ')} ]`;
+  const t = (v as { _bsontype?: string })._bsontype;
+  if (t === 'ObjectId') return `ObjectId('${(v as ObjectId).toHexString()}')`;
+  if (t === 'Long' || t === 'Decimal128') return String(v);
+  if (t === 'Binary') return `BinData(${(v as Binary).sub_type}, ${(v as Binary).toString('hex')})`;
+  if (t) return String(v);
+  const entries = Object.entries(v as Document).map(([k, x]) => `${k}: ${formatValue(x)}`);
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+}

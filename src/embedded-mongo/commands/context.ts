@@ -1,0 +1,43 @@
+/** What every command handler receives, and small argument readers shared by the handlers. */
+import { Double, type Document } from 'bson';
+import { toNumber } from '../bson-values.js';
+import { badValue, typeMismatch } from '../errors.js';
+import type { Engine } from '../storage/engine.js';
+
+export interface CommandContext {
+  engine: Engine;
+  /** Database the command runs against (`$db`). */
+  db: string;
+  body: Document;
+  connectionId: number;
+}
+
+/** A handler returns the reply without `ok`, or throws a MongoCommandError. */
+export type CommandHandler = (ctx: CommandContext) => Document;
+
+/** `ok: 1` is a double on the wire, as MongoDB sends it. */
+export const OK = new Double(1);
+
+/** The collection named by the command's first field (e.g. `{ find: "users" }`). */
+export function collectionName(ctx: CommandContext, command: string): string {
+  const name = ctx.body[command];
+  if (typeof name !== 'string' || !name) throw typeMismatch(`collection name has invalid type ${name === null ? 'null' : typeof name}`);
+  return name;
+}
+
+/** A non-negative integer option (accepts int32, double and Long), or undefined when absent. */
+export function optionalCount(body: Document, field: string): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  const n = toNumber(v);
+  if (!Number.isFinite(n) || !Number.isInteger(n)) throw typeMismatch(`Field '${field}' should be an integer, but found: ${String(v)}`);
+  if (n < 0) throw badValue(`${field} value must be non-negative, but received: ${n}`);
+  return n;
+}
+
+export function optionalDocument(body: Document, field: string): Document | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw typeMismatch(`BSON field '${field}' is the wrong type '${Array.isArray(v) ? 'array' : typeof v}', expected type 'object'`);
+  return v as Document;
+}

@@ -1,0 +1,48 @@
+/**
+ * findAndModify: one document selected by `query` and `sort`, then updated (optionally upserted) or removed.
+ * Answers `{ lastErrorObject: { n, updatedExisting, upserted? }, value }`; errors such as duplicate keys are
+ * command errors (not write errors), as in MongoDB.
+ */
+import type { Document } from 'bson';
+import { failedToParse } from '../errors.js';
+import { compileProjection } from '../query/mingo.js';
+import { collectionName, optionalDocument, type CommandHandler } from './context.js';
+import { checkCollation } from './read.js';
+import { performDelete, performUpdate } from './write-ops.js';
+
+const findAndModify: CommandHandler = (ctx) => {
+  const body = ctx.body;
+  const name = collectionName(ctx, 'findAndModify' in body ? 'findAndModify' : 'findandmodify');
+  checkCollation(body);
+  const query = optionalDocument(body, 'query') ?? {};
+  const sort = optionalDocument(body, 'sort');
+  const remove = body.remove === true;
+  const update = body.update as Document | Document[] | undefined;
+  if (remove && update !== undefined) throw failedToParse('Cannot specify both an update and remove=true');
+  if (!remove && update === undefined) throw failedToParse('Either an update or remove=true must be specified');
+  if (remove && body.upsert === true) throw failedToParse('Cannot specify both upsert=true and remove=true');
+  if (remove && body.new === true)
+    throw failedToParse("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+  const project = compileProjection(optionalDocument(body, 'fields'), query);
+  const out = (doc: Document | undefined) => (doc ? (project ? project([doc])[0] : doc) : null);
+
+  if (remove) {
+    const [doc] = performDelete(ctx.engine, ctx.db, name, query, true, sort, body.hint);
+    return { lastErrorObject: { n: doc ? 1 : 0 }, value: out(doc) };
+  }
+  const r = performUpdate(ctx.engine, ctx.db, name, {
+    filter: query,
+    update: update!,
+    upsert: body.upsert === true,
+    multi: false,
+    arrayFilters: body.arrayFilters as Document[] | undefined,
+    sort,
+    hint: body.hint,
+  });
+  if (r.upsertedId !== undefined)
+    return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: body.new === true ? out(r.after) : null };
+  if (r.matched === 0) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
+  return { lastErrorObject: { n: 1, updatedExisting: true }, value: out(body.new === true ? r.after : r.before) };
+};
+
+export const findAndModifyCommands: Record<string, CommandHandler> = { findAndModify, findandmodify: findAndModify };

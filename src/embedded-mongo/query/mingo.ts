@@ -1,0 +1,137 @@
+/**
+ * The single place the engine talks to mingo. A private operator Context holds every mingo operator plus the
+ * engine's corrections ($dateTrunc with time zones, $lookup that never lets a pipeline mutate stored documents);
+ * stages that would need a server ($out, $merge, ...) are refused. mingo errors become MongoDB errors here.
+ */
+import type { Document } from 'bson';
+import { Aggregator } from 'mingo/aggregator';
+import { Context, ProcessingMode } from 'mingo/core';
+import * as accumulatorOperators from 'mingo/operators/accumulator';
+import * as expressionOperators from 'mingo/operators/expression';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import * as projectionOperators from 'mingo/operators/projection';
+import * as queryOperators from 'mingo/operators/query';
+import * as windowOperators from 'mingo/operators/window';
+import { Query } from 'mingo/query';
+import type { Options } from 'mingo/types';
+import { update as mingoUpdate } from 'mingo/updater';
+import { cloneDoc } from '../bson-values.js';
+import { fromMingoError } from '../errors.js';
+import { $dateTrunc } from './date-trunc.js';
+
+/** Resolves a collection name of the current database to its stored documents (never to be mutated). */
+export type CollectionReader = (name: string) => Document[];
+
+interface EngineOptions extends Partial<Options> {
+  /** Reads another collection without copying; used by $lookup, which copies only the documents it joins. */
+  readCollection?: CollectionReader;
+}
+
+type LookupSpec = Parameters<typeof pipelineOperators.$lookup>[1];
+
+/** $lookup over the stored documents, copying the joined ones so later stages can modify them freely. */
+const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec, options) => {
+  const read = (options as EngineOptions).readCollection;
+  let from = spec.from;
+  if (typeof from === 'string' && read) {
+    // A sub-pipeline may itself modify what it reads, so it gets copies; a plain equality join only references them.
+    from = spec.pipeline?.length ? read(from).map(cloneDoc) : read(from);
+  }
+  const as = spec.as;
+  return pipelineOperators.$lookup(collection, { ...spec, from }, options).map((doc) => {
+    const d = doc as Document;
+    d[as] = cloneDoc(d[as]);
+    return d;
+  });
+};
+
+const CONTEXT = Context.init({
+  accumulator: accumulatorOperators,
+  expression: { ...expressionOperators, $dateTrunc },
+  pipeline: { ...pipelineOperators, $lookup },
+  projection: projectionOperators,
+  query: queryOperators,
+  window: windowOperators,
+});
+
+/** Stages MongoDB knows that need server features this engine does not have (mingo's $out/$merge only write to arrays). */
+export const UNSUPPORTED_STAGES = new Set([
+  '$out',
+  '$merge',
+  '$geoNear',
+  '$collStats',
+  '$indexStats',
+  '$currentOp',
+  '$listSessions',
+  '$listLocalSessions',
+  '$planCacheStats',
+  '$changeStream',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+]);
+
+const BASE_OPTIONS: Partial<Options> = {
+  context: CONTEXT,
+  // `$where` and `$function` in MongoDB take JavaScript source strings; mingo only takes functions. Refuse them.
+  scriptEnabled: false,
+  processingMode: ProcessingMode.CLONE_OFF,
+};
+
+export type OperatorType = 'pipeline' | 'expression' | 'accumulator' | 'query' | 'projection' | 'window';
+
+export function hasOperator(type: OperatorType, name: string): boolean {
+  return CONTEXT.getOperator(type as never, name) !== null;
+}
+
+const ALL_TYPES: OperatorType[] = ['pipeline', 'expression', 'accumulator', 'query', 'projection', 'window'];
+
+/** Whether `name` is an operator of any kind (used to reject unknown `$names` anywhere in a pipeline). */
+export const isKnownOperator = (name: string) => ALL_TYPES.some((t) => hasOperator(t, name));
+
+/** Runs `fn`, turning whatever mingo throws into a MongoDB-shaped error. */
+export function withMingo<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw fromMingoError(err);
+  }
+}
+
+export interface Matcher {
+  test(doc: Document): boolean;
+}
+
+const MATCH_ALL: Matcher = { test: () => true };
+
+export function compileFilter(filter: Document | undefined | null): Matcher {
+  if (!filter || Object.keys(filter).length === 0) return MATCH_ALL;
+  const query = withMingo(() => new Query(filter, BASE_OPTIONS));
+  return { test: (doc) => withMingo(() => query.test(doc)) };
+}
+
+/** Applies a find projection (inclusion/exclusion, $slice, $elemMatch, positional `$` against `filter`). */
+export function compileProjection(projection: Document | undefined, filter: Document | undefined): ((docs: Document[]) => Document[]) | null {
+  if (!projection || Object.keys(projection).length === 0) return null;
+  const query = withMingo(() => new Query(filter ?? {}, BASE_OPTIONS));
+  return (docs) => withMingo(() => query.find(docs, projection).all() as Document[]);
+}
+
+/**
+ * Runs a pipeline on documents that belong to the caller (copies): several mingo stages modify their input in place.
+ */
+export function runPipeline(docs: Document[], pipeline: Document[], readCollection: CollectionReader, variables?: Document): Document[] {
+  const options: EngineOptions = {
+    ...BASE_OPTIONS,
+    readCollection,
+    // $unionWith and $graphLookup feed other collections into later stages: they get copies.
+    collectionResolver: (name: string) => readCollection(name).map(cloneDoc),
+    variables,
+  };
+  return withMingo(() => new Aggregator(pipeline, options).run(docs) as Document[]);
+}
+
+/** Applies update operators to `doc` in place; returns the modified paths (empty when nothing changed). */
+export function applyOperators(doc: Document, modifier: Document, arrayFilters: Document[] | undefined, condition: Document | undefined): string[] {
+  return withMingo(() => mingoUpdate(doc, modifier, arrayFilters, condition, { queryOptions: BASE_OPTIONS }));
+}

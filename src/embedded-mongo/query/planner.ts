@@ -1,0 +1,265 @@
+/**
+ * A small, honest query planner. It only narrows which documents are looked at; every candidate is still tested
+ * against the full filter by mingo, so correctness never depends on the plan.
+ *
+ * - `_id` equality or a short `$in` of `_id`s: primary-map lookups (IDHACK).
+ * - Otherwise the index with the longest prefix of equality-bound fields (`v`, `$eq`, `$in` expand into several
+ *   point intervals), then optionally one range field (`$gt/$gte/$lt/$lte`). Among equals, an index whose next
+ *   fields give the requested sort order (either direction) wins, because its scan can stop after skip+limit.
+ * - With no bounds, an index that gives the sort order may still be walked so a limited sort stops early.
+ * - Otherwise a collection scan.
+ * Partial indexes are never used to answer queries (only to enforce uniqueness); sparse ones only when the bounds
+ * exclude null; multikey ones never give a sort order and get single-sided range bounds.
+ */
+import type { Document } from 'bson';
+import { compareBson, idKey, isPlainObject } from '../bson-values.js';
+import { badValue } from '../errors.js';
+import type { Collection } from '../storage/collection.js';
+import type { IndexEntry, SecondaryIndex } from '../storage/secondary-index.js';
+import { compileFilter } from './mingo.js';
+import { parseSort, sortDocuments, type SortSpec } from './sort.js';
+
+export interface FindRequest {
+  filter?: Document;
+  sort?: Document;
+  skip?: number;
+  /** 0 or undefined: no limit. */
+  limit?: number;
+  hint?: unknown;
+}
+
+export interface ExecutionStats {
+  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN';
+  indexName?: string;
+  direction?: 'forward' | 'backward';
+  intervals?: number;
+  /** True when results were sorted in memory rather than read in order from the index. */
+  inMemorySort: boolean;
+  keysExamined: number;
+  docsExamined: number;
+  nReturned: number;
+}
+
+interface Bound {
+  value: unknown;
+  inclusive: boolean;
+}
+
+/** What the filter's top-level conjunction says about one field. */
+interface FieldBounds {
+  points?: unknown[];
+  low?: Bound;
+  high?: Bound;
+}
+
+const MAX_POINTS = 1000;
+
+const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
+const isPointValue = (v: unknown) => !(v instanceof RegExp) && !Array.isArray(v) && !isOperatorObject(v) && (v as { _bsontype?: string })?._bsontype !== 'BSONRegExp';
+
+function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unknown): void {
+  const b = bounds.get(field) ?? {};
+  bounds.set(field, b);
+  if (!isOperatorObject(cond)) {
+    if (isPointValue(cond)) b.points ??= [cond];
+    return;
+  }
+  for (const [op, v] of Object.entries(cond)) {
+    if (op === '$eq' && isPointValue(v)) b.points ??= [v];
+    else if (op === '$in' && Array.isArray(v) && v.length <= MAX_POINTS && v.every(isPointValue)) b.points ??= v;
+    else if (op === '$gt' || op === '$gte') b.low ??= { value: v, inclusive: op === '$gte' };
+    else if (op === '$lt' || op === '$lte') b.high ??= { value: v, inclusive: op === '$lte' };
+  }
+}
+
+/** Bounds per field from the filter's implicit and explicit (`$and`) top-level conjunction. */
+function fieldBounds(filter: Document, out = new Map<string, FieldBounds>()): Map<string, FieldBounds> {
+  for (const [k, v] of Object.entries(filter)) {
+    if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) fieldBounds(sub, out);
+    if (!k.startsWith('$')) addCondition(out, k, v);
+  }
+  return out;
+}
+
+interface IndexPlan {
+  index: SecondaryIndex;
+  /** Point values per equality-bound prefix field. */
+  points: unknown[][];
+  range?: { low?: Bound; high?: Bound };
+  reverse: boolean;
+  /** How many leading sort keys the scan yields in order (all of them: no in-memory sort needed). */
+  sortedKeys: number;
+  score: number;
+}
+
+const excludesNull = (b: FieldBounds) =>
+  (b.points !== undefined && b.points.every((p) => p !== null)) ||
+  (b.low !== undefined && b.low.value !== null) ||
+  (b.high !== undefined && b.high.value !== null);
+
+function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean): IndexPlan | null {
+  if (index.partial && !hinted) return null;
+  const points: unknown[][] = [];
+  let combos = 1;
+  for (const field of index.fields) {
+    const p = bounds.get(field)?.points;
+    if (!p || combos * p.length > MAX_POINTS) break;
+    points.push(p);
+    combos *= p.length;
+  }
+  let range: IndexPlan['range'];
+  const next = index.fields[points.length];
+  const nb = next === undefined ? undefined : bounds.get(next);
+  if (nb && (nb.low || nb.high)) {
+    // Different elements of an array may satisfy each side of a range: a multikey index gets one side only.
+    range = index.multikey ? (nb.low ? { low: nb.low } : { high: nb.high }) : { low: nb.low, high: nb.high };
+  }
+  if (index.sparse && !hinted) {
+    const used = index.fields.slice(0, points.length + (range ? 1 : 0));
+    if (!used.some((f) => excludesNull(bounds.get(f)!))) return null;
+  }
+  let sortedKeys = 0;
+  let reverse = false;
+  if (sort && sort.keys.length && !index.multikey) {
+    // Equality-bound fields are constant within one interval, so they do not break its order (several intervals
+    // are merged by an in-memory sort afterwards).
+    const fixed = new Set(index.fields.slice(0, points.length));
+    const suffixFields = [...index.fields.slice(points.length), '_id'];
+    const suffixDirs = [...index.dirs.slice(points.length), 1];
+    let pos = 0;
+    for (const key of sort.keys) {
+      if (pos < suffixFields.length && suffixFields[pos] === key.field) {
+        const rev = suffixDirs[pos] !== key.dir;
+        if (sortedKeys === 0) reverse = rev;
+        else if (rev !== reverse) break;
+        pos++;
+        sortedKeys++;
+      } else if (fixed.has(key.field)) {
+        sortedKeys++;
+      } else break;
+    }
+  }
+  const bounded = points.length > 0 || range !== undefined;
+  if (!bounded && !hinted && sortedKeys === 0) return null;
+  const score = points.length * 10 + (range ? 5 : 0) + (sort && sortedKeys === sort.keys.length ? 3 : sortedKeys > 0 ? 1 : 0);
+  return { index, points, range, reverse, sortedKeys, score };
+}
+
+function chooseHinted(coll: Collection, hint: unknown): SecondaryIndex {
+  const index = typeof hint === 'string' ? coll.indexes.get(hint) : isPlainObject(hint) ? coll.findIndexByKey(hint) : undefined;
+  if (!index) throw badValue('hint provided does not correspond to an existing index');
+  return index;
+}
+
+function cartesian(lists: unknown[][]): unknown[][] {
+  let out: unknown[][] = [[]];
+  for (const list of lists) out = out.flatMap((t) => list.map((v) => [...t, v]));
+  return out;
+}
+
+/** `_id` values to fetch directly, when the filter pins `_id` to one or a few values. */
+function idLookups(filter: Document): unknown[] | null {
+  if (!('_id' in filter)) return null;
+  const b = fieldBounds({ _id: filter._id }).get('_id');
+  return b?.points ?? null;
+}
+
+/** Runs a find-style read: matching documents (stored references, not copies) in order, after skip and limit. */
+export function findDocuments(coll: Collection | undefined, req: FindRequest): { docs: Document[]; stats: ExecutionStats } {
+  const filter = req.filter ?? {};
+  const matcher = compileFilter(filter);
+  const sort = parseSort(req.sort);
+  const skip = req.skip ?? 0;
+  const need = req.limit ? skip + req.limit : Infinity;
+  const stats: ExecutionStats = { stage: 'EOF', inMemorySort: false, keysExamined: 0, docsExamined: 0, nReturned: 0 };
+  const finish = (docs: Document[], sorted: boolean) => {
+    if (sort && !sorted) {
+      sortDocuments(docs, sort);
+      stats.inMemorySort = true;
+    }
+    const out = skip || need < docs.length ? docs.slice(skip, need) : docs;
+    stats.nReturned = out.length;
+    return { docs: out, stats };
+  };
+  if (!coll) return finish([], true);
+
+  const ids = req.hint === undefined ? idLookups(filter) : null;
+  if (ids) {
+    stats.stage = 'IDHACK';
+    const seen = new Set<string>();
+    const docs: Document[] = [];
+    for (const id of ids) {
+      const ik = idKey(id);
+      const doc = coll.docs.get(ik);
+      if (!doc || seen.has(ik)) continue;
+      seen.add(ik);
+      stats.docsExamined++;
+      if (matcher.test(doc)) docs.push(doc);
+    }
+    return finish(docs, false);
+  }
+
+  const bounds = fieldBounds(filter);
+  let plan: IndexPlan | null = null;
+  if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
+    plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true);
+  } else if (req.hint === undefined && sort?.natural === undefined) {
+    for (const index of coll.indexes.values()) {
+      const p = planIndex(index, bounds, sort, false);
+      if (p && (!plan || p.score > plan.score)) plan = p;
+    }
+  }
+
+  if (!plan) {
+    stats.stage = 'COLLSCAN';
+    const docs: Document[] = [];
+    const ordered = !sort || sort.natural !== undefined;
+    const source = sort?.natural === -1 ? [...coll.docs.values()].reverse() : coll.docs.values();
+    for (const doc of source) {
+      stats.docsExamined++;
+      if (matcher.test(doc)) {
+        docs.push(doc);
+        if (ordered && docs.length >= need) break;
+      }
+    }
+    return finish(docs, ordered);
+  }
+
+  const { index } = plan;
+  stats.stage = 'IXSCAN';
+  stats.indexName = index.name;
+  stats.direction = plan.reverse ? 'backward' : 'forward';
+  const intervals = cartesian(plan.points);
+  stats.intervals = intervals.length;
+  const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
+  // Index positions of the sort keys the scan yields in order, to find where a run of equal values ends.
+  const runFields = sort ? sort.keys.slice(0, plan.sortedKeys).map((k) => index.fields.indexOf(k.field)).filter((i) => i >= 0) : [];
+  const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i]) === 0);
+  const seen = index.multikey ? new Set<string>() : null;
+  const docs: Document[] = [];
+  for (const prefix of intervals) {
+    const [from, to] = index.bounds(prefix, plan.range?.low, plan.range?.high);
+    const start = docs.length;
+    let lastTaken: IndexEntry | null = null;
+    for (const entry of index.entries.range(from, to, plan.reverse)) {
+      stats.keysExamined++;
+      const taken = docs.length - (sort ? start : 0);
+      if (taken >= need) {
+        // Enough results: stop, unless the index order only covers a prefix of the sort and this run continues.
+        if (fullySorted || plan.sortedKeys === 0 || !lastTaken || !sameRun(entry, lastTaken)) break;
+      }
+      if (seen) {
+        if (seen.has(entry.ik)) continue;
+        seen.add(entry.ik);
+      }
+      const doc = coll.docs.get(entry.ik)!;
+      stats.docsExamined++;
+      if (matcher.test(doc)) {
+        docs.push(doc);
+        lastTaken = entry;
+      }
+    }
+    if (!sort && docs.length >= need) break;
+  }
+  return finish(docs, fullySorted && intervals.length === 1);
+}

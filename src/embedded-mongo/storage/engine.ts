@@ -1,0 +1,72 @@
+/**
+ * All in-memory state of one server: databases (independent namespaces of collections), open cursors, and the
+ * TTL pass that deletes expired documents.
+ */
+import type { Document } from 'bson';
+import { MongoCommandError } from '../errors.js';
+import { Collection } from './collection.js';
+import { CursorStore } from './cursors.js';
+
+export class Database {
+  readonly collections = new Map<string, Collection>();
+
+  constructor(readonly name: string) {}
+
+  /** The collection, created implicitly (as MongoDB does on first write or index creation). */
+  ensure(name: string): Collection {
+    let coll = this.collections.get(name);
+    if (!coll) {
+      validateCollectionName(name);
+      coll = new Collection(this.name, name);
+      this.collections.set(name, coll);
+    }
+    return coll;
+  }
+}
+
+export function validateCollectionName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0 || name.includes('\0') || name.startsWith('.') || name.includes('$'))
+    throw new MongoCommandError(73, `Invalid collection name: ${String(name)}`);
+}
+
+export class Engine {
+  readonly databases = new Map<string, Database>();
+  readonly cursors = new CursorStore();
+
+  db(name: string): Database {
+    let db = this.databases.get(name);
+    if (!db) {
+      if (!name || /[/\\. "$\0]/.test(name)) throw new MongoCommandError(73, `Invalid database name: '${name}'`);
+      db = new Database(name);
+      this.databases.set(name, db);
+    }
+    return db;
+  }
+
+  collection(db: string, name: string): Collection | undefined {
+    return this.databases.get(db)?.collections.get(name);
+  }
+
+  /** Deletes documents whose TTL-indexed date is older than `expireAfterSeconds`; returns how many. */
+  expireTtl(now: number): number {
+    let removed = 0;
+    for (const db of this.databases.values()) {
+      for (const coll of db.collections.values()) {
+        for (const index of coll.indexes.values()) {
+          if (index.expireAfterSeconds === undefined || index.fields.length !== 1) continue;
+          const cutoff = new Date(now - index.expireAfterSeconds * 1000);
+          // Only Date keys expire; they form one contiguous range of the index, bounded above by the cutoff.
+          const [from, to] = index.bounds([], { value: new Date(-8.64e15), inclusive: true }, { value: cutoff, inclusive: true });
+          const expired: Document[] = [];
+          for (const entry of index.entries.range(from, to, false)) {
+            const doc = coll.docs.get(entry.ik);
+            if (doc) expired.push(doc);
+          }
+          for (const doc of expired) coll.delete(doc);
+          removed += expired.length;
+        }
+      }
+    }
+    return removed;
+  }
+}
