@@ -1,0 +1,29 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PinoLogger } from 'nestjs-pino';
+import { assignRequestId } from '../request-id.js';
+import { completionLevel, principalFields, REQUEST_ID_LOG_KEY, type LoggedRequest } from './request-logger.options.js';
+
+/**
+ * Express middleware for the bootstrap to `app.use()` before anything else (body parsers, CORS):
+ * - gives the request its id and the response its `x-request-id` (the request logger reuses `req.id`);
+ * - writes the completion line, in the request logger's format, for a request the request logger never
+ *   saw because something mounted before Nest's middleware answered it: a body the parsers refused
+ *   (400, 413), a CORS preflight. The request logger is Nest middleware and runs after those.
+ */
+export function earlyRequestMiddleware(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  assignRequestId(req, res);
+  const startedAt = Date.now();
+  res.once('finish', () => {
+    // pino-http sets `req.log` on every request it sees, and writes that request's line itself
+    if ((req as { log?: unknown }).log === undefined) logUnseenRequest(req as LoggedRequest, res, startedAt);
+  });
+  next();
+}
+
+function logUnseenRequest(req: LoggedRequest, res: ServerResponse, startedAt: number): void {
+  const root = PinoLogger.root; // the request logger's own pino instance, with its serializers and redaction
+  if (root === undefined) return;
+  root
+    .child({ [REQUEST_ID_LOG_KEY]: req.id, req, ...principalFields(req.user) })
+    [completionLevel(res.statusCode)]({ res, responseTime: Date.now() - startedAt }, 'request completed');
+}
