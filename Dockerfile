@@ -1,0 +1,42 @@
+# Parley API image: `docker compose up --build` (see docker-compose.yml) or
+#   docker build -t parley-api . && docker run -e MONGODB_URI=... -e JWT_SECRET=... -p 3000:3000 parley-api
+# Debian slim rather than alpine: dev tooling (@parcel/watcher via the nest CLI, jest's resolver) ships glibc builds.
+
+# ---- build: full install, compile TypeScript into dist/ ----
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# @scarf/scarf (pulled in by swagger-ui-dist) phones home from its postinstall unless told not to.
+ENV SCARF_ANALYTICS=false \
+    npm_config_audit=false \
+    npm_config_fund=false \
+    npm_config_update_notifier=false
+COPY package.json package-lock.json ./
+RUN npm ci
+# Everything not excluded by .dockerignore; `nest build` compiles src/ only (tsconfig.build.json).
+COPY . .
+RUN npm run build
+
+# ---- deps: production dependencies only, from the same lockfile ----
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false \
+    npm_config_audit=false \
+    npm_config_fund=false \
+    npm_config_update_notifier=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# ---- runtime ----
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+EXPOSE 3000
+# No curl in slim images: node's own fetch. Follows PORT if it is overridden at run time.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js"]
