@@ -12,6 +12,7 @@ const CODE_NAMES: Record<number, string> = {
   20: 'IllegalOperation',
   26: 'NamespaceNotFound',
   27: 'IndexNotFound',
+  40: 'ConflictingUpdateOperators',
   43: 'CursorNotFound',
   48: 'NamespaceExists',
   59: 'CommandNotFound',
@@ -64,6 +65,9 @@ export function fromMingoError(err: unknown): MongoCommandError {
   // mingo looks an unknown expression operator up as an accumulator last, hence the wording of its message.
   if ((m = message.match(/accumulator '(\$\w+)' is not registered/)))
     return new MongoCommandError(168, `Unrecognized expression '${m[1]}'`);
+  if (/would modify the immutable field/.test(message)) return new MongoCommandError(66, message.replace(/\.$/, ''));
+  if ((m = message.match(/updating the path '(.*)' would create a conflict at '(.*)'/)))
+    return new MongoCommandError(40, `Updating the path '${m[1]}' would create a conflict at '${m[2]}'`);
   if ((m = message.match(/Unknown update operator: '(\$\w+)'/)))
     return failedToParse(`Unknown modifier: ${m[1]}. Expected a valid update modifier or pipeline-style update specified as an array`);
   return badValue(message);

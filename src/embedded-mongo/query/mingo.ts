@@ -1,6 +1,7 @@
 /**
  * The single place the engine talks to mingo. A private operator Context holds every mingo operator plus the
- * engine's corrections ($dateTrunc with time zones, $lookup that never lets a pipeline mutate stored documents);
+ * engine's corrections ($dateTrunc with time zones, BSON-aware $type and numeric comparisons, a $lookup that
+ * never lets a pipeline mutate stored documents);
  * stages that would need a server ($out, $merge, ...) are refused. mingo errors become MongoDB errors here.
  */
 import type { Document } from 'bson';
@@ -17,6 +18,7 @@ import type { Options } from 'mingo/types';
 import { update as mingoUpdate } from 'mingo/updater';
 import { cloneDoc } from '../bson-values.js';
 import { fromMingoError } from '../errors.js';
+import { expressionOverrides, queryOverrides } from './bson-operators.js';
 import { $dateTrunc } from './date-trunc.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
@@ -47,10 +49,10 @@ const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec,
 
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
-  expression: { ...expressionOperators, $dateTrunc },
+  expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc },
   pipeline: { ...pipelineOperators, $lookup },
   projection: projectionOperators,
-  query: queryOperators,
+  query: { ...queryOperators, ...queryOverrides },
   window: windowOperators,
 });
 

@@ -243,11 +243,10 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
     let lastTaken: IndexEntry | null = null;
     for (const entry of index.entries.range(from, to, plan.reverse)) {
       stats.keysExamined++;
+      // Enough results in index order: stop. When the order only covers a prefix of the sort keys, finish the
+      // current run of equal prefix values first (the in-memory sort orders within it); with no order, never stop.
       const taken = docs.length - (sort ? start : 0);
-      if (taken >= need) {
-        // Enough results: stop, unless the index order only covers a prefix of the sort and this run continues.
-        if (fullySorted || plan.sortedKeys === 0 || !lastTaken || !sameRun(entry, lastTaken)) break;
-      }
+      if (taken >= need && (fullySorted || (plan.sortedKeys > 0 && lastTaken && !sameRun(entry, lastTaken)))) break;
       if (seen) {
         if (seen.has(entry.ik)) continue;
         seen.add(entry.ik);

@@ -79,7 +79,7 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   const next = cloneDoc(doc);
   // The positional operator needs the filter to know which element matched; otherwise the filter is not passed,
   // because mingo would skip the update when the document does not match it (an upsert's seed may not).
-  const positional = !opts.inserting && JSON.stringify(Object.values(modifier).map((v) => Object.keys(v as Document))).includes('.$"');
+  const positional = !opts.inserting && Object.values(modifier).some((v) => Object.keys(v as Document).some((p) => /\.\$(\.|$)/.test(p)));
   const paths = applyOperators(next, modifier, opts.arrayFilters, positional ? opts.query : undefined);
   immutableId(doc, next);
   return { doc: next, changed: paths.length > 0 };

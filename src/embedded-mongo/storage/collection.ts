@@ -40,6 +40,7 @@ export class Collection {
   insert(doc: Document): void {
     if (Array.isArray(doc._id)) throw badValue(`can't use an array for _id`);
     const ik = idKey(doc._id);
+    if (this.docs.has(ik)) throw this.indexes.get('_id_')!.duplicateKeyError(this.ns, [doc._id]);
     const keys = this.checkUnique(doc, ik);
     this.docs.set(ik, doc);
     for (const [name, index] of this.indexes) index.add(doc, ik, keys.get(name));

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GridFSBucket, MongoClient } from 'mongodb';
+import mongoose, { Schema, type Connection } from 'mongoose';
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+
+describe('embedded engine: Mongoose and GridFS', () => {
+  let engine: EmbeddedMongo;
+  let conn: Connection;
+
+  const agentSchema = new Schema({ companyId: { type: Schema.Types.ObjectId, required: true }, email: { type: String, required: true }, name: String }, { timestamps: true });
+  agentSchema.index({ companyId: 1, email: 1 }, { unique: true });
+  const conversationSchema = new Schema(
+    {
+      companyId: { type: Schema.Types.ObjectId, required: true },
+      status: { type: String, enum: ['bot', 'queued', 'human', 'closed'], default: 'bot' },
+      assignedAgentId: { type: Schema.Types.ObjectId, ref: 'Agent', default: null },
+      tags: [String],
+      lastMessageAt: Date,
+    },
+    { timestamps: true },
+  );
+  conversationSchema.index({ companyId: 1, status: 1, createdAt: -1, _id: -1 });
+
+  beforeAll(async () => {
+    engine = await startEmbeddedMongo();
+    conn = await mongoose.createConnection(`${engine.uri}parley_test`).asPromise();
+  });
+
+  afterAll(async () => {
+    await conn.close();
+    await engine.stop();
+  });
+
+  it('syncs indexes, enforces them and serves the list query with populate', async () => {
+    const Agent = conn.model('Agent', agentSchema);
+    const Conversation = conn.model('Conversation', conversationSchema);
+    await Agent.syncIndexes();
+    await Conversation.syncIndexes();
+    expect(await Conversation.syncIndexes()).toEqual([]);
+    expect((await Conversation.listIndexes()).map((i) => i.name)).toEqual(['_id_', 'companyId_1_status_1_createdAt_-1__id_-1']);
+
+    const companyId = new mongoose.Types.ObjectId();
+    const agent = await Agent.create({ companyId, email: 'ann@x.io', name: 'Ann' });
+    await expect(Agent.create({ companyId, email: 'ann@x.io' })).rejects.toMatchObject({ code: 11000, keyValue: { companyId, email: 'ann@x.io' } });
+    await Agent.create({ companyId: new mongoose.Types.ObjectId(), email: 'ann@x.io' });
+
+    for (let i = 0; i < 60; i++) {
+      await Conversation.create({ companyId, status: i % 2 ? 'queued' : 'human', assignedAgentId: i % 2 ? null : agent._id, tags: i % 3 ? [] : ['vip'] });
+    }
+    const page = await Conversation.find({ companyId, status: 'human' }).sort({ createdAt: -1, _id: -1 }).limit(10).populate('assignedAgentId', 'name').lean();
+    expect(page).toHaveLength(10);
+    expect(page.every((c) => (c.assignedAgentId as unknown as { name: string }).name === 'Ann')).toBe(true);
+    const next = await Conversation.find({ companyId, status: 'human', $or: [{ createdAt: { $lt: page[9].createdAt } }, { createdAt: page[9].createdAt, _id: { $lt: page[9]._id } }] })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(100)
+      .lean();
+    expect(next).toHaveLength(20);
+    expect(new Set([...page, ...next].map((c) => String(c._id))).size).toBe(30);
+    expect(await Conversation.countDocuments({ companyId, tags: 'vip' })).toBe(20);
+    expect((await Conversation.distinct('status', { companyId })).sort()).toEqual(['human', 'queued']);
+  });
+
+  it('findOneAndUpdate with returnDocument, upsert and $setOnInsert timestamps', async () => {
+    const Conversation = conn.model('Conversation');
+    const companyId = new mongoose.Types.ObjectId();
+    const created = await Conversation.findOneAndUpdate({ companyId, status: 'bot' }, { $set: { lastMessageAt: new Date() } }, { upsert: true, returnDocument: 'after' }).lean();
+    expect(created).toMatchObject({ companyId, status: 'bot' });
+    expect(created?.createdAt).toBeInstanceOf(Date);
+    const before = await Conversation.findOneAndUpdate({ _id: created!._id }, { $set: { status: 'queued' }, $addToSet: { tags: 'new' } }, { returnDocument: 'before' }).lean();
+    expect(before?.status).toBe('bot');
+    const doc = await Conversation.findById(created!._id);
+    expect(doc?.status).toBe('queued');
+    expect(doc?.tags).toEqual(['new']);
+    doc!.tags.push('again');
+    await doc!.save();
+    expect((await Conversation.findById(created!._id).lean())?.tags).toEqual(['new', 'again']);
+  });
+
+  it('runs code written with sessions and transactions (single-node semantics)', async () => {
+    const Agent = conn.model('Agent');
+    const companyId = new mongoose.Types.ObjectId();
+    await conn.transaction(async (session) => {
+      await Agent.create([{ companyId, email: 'tx@x.io' }], { session });
+      await Agent.updateOne({ companyId }, { $set: { name: 'Tx' } }, { session });
+    });
+    expect(await Agent.findOne({ companyId }).lean()).toMatchObject({ name: 'Tx' });
+    const session = await conn.startSession();
+    session.startTransaction();
+    await Agent.create([{ companyId, email: 'aborted@x.io' }], { session });
+    await session.abortTransaction();
+    await session.endSession();
+    // Documented limit: abort does not undo writes.
+    expect(await Agent.countDocuments({ companyId })).toBe(2);
+  });
+
+  it('stores and reads back a multi-chunk GridFS file', async () => {
+    const client = await new MongoClient(engine.uri).connect();
+    try {
+      const bucket = new GridFSBucket(client.db('parley_test'), { bucketName: 'media', chunkSizeBytes: 64 * 1024 });
+      const data = randomBytes(300 * 1024 + 17);
+      const id = await new Promise((resolve, reject) => {
+        const upload = bucket.openUploadStream('photo.jpg', { metadata: { contentType: 'image/jpeg' } });
+        upload.once('finish', () => resolve(upload.id)).once('error', reject);
+        upload.end(data);
+      });
+      expect(await client.db('parley_test').collection('media.chunks').countDocuments({ files_id: id })).toBe(5);
+      const chunks: Buffer[] = [];
+      await new Promise((resolve, reject) => {
+        bucket.openDownloadStream(id as never).on('data', (c: Buffer) => chunks.push(c)).once('end', resolve).once('error', reject);
+      });
+      expect(Buffer.concat(chunks).equals(data)).toBe(true);
+      const partial: Buffer[] = [];
+      await new Promise((resolve, reject) => {
+        bucket.openDownloadStream(id as never, { start: 70_000, end: 140_000 }).on('data', (c: Buffer) => partial.push(c)).once('end', resolve).once('error', reject);
+      });
+      expect(Buffer.concat(partial).equals(data.subarray(70_000, 140_000))).toBe(true);
+      const [file] = await bucket.find({ filename: 'photo.jpg' }).toArray();
+      expect(file).toMatchObject({ length: data.length, metadata: { contentType: 'image/jpeg' } });
+      await bucket.delete(id as never);
+      expect(await client.db('parley_test').collection('media.chunks').countDocuments()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
