@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
+/** Test documents use numeric and string _ids and free-form fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 describe('embedded engine: aggregation', () => {
   let engine: EmbeddedMongo;
   let client: MongoClient;
@@ -14,11 +18,11 @@ describe('embedded engine: aggregation', () => {
     engine = await startEmbeddedMongo();
     client = await new MongoClient(engine.uri).connect();
     db = client.db('agg');
-    await db.collection('agents').insertMany([
+    await db.collection<Loose>('agents').insertMany([
       { _id: agentA, name: 'Ann', companyId },
       { _id: agentB, name: 'Ben', companyId },
     ]);
-    await db.collection('conversations').insertMany([
+    await db.collection<Loose>('conversations').insertMany([
       { _id: 1, companyId, status: 'open', agentId: agentA, tags: ['vip', 'sales'], createdAt: new Date('2024-03-10T23:30:00Z'), n: 3 },
       { _id: 2, companyId, status: 'closed', agentId: agentA, tags: ['sales'], createdAt: new Date('2024-03-11T03:30:00Z'), n: 1 },
       { _id: 3, companyId, status: 'open', agentId: agentB, tags: [], createdAt: new Date('2024-03-11T05:30:00Z'), n: 5 },
@@ -32,7 +36,7 @@ describe('embedded engine: aggregation', () => {
     await engine.stop();
   });
 
-  const conversations = () => db.collection('conversations');
+  const conversations = () => db.collection<Loose>('conversations');
 
   it('$match, $group with accumulators, $sort, $project', async () => {
     const rows = await conversations()
@@ -116,7 +120,7 @@ describe('embedded engine: aggregation', () => {
       .toArray();
     expect(rows).toEqual([{ _id: 1, agentName: 'ANN' }, { _id: 2, agentName: 'ANN' }, { _id: 3, agentName: 'BEN' }]);
     const piped = await db
-      .collection('agents')
+      .collection<Loose>('agents')
       .aggregate([
         { $lookup: { from: 'conversations', let: { a: '$_id' }, pipeline: [{ $match: { $expr: { $eq: ['$agentId', '$$a'] } } }, { $count: 'n' }], as: 'stats' } },
         { $project: { name: 1, n: { $first: '$stats.n' } } },
@@ -124,11 +128,11 @@ describe('embedded engine: aggregation', () => {
       ])
       .toArray();
     expect(piped.map((r) => [r.name, r.n])).toEqual([['Ann', 2], ['Ben', 2]]);
-    expect((await db.collection('agents').findOne({ _id: agentA }))?.name).toBe('Ann');
+    expect((await db.collection<Loose>('agents').findOne({ _id: agentA }))?.name).toBe('Ann');
   });
 
   it('aggregation cursors are batched with getMore', async () => {
-    const many = db.collection('manyagg');
+    const many = db.collection<Loose>('manyagg');
     await many.insertMany(Array.from({ length: 130 }, (_, i) => ({ i })));
     const docs = await many.aggregate([{ $sort: { i: -1 } }], { batchSize: 50 }).toArray();
     expect(docs.map((d) => d.i)).toEqual(Array.from({ length: 130 }, (_, i) => 129 - i));
@@ -139,7 +143,7 @@ describe('embedded engine: aggregation', () => {
     await expect(conversations().aggregate([{ $project: { x: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 168 });
     await expect(conversations().aggregate([{ $group: { _id: null, x: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 15952 });
     await expect(conversations().aggregate([{ $match: { n: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 2 });
-    await expect(db.collection('empty').aggregate([{ $frob: 1 }]).toArray()).rejects.toMatchObject({ code: 40324 });
+    await expect(db.collection<Loose>('empty').aggregate([{ $frob: 1 }]).toArray()).rejects.toMatchObject({ code: 40324 });
     await expect(conversations().aggregate([{ $out: 'copy' }]).toArray()).rejects.toMatchObject({ code: 115, message: expect.stringContaining('$out') });
   });
 });

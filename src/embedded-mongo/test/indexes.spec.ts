@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
+/** Test documents use numeric and string _ids and free-form fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 describe('embedded engine: indexes, planner, TTL and namespaces', () => {
   let engine: EmbeddedMongo;
   let client: MongoClient;
@@ -19,7 +23,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
   });
 
   it('creates, lists and drops indexes', async () => {
-    const c = db.collection('ix');
+    const c = db.collection<Loose>('ix');
     expect(await c.createIndex({ a: 1, b: -1 }, { name: 'ab' })).toBe('ab');
     expect(await c.createIndex({ a: 1, b: -1 }, { name: 'ab' })).toBe('ab');
     await c.createIndex({ t: 1 }, { expireAfterSeconds: 3600 });
@@ -36,7 +40,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
     await expect(c.dropIndex('ab')).rejects.toMatchObject({ code: 27 });
     await c.dropIndexes();
     expect((await c.listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
-    await expect(db.collection('nope').listIndexes().toArray()).rejects.toMatchObject({ code: 26, codeName: 'NamespaceNotFound' });
+    await expect(db.collection<Loose>('nope').listIndexes().toArray()).rejects.toMatchObject({ code: 26, codeName: 'NamespaceNotFound' });
   });
 
   it('collections and databases: create, list, drop', async () => {
@@ -47,11 +51,11 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
     expect(await db.listCollections({ name: 'made' }).toArray()).toEqual([expect.objectContaining({ name: 'made', type: 'collection' })]);
     expect(await db.dropCollection('made')).toBe(true);
     const other = client.db('idx_other');
-    await other.collection('x').insertOne({ a: 1 });
+    await other.collection<Loose>('x').insertOne({ a: 1 });
     const { databases } = await client.db('admin').admin().listDatabases();
     expect(databases.map((d) => d.name)).toEqual(expect.arrayContaining(['idx', 'idx_other']));
     await other.dropDatabase();
-    expect(await other.collection('x').countDocuments()).toBe(0);
+    expect(await other.collection<Loose>('x').countDocuments()).toBe(0);
   });
 
   describe('planner', () => {
@@ -60,7 +64,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
     let docs: Document[];
 
     beforeAll(async () => {
-      const c = db.collection('plan');
+      const c = db.collection<Loose>('plan');
       await c.createIndex({ companyId: 1, status: 1, createdAt: -1 });
       await c.createIndex({ tags: 1 });
       await c.createIndex({ email: 1 }, { unique: true, sparse: true });
@@ -86,7 +90,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
       expect(plan.queryPlanner.winningPlan).toMatchObject({ stage: 'FETCH', inputStage: { stage: 'IXSCAN', indexName: 'companyId_1_status_1_createdAt_-1' } });
       expect(plan.executionStats.nReturned).toBe(50);
       expect(plan.executionStats.totalDocsExamined).toBe(50);
-      const page = await db.collection('plan').find(filter).sort({ createdAt: -1 }).limit(50).toArray();
+      const page = await db.collection<Loose>('plan').find(filter).sort({ createdAt: -1 }).limit(50).toArray();
       const expected = docs
         .filter((d) => d.companyId.equals(companies[1]) && d.status === 'open')
         .sort((a, b) => b.createdAt - a.createdAt)
@@ -98,9 +102,9 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
       const byId = await explain({ find: 'plan', filter: { _id: docs[5]._id } });
       expect(byId.queryPlanner.winningPlan.stage).toBe('IDHACK');
       expect(byId.executionStats.totalDocsExamined).toBe(1);
-      const sort = { createdAt: 1, _id: -1 };
+      const sort = { createdAt: 1, _id: -1 } as const;
       const filter = { companyId: companies[0], status: 'queued' };
-      const page = await db.collection('plan').find(filter).sort(sort).limit(30).toArray();
+      const page = await db.collection<Loose>('plan').find(filter).sort(sort).limit(30).toArray();
       const expected = docs
         .filter((d) => d.companyId.equals(companies[0]) && d.status === 'queued')
         .sort((a, b) => a.createdAt - b.createdAt || (b._id.toHexString() < a._id.toHexString() ? -1 : 1))
@@ -112,7 +116,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
     });
 
     it('gives the same answers with and without indexes, for many query shapes', async () => {
-      const c = db.collection('plan');
+      const c = db.collection<Loose>('plan');
       const from = new Date(Date.UTC(2024, 0, 1, 1));
       const shapes: { filter: Document; sort?: Document; skip?: number; limit?: number }[] = [
         { filter: { companyId: companies[2] }, sort: { createdAt: -1, _id: 1 }, limit: 25 },
@@ -154,7 +158,7 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
   });
 
   it('TTL indexes delete expired documents', async () => {
-    const c = db.collection('sessions');
+    const c = db.collection<Loose>('sessions');
     await c.createIndex({ expiresAt: 1 }, { expireAfterSeconds: 0 });
     await c.createIndex({ seenAt: 1 }, { expireAfterSeconds: 3600 });
     await c.insertMany([

@@ -7,6 +7,10 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 describe('embedded engine: Mongoose and GridFS', () => {
   let engine: EmbeddedMongo;
   let conn: Connection;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let Agent: mongoose.Model<any>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let Conversation: mongoose.Model<any>;
 
   const agentSchema = new Schema({ companyId: { type: Schema.Types.ObjectId, required: true }, email: { type: String, required: true }, name: String }, { timestamps: true });
   agentSchema.index({ companyId: 1, email: 1 }, { unique: true });
@@ -25,6 +29,8 @@ describe('embedded engine: Mongoose and GridFS', () => {
   beforeAll(async () => {
     engine = await startEmbeddedMongo();
     conn = await mongoose.createConnection(`${engine.uri}parley_test`).asPromise();
+    Agent = conn.model('Agent', agentSchema);
+    Conversation = conn.model('Conversation', conversationSchema);
   });
 
   afterAll(async () => {
@@ -33,8 +39,6 @@ describe('embedded engine: Mongoose and GridFS', () => {
   });
 
   it('syncs indexes, enforces them and serves the list query with populate', async () => {
-    const Agent = conn.model('Agent', agentSchema);
-    const Conversation = conn.model('Conversation', conversationSchema);
     await Agent.syncIndexes();
     await Conversation.syncIndexes();
     expect(await Conversation.syncIndexes()).toEqual([]);
@@ -62,7 +66,6 @@ describe('embedded engine: Mongoose and GridFS', () => {
   });
 
   it('findOneAndUpdate with returnDocument, upsert and $setOnInsert timestamps', async () => {
-    const Conversation = conn.model('Conversation');
     const companyId = new mongoose.Types.ObjectId();
     const created = await Conversation.findOneAndUpdate({ companyId, status: 'bot' }, { $set: { lastMessageAt: new Date() } }, { upsert: true, returnDocument: 'after' }).lean();
     expect(created).toMatchObject({ companyId, status: 'bot' });
@@ -78,7 +81,6 @@ describe('embedded engine: Mongoose and GridFS', () => {
   });
 
   it('runs code written with sessions and transactions (single-node semantics)', async () => {
-    const Agent = conn.model('Agent');
     const companyId = new mongoose.Types.ObjectId();
     await conn.transaction(async (session) => {
       await Agent.create([{ companyId, email: 'tx@x.io' }], { session });

@@ -2,11 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Binary, Decimal128, Long, MongoClient, ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
+/** Test documents use numeric and string _ids and free-form fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 describe('embedded engine: reads', () => {
   let engine: EmbeddedMongo;
   let client: MongoClient;
   let db: Db;
-  let people: Collection;
+  let people: Collection<Loose>;
   const companyA = new ObjectId();
   const companyB = new ObjectId();
 
@@ -14,7 +18,7 @@ describe('embedded engine: reads', () => {
     engine = await startEmbeddedMongo();
     client = await new MongoClient(engine.uri).connect();
     db = client.db('reads');
-    people = db.collection('people');
+    people = db.collection<Loose>('people');
     await people.insertMany([
       { _id: 1, name: 'Ada', age: 36, companyId: companyA, tags: ['math', 'code'], address: { city: 'London' }, scores: [{ k: 'a', v: 5 }, { k: 'b', v: 9 }] },
       { _id: 2, name: 'bob', age: 25, companyId: companyA, tags: ['code'], address: { city: 'Paris' }, scores: [{ k: 'a', v: 2 }] },
@@ -117,7 +121,7 @@ describe('embedded engine: reads', () => {
   });
 
   it('cursors span several getMore batches and can be killed', async () => {
-    const many = db.collection('many');
+    const many = db.collection<Loose>('many');
     await many.insertMany(Array.from({ length: 250 }, (_, i) => ({ i })));
     const seen: number[] = [];
     const cursor = many.find({}).sort({ i: 1 }).batchSize(40);
@@ -146,7 +150,7 @@ describe('embedded engine: reads', () => {
   });
 
   it('round-trips BSON types: ObjectId, Date, Decimal128, Long, Binary, null versus missing', async () => {
-    const types = db.collection('types');
+    const types = db.collection<Loose>('types');
     const doc = {
       _id: new ObjectId(),
       date: new Date('2024-02-29T12:34:56.789Z'),

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
+/** Test documents use numeric and string _ids and free-form fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 describe('embedded engine: writes', () => {
   let engine: EmbeddedMongo;
   let client: MongoClient;
@@ -19,12 +23,12 @@ describe('embedded engine: writes', () => {
   });
 
   it('update operators: $set, $inc, $unset, $push, $addToSet, $pull, nested paths', async () => {
-    const c = db.collection('ops');
+    const c = db.collection<Loose>('ops');
     const { insertedId } = await c.insertOne({ n: 1, tags: ['a'], nested: { x: 1 }, gone: true });
     await c.updateOne({ _id: insertedId }, { $set: { 'nested.y': 2, title: 't' }, $inc: { n: 5 }, $unset: { gone: '' } });
-    await c.updateOne({ _id: insertedId }, { $push: { tags: { $each: ['b', 'c'] } } });
+    await c.updateOne({ _id: insertedId }, { $push: { tags: { $each: ['b', 'c'] } } } as never);
     await c.updateOne({ _id: insertedId }, { $addToSet: { tags: { $each: ['a', 'd'] } } });
-    await c.updateOne({ _id: insertedId }, { $pull: { tags: { $in: ['b'] } } });
+    await c.updateOne({ _id: insertedId }, { $pull: { tags: { $in: ['b'] } } } as never);
     expect(await c.findOne({ _id: insertedId })).toEqual({ _id: insertedId, n: 6, tags: ['a', 'c', 'd'], nested: { x: 1, y: 2 }, title: 't' });
     const noop = await c.updateOne({ _id: insertedId }, { $set: { n: 6 } });
     expect(noop).toMatchObject({ matchedCount: 1, modifiedCount: 0 });
@@ -33,7 +37,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('multi updates, replacement, arrayFilters and the positional operator', async () => {
-    const c = db.collection('multi');
+    const c = db.collection<Loose>('multi');
     await c.insertMany([
       { _id: 1, g: 'x', items: [{ k: 1, v: 0 }, { k: 2, v: 0 }] },
       { _id: 2, g: 'x', items: [{ k: 2, v: 0 }] },
@@ -51,7 +55,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('upserts seed the new document from the filter equalities', async () => {
-    const c = db.collection('upserts');
+    const c = db.collection<Loose>('upserts');
     const companyId = new ObjectId();
     const r = await c.updateOne({ companyId, key: 'k1', n: { $gt: 5 } }, { $set: { v: 1 }, $setOnInsert: { created: true } }, { upsert: true });
     expect(r).toMatchObject({ matchedCount: 0, upsertedCount: 1 });
@@ -65,7 +69,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('findOneAndUpdate honors returnDocument, sort, projection and upsert; findOneAndDelete', async () => {
-    const c = db.collection('fam');
+    const c = db.collection<Loose>('fam');
     await c.insertMany([{ q: 1, p: 1 }, { q: 1, p: 2 }, { q: 1, p: 3 }]);
     const before = await c.findOneAndUpdate({ q: 1 }, { $inc: { p: 10 } }, { sort: { p: -1 }, returnDocument: 'before', projection: { _id: 0 } });
     expect(before).toEqual({ q: 1, p: 3 });
@@ -84,14 +88,14 @@ describe('embedded engine: writes', () => {
   });
 
   it('deletes one or many', async () => {
-    const c = db.collection('deletes');
+    const c = db.collection<Loose>('deletes');
     await c.insertMany([{ k: 1 }, { k: 1 }, { k: 2 }]);
     expect((await c.deleteOne({ k: 1 })).deletedCount).toBe(1);
     expect((await c.deleteMany({})).deletedCount).toBe(2);
   });
 
   it('unique indexes reject duplicates on insert, update and upsert with MongoDB error details', async () => {
-    const c = db.collection('uniq');
+    const c = db.collection<Loose>('uniq');
     await c.createIndex({ email: 1 }, { unique: true });
     await c.createIndex({ companyId: 1, slug: 1 }, { unique: true });
     const companyId = new ObjectId();
@@ -117,7 +121,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('ordered and unordered inserts report writeErrors with their index', async () => {
-    const c = db.collection('bulk');
+    const c = db.collection<Loose>('bulk');
     await c.createIndex({ k: 1 }, { unique: true });
     const ordered = await c.insertMany([{ k: 1 }, { k: 1 }, { k: 2 }]).catch((e: MongoBulkWriteError) => e);
     expect(ordered).toBeInstanceOf(MongoBulkWriteError);
@@ -125,12 +129,12 @@ describe('embedded engine: writes', () => {
     expect((ordered as MongoBulkWriteError).writeErrors).toMatchObject([{ index: 1, code: 11000 }]);
     const unordered = await c.insertMany([{ k: 1 }, { k: 3 }, { k: 3 }, { k: 4 }], { ordered: false }).catch((e: MongoBulkWriteError) => e);
     expect((unordered as MongoBulkWriteError).insertedCount).toBe(2);
-    expect(((unordered as MongoBulkWriteError).writeErrors as { index: number }[]).map((e) => e.index)).toEqual([0, 2]);
+    expect(((unordered as MongoBulkWriteError).writeErrors as unknown as { index: number }[]).map((e) => e.index)).toEqual([0, 2]);
     expect((await c.find({}).sort({ k: 1 }).toArray()).map((d) => d.k)).toEqual([1, 3, 4]);
   });
 
   it('sparse and partial unique indexes only constrain the documents they cover', async () => {
-    const c = db.collection('partial');
+    const c = db.collection<Loose>('partial');
     await c.createIndex({ phone: 1 }, { unique: true, sparse: true });
     await c.createIndex({ companyId: 1, email: 1 }, { unique: true, partialFilterExpression: { email: { $type: 'string' } } });
     const companyId = new ObjectId();
@@ -143,13 +147,13 @@ describe('embedded engine: writes', () => {
   });
 
   it('keeps stored documents isolated from later writes and from what clients receive', async () => {
-    const c = db.collection('isolation');
+    const c = db.collection<Loose>('isolation');
     await c.insertOne({ _id: 1 as never, list: [1, 2], sub: { a: 1 } });
     const cursor = c.find({}).batchSize(1);
     await c.insertMany([{ _id: 2 as never }, { _id: 3 as never }]);
     const first = await cursor.next();
     first!.list.push(3);
-    await c.updateOne({ _id: 1 as never }, { $push: { list: 9 } });
+    await c.updateOne({ _id: 1 as never }, { $push: { list: 9 } } as never);
     expect((await c.findOne({ _id: 1 as never }))?.list).toEqual([1, 2, 9]);
     await cursor.close();
   });
