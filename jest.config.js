@@ -7,6 +7,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  setupFilesAfterEnv: ['<rootDir>/test/support/esm-interop.setup.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

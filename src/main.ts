@@ -1,1 +1,79 @@
-console.log('Parley: bootstrap arrives with the service foundation.');
+import 'reflect-metadata';
+import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import { configureApp } from './app.setup.js';
+import { AppConfig } from './config/app-config.js';
+import { ConfigurationError } from './config/environment.js';
+import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
+
+/** How long SIGTERM waits for in-flight work before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+function printDemoCredentials(credentials: DemoCredentials, baseUrl: string): void {
+  // Printed on purpose (contract section 1), to the terminal and never through the request logger.
+  process.stdout.write(
+    [
+      '',
+      'Demo company ready (embedded database, data lives only as long as this process):',
+      `  Authorization: Bearer ${credentials.accessToken}`,
+      `  x-api-key: ${credentials.apiKey}`,
+      `  Admin login: ${credentials.email} / ${credentials.password}`,
+      `  Swagger UI: ${baseUrl}/docs`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+function handleShutdownSignals(app: INestApplication): void {
+  const logger = new NestLogger('Shutdown');
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: finishing in-flight work`);
+    setTimeout(() => {
+      logger.error(`Still busy after ${SHUTDOWN_GRACE_MS} ms: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function bootstrap(): Promise<void> {
+  let appModule;
+  try {
+    appModule = AppModule.forRoot(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+    process.exit(1);
+  }
+
+  const app = await NestFactory.create(appModule, { bufferLogs: true, bodyParser: false });
+  app.useLogger(app.get(Logger));
+  configureApp(app);
+  handleShutdownSignals(app);
+
+  const config = app.get(AppConfig);
+  if (config.jwtSecretGenerated) {
+    new NestLogger('Auth').warn('JWT_SECRET is not set: using a random secret, so tokens end with this process');
+  }
+  await app.listen(config.port);
+  const baseUrl = `http://localhost:${config.port}`;
+  new NestLogger('Bootstrap').log(`Parley listening on ${baseUrl} (API docs at ${baseUrl}/docs)`);
+
+  const credentials = await app.get(DemoSeedService).seed();
+  if (credentials) printDemoCredentials(credentials, baseUrl);
+}
+
+await bootstrap();

@@ -1,20 +1,10 @@
-import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import * as nestCommon from '@nestjs/common';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { ExecutionContext } from '@nestjs/common';
-import * as nestCore from '@nestjs/core';
-import type { ThrottlerException as ThrottlerExceptionType, ThrottlerModuleOptions } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { SkipThrottle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
-import type { FixedWindowThrottlerStorage as Storage } from './fixed-window-throttler.storage.js';
-import type { RateLimitGuard as Guard, TrackedRequest } from './rate-limit.guard.js';
-
-// @nestjs/throttler is CommonJS and require()s the ESM-only @nestjs/common and @nestjs/core, which jest
-// cannot do before Node 24.9: hand it the very modules this test imported (no mock, same instances).
-jest.mock('@nestjs/common', () => nestCommon);
-jest.mock('@nestjs/core', () => nestCore);
-const { Reflector } = nestCore;
-const { SkipThrottle, ThrottlerException } = await import('@nestjs/throttler');
-const { FixedWindowThrottlerStorage } = await import('./fixed-window-throttler.storage.js');
-const { RateLimitGuard, rateLimitTracker } = await import('./rate-limit.guard.js');
+import { FixedWindowThrottlerStorage } from './fixed-window-throttler.storage.js';
+import { RateLimitGuard, rateLimitTracker, type TrackedRequest } from './rate-limit.guard.js';
 
 const agent = (agentId: string): AuthPrincipal => ({ kind: 'agent', agentId, companyId: 'c1', role: 'agent' });
 const apiKey = (apiKeyId: string): AuthPrincipal => ({
@@ -95,8 +85,8 @@ describe('RateLimitGuard', () => {
   const LIMIT = 2;
   const TTL = 60_000;
   let clock: { now: number };
-  let storage: Storage;
-  let guard: Guard;
+  let storage: FixedWindowThrottlerStorage;
+  let guard: RateLimitGuard;
 
   beforeEach(async () => {
     clock = { now: 5_000_000 };
@@ -142,8 +132,8 @@ describe('RateLimitGuard', () => {
     const { allowed, res, error } = await hit({ user: agent('a1') });
     expect(allowed).toBe(false);
     expect(error).toBeInstanceOf(ThrottlerException);
-    expect((error as ThrottlerExceptionType).getStatus()).toBe(429);
-    expect((error as ThrottlerExceptionType).message).toBe('Too many requests, retry after 60 seconds');
+    expect((error as ThrottlerException).getStatus()).toBe(429);
+    expect((error as ThrottlerException).message).toBe('Too many requests, retry after 60 seconds');
     // the block lasts blockDuration (= ttl) from the refused hit
     expect(res.set).toEqual([
       ['X-RateLimit-Limit', '2'],
@@ -157,7 +147,7 @@ describe('RateLimitGuard', () => {
     const later = await hit({ user: agent('a1') });
     expect(later.error).toBeInstanceOf(ThrottlerException);
     expect(later.res.headers['Retry-After']).toBe('1');
-    expect((later.error as ThrottlerExceptionType).message).toBe('Too many requests, retry after 1 second');
+    expect((later.error as ThrottlerException).message).toBe('Too many requests, retry after 1 second');
     clock.now += 1_000;
     expect((await hit({ user: agent('a1') })).allowed).toBe(true);
   });

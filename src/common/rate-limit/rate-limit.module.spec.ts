@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import * as nestCommon from '@nestjs/common';
-import type { CanActivate, ExecutionContext, INestApplication } from '@nestjs/common';
-import * as nestCore from '@nestjs/core';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, Module, type CanActivate, type ExecutionContext, type INestApplication } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { SkipThrottle, ThrottlerStorage } from '@nestjs/throttler';
 import request from 'supertest';
 import { AppConfigModule } from '../../config/app-config.module.js';
-
-// @nestjs/throttler is CommonJS and require()s the ESM-only @nestjs/common and @nestjs/core, which jest
-// cannot do before Node 24.9: hand it the very modules this test imported (no mock, same instances).
-jest.mock('@nestjs/common', () => nestCommon);
-jest.mock('@nestjs/core', () => nestCore);
-const { Controller, Get, Module } = nestCommon;
-const { APP_GUARD } = nestCore;
-const { SkipThrottle, ThrottlerStorage } = await import('@nestjs/throttler');
-const { FixedWindowThrottlerStorage } = await import('./fixed-window-throttler.storage.js');
-const { RATE_LIMIT_STORAGE, RateLimitModule } = await import('./rate-limit.module.js');
-const { RateLimitGuard } = await import('./rate-limit.guard.js');
+import { FixedWindowThrottlerStorage } from './fixed-window-throttler.storage.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
+import { RATE_LIMIT_STORAGE, RateLimitModule } from './rate-limit.module.js';
 
 /** Stands in for the authentication guard: `x-test-agent` makes the caller that agent. */
 class FakeAuthGuard implements CanActivate {

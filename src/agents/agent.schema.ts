@@ -1,0 +1,36 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { ROLES, type Role } from '../auth/auth-principal.js';
+import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+
+export const AGENT_STATUSES = ['online', 'offline', 'away', 'busy'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** A company's person: logs in when it has a password, works conversations by role. */
+@Schema({ collection: 'agents', timestamps: true })
+export class Agent {
+  @Prop({ required: true, trim: true, maxlength: 200 })
+  name: string;
+
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 320 })
+  email: string;
+
+  @Prop({ type: String, required: true, enum: ROLES, default: 'agent' })
+  role: Role;
+
+  @Prop({ type: String, required: true, enum: AGENT_STATUSES, default: 'offline' })
+  status: AgentStatus;
+
+  @Prop({ required: true, default: true })
+  isActive: boolean;
+
+  /** scrypt hash (see PasswordHasher); never selected unless asked for. */
+  @Prop({ type: String, select: false })
+  passwordHash?: string;
+}
+
+export const AgentSchema = SchemaFactory.createForClass(Agent);
+AgentSchema.plugin(tenantScopePlugin);
+AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });
+// Login is by e-mail alone, so an e-mail that can log in belongs to one agent across all companies.
+AgentSchema.index({ email: 1 }, { unique: true, partialFilterExpression: { passwordHash: { $type: 'string' } } });
+AgentSchema.index({ companyId: 1, isActive: 1, status: 1 });

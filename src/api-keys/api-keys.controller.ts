@@ -1,0 +1,43 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { RequireRole } from '../auth/decorators/require-role.decorator.js';
+import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.view.js';
+import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+
+@ApiTags('API keys')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 403, 429)
+@RequireRole('admin')
+@Controller('api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key for Interface B; the key is shown only in this response' })
+  @ApiCreatedResponse({ type: CreatedApiKeyView })
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
+    return this.apiKeys.create(agent, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List API keys (without the keys), newest first, revoked ones included' })
+  @ApiPageResponse(ApiKeyView)
+  list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<ApiKeyView>> {
+    return this.apiKeys.list(agent.companyId, query);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke an API key at once; answers the revoked key' })
+  @ApiOkResponse({ type: ApiKeyView })
+  @ApiProblemResponses(404)
+  revoke(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ApiKeyView> {
+    return this.apiKeys.revoke(agent.companyId, id);
+  }
+}

@@ -1,0 +1,44 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { PermissionsGuard } from './auth/guards/permissions.guard.js';
+import { LoggingModule } from './common/logging/logging.module.js';
+import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { AppConfigModule } from './config/app-config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { SeedModule } from './seed/seed.module.js';
+
+@Module({})
+export class AppModule {
+  /**
+   * Builds the application from an environment (process.env by default; tests pass their own).
+   * Throws a ConfigurationError naming the first bad variable.
+   */
+  static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(env),
+        LoggingModule.forRoot(),
+        DatabaseModule,
+        EventEmitterModule.forRoot(),
+        RateLimitModule,
+        AuthModule,
+        ApiKeysModule,
+        HealthModule,
+        SeedModule,
+      ],
+      // Global guards run in this order: who is calling, how often, and may they.
+      providers: [
+        { provide: APP_GUARD, useClass: AuthenticationGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: PermissionsGuard },
+      ],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ROLES, type ApiKeyScope, type AuthPrincipal, type Role } from '../auth-principal.js';
+import { REQUIRED_ROLE } from '../decorators/require-role.decorator.js';
+import { REQUIRED_SCOPES } from '../decorators/require-scopes.decorator.js';
+
+/** Roles are ordered; a role may do everything the roles before it may. */
+export function roleAllows(role: Role, required: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(required);
+}
+
+/** Reads `@RequireRole` and `@RequireScopes` and answers 403 when the authenticated caller lacks them. */
+@Injectable()
+export class PermissionsGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    const role = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
+    const scopes = this.reflector.getAllAndOverride<ApiKeyScope[] | undefined>(REQUIRED_SCOPES, targets);
+    if (!role && !scopes) return true;
+    const principal = context.switchToHttp().getRequest<{ user?: AuthPrincipal }>().user;
+
+    if (role && !(principal?.kind === 'agent' && roleAllows(principal.role, role))) {
+      throw new ForbiddenException(`This action requires the ${role} role`);
+    }
+    const missing = scopes?.filter((scope) => !(principal?.kind === 'api-key' && principal.scopes.includes(scope)));
+    if (missing?.length) throw new ForbiddenException(`The API key lacks the scope ${missing.join(', ')}`);
+    return true;
+  }
+}

@@ -1,0 +1,84 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { duplicateKeyField, isDuplicateKeyError } from '../../database/mongo-errors.js';
+import { RequestValidationException, type FieldProblem } from './request-validation.exception.js';
+
+/** What both interfaces' error bodies are made from. */
+export interface NormalizedError {
+  status: number;
+  /** The HTTP reason phrase, e.g. "Not Found". */
+  title: string;
+  /** Human-readable; a list for validation failures, as NestJS answers them. */
+  message: string | string[];
+  errors?: FieldProblem[];
+  /** True when the cause is ours (500): the body must say nothing more than that. */
+  internal: boolean;
+}
+
+interface HttpErrorLike {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  type?: string;
+  message?: string;
+}
+
+const BODY_PARSER_MESSAGES: Record<string, string> = {
+  'entity.parse.failed': 'Malformed JSON in the request body',
+  'entity.too.large': 'The request body is too large',
+  'encoding.unsupported': 'Unsupported content encoding',
+  'charset.unsupported': 'Unsupported charset',
+};
+
+function reason(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+function fromHttpException(exception: HttpException): NormalizedError {
+  const status = exception.getStatus();
+  const response = exception.getResponse();
+  // Nest wraps body-parser's errors in an HttpException whose message is the parser's own words.
+  const parserType = (exception.cause as HttpErrorLike | undefined)?.type;
+  const message =
+    BODY_PARSER_MESSAGES[parserType ?? ''] ??
+    (typeof response === 'string'
+      ? response
+      : ((response as { message?: string | string[] }).message ?? exception.message));
+  return {
+    status,
+    title: reason(status),
+    message,
+    errors: exception instanceof RequestValidationException ? exception.problems : undefined,
+    internal: status >= 500,
+  };
+}
+
+/**
+ * Maps anything thrown while handling a request to a status and a safe message: Nest's
+ * HttpExceptions as they are, body-parser's errors (malformed JSON 400, too large 413), duplicate
+ * keys 409, Mongoose validation and cast errors 400, and everything else 500 with no details.
+ */
+export function normalizeException(exception: unknown): NormalizedError {
+  if (exception instanceof HttpException) return fromHttpException(exception);
+
+  const httpError = exception as HttpErrorLike;
+  const status = httpError?.status ?? httpError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && httpError.expose !== false) {
+    const message = BODY_PARSER_MESSAGES[httpError.type ?? ''] ?? httpError.message ?? reason(status);
+    return { status, title: reason(status), message, internal: false };
+  }
+  if (isDuplicateKeyError(exception)) {
+    const field = duplicateKeyField(exception);
+    return {
+      status: HttpStatus.CONFLICT,
+      title: reason(HttpStatus.CONFLICT),
+      message: field ? `A record with this ${field} already exists` : 'A record with these values already exists',
+      internal: false,
+    };
+  }
+  const name = (exception as Error | undefined)?.name;
+  if (name === 'ValidationError' || name === 'CastError') {
+    return { status: 400, title: reason(400), message: (exception as Error).message, internal: false };
+  }
+  return { status: 500, title: reason(500), message: 'Internal server error', internal: true };
+}

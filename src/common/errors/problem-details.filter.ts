@@ -1,0 +1,38 @@
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { requestIdOf } from '../request-id.js';
+import type { NormalizedError } from './normalize-exception.js';
+import { normalizeException } from './normalize-exception.js';
+
+/**
+ * Interface A: RFC 9457 problem details that keep NestJS's familiar `statusCode`, `error` and
+ * `message`, plus the request id and, for a 400, the field problems.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    this.write(http.getRequest<Request>(), http.getResponse<Response>(), normalizeException(exception));
+  }
+
+  write(request: Request, response: Response, error: NormalizedError): void {
+    const detail = Array.isArray(error.message) ? error.message.join('; ') : error.message;
+    response
+      .status(error.status)
+      .type('application/problem+json')
+      .send(
+        JSON.stringify({
+          type: 'about:blank',
+          title: error.title,
+          status: error.status,
+          detail,
+          instance: request.path,
+          statusCode: error.status,
+          error: error.title,
+          message: error.message,
+          requestId: requestIdOf(request),
+          ...(error.errors ? { errors: error.errors } : {}),
+        }),
+      );
+  }
+}

@@ -1,0 +1,41 @@
+import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { RequestValidationException } from './errors/request-validation.exception.js';
+
+/** Unknown fields are refused, values are converted to the DTO's types, every problem is listed. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
+  });
+}
+
+const MAX_DEPTH = 32;
+
+function findOperatorKey(value: unknown, depth = 0): string | undefined {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  for (const [key, nested] of Object.entries(value)) {
+    if (key.startsWith('$')) return key;
+    const found = findOperatorKey(nested, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses `$`-prefixed keys anywhere in a body or query (`{"$gt": ""}`, `status[$ne]=x`) before any
+ * DTO sees them, including inside free-form objects such as contact attributes, which would
+ * otherwise reach MongoDB filters and updates unchecked.
+ */
+@Injectable()
+export class RejectOperatorKeysPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'body' && metadata.type !== 'query') return value;
+    const key = findOperatorKey(value);
+    if (key) throw new BadRequestException(`Field names starting with "$" are not allowed (found "${key}")`);
+    return value;
+  }
+}

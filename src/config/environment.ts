@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
+
+/** A bad variable: the message is one line naming it, printed as is at start-up. */
+export class ConfigurationError extends Error {
+  constructor(variable: string, problem: string, value?: string) {
+    super(`${variable} ${problem}${value === undefined ? '' : ` (got "${value.slice(0, 60)}")`}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+export const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigurationError(name, `must be an integer from ${min} to ${max}`, value);
+  }
+  return Number(value);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value !== 'true' && value !== 'false') throw new ConfigurationError(name, 'must be "true" or "false"', value);
+  return value === 'true';
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T)) throw new ConfigurationError(name, `must be one of ${allowed.join(', ')}`, value);
+  return value as T;
+}
+
+/** "3600", "90s", "15m", "1h", "7d" → seconds. */
+function duration(env: Env, name: string, fallback: string): number {
+  const value = raw(env, name) ?? fallback;
+  const match = /^(\d+)([smhd]?)$/.exec(value);
+  if (!match || Number(match[1]) === 0) {
+    throw new ConfigurationError(name, 'must be a positive duration such as 3600, 90s, 15m, 1h or 7d', value);
+  }
+  return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 1);
+}
+
+function mongodbUri(env: Env, production: boolean): string | undefined {
+  const value = raw(env, 'MONGODB_URI');
+  if (value === undefined) {
+    if (production) throw new ConfigurationError('MONGODB_URI', 'is required when NODE_ENV=production');
+    return undefined;
+  }
+  if (!/^mongodb(\+srv)?:\/\/[^\s]+$/.test(value)) {
+    throw new ConfigurationError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// URI');
+  }
+  return value;
+}
+
+function jwtSecret(env: Env, production: boolean): { secret: string; generated: boolean } {
+  const value = raw(env, 'JWT_SECRET');
+  if (value === undefined) {
+    if (production) throw new ConfigurationError('JWT_SECRET', 'is required when NODE_ENV=production');
+    return { secret: randomBytes(32).toString('base64url'), generated: true };
+  }
+  if (production && value.length < MIN_PRODUCTION_SECRET_LENGTH) {
+    throw new ConfigurationError('JWT_SECRET', `must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters when NODE_ENV=production`);
+  }
+  return { secret: value, generated: false };
+}
+
+/** Validates every variable of contract section 1; the first bad one throws a ConfigurationError naming it. */
+export function loadAppConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = oneOf(env, 'NODE_ENV', NODE_ENVS, 'development');
+  const production = nodeEnv === 'production';
+  const { secret, generated } = jwtSecret(env, production);
+  return new AppConfig({
+    nodeEnv,
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    mongodbUri: mongodbUri(env, production),
+    jwtSecret: secret,
+    jwtSecretGenerated: generated,
+    jwtExpiresInSeconds: duration(env, 'JWT_EXPIRES_IN', '1h'),
+    throttleLimit: integer(env, 'THROTTLE_LIMIT', 300, 1),
+    throttleTtlMs: integer(env, 'THROTTLE_TTL_MS', 60_000, 1),
+    mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
+    webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    demoSeed: boolean(env, 'DEMO_SEED', true),
+    allowRegistration: boolean(env, 'ALLOW_REGISTRATION', true),
+  });
+}

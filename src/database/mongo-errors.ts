@@ -1,0 +1,18 @@
+export const DUPLICATE_KEY = 11000;
+
+export interface DuplicateKeyError {
+  code: typeof DUPLICATE_KEY;
+  keyPattern?: Record<string, unknown>;
+  keyValue?: Record<string, unknown>;
+}
+
+/** True for MongoDB's E11000 duplicate key error, as raised by the driver or Mongoose. */
+export function isDuplicateKeyError(error: unknown): error is DuplicateKeyError {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY;
+}
+
+/** The first field of the violated unique index, e.g. "email" for { companyId: 1, email: 1 }. */
+export function duplicateKeyField(error: DuplicateKeyError): string | undefined {
+  const fields = Object.keys(error.keyPattern ?? error.keyValue ?? {});
+  return fields.find((field) => field !== 'companyId') ?? fields[0];
+}

@@ -1,0 +1,111 @@
+import type { Model, PipelineStage, ProjectionType, QueryFilter, SortOrder, Types, UpdateQuery } from 'mongoose';
+import { encodeCursor } from '../../common/pagination/cursor.js';
+import type { Page } from '../../common/pagination/page.js';
+import { parseObjectId, toObjectId } from '../object-id.js';
+
+/** The tenant: always the company id of the authenticated principal, never a value from the request body. */
+export type CompanyId = string | Types.ObjectId;
+
+/** A stored record as read with `lean()`. */
+export type Stored<T> = T & { _id: Types.ObjectId; companyId: Types.ObjectId; createdAt: Date; updatedAt: Date };
+
+export interface FindOptions<T> {
+  sort?: Record<string, SortOrder>;
+  limit?: number;
+  skip?: number;
+  projection?: ProjectionType<T>;
+}
+
+/**
+ * The one place where a company's data is read and written. Every method takes the company id
+ * first and adds it to the filter (after the caller's filter, so it cannot be overridden); the
+ * tenant-scope plugin refuses any query that bypasses this class without it. Reads are `lean()`.
+ */
+export class TenantRepository<T> {
+  constructor(protected readonly model: Model<T>) {}
+
+  protected scope(companyId: CompanyId, filter: QueryFilter<T> = {}): QueryFilter<T> {
+    return { ...filter, companyId: toObjectId(companyId) } as QueryFilter<T>;
+  }
+
+  /** A malformed id finds nothing, like a missing one. */
+  async findById(companyId: CompanyId, id: string, projection?: ProjectionType<T>): Promise<Stored<T> | null> {
+    const _id = parseObjectId(id);
+    if (!_id) return null;
+    return this.findOne(companyId, { _id } as QueryFilter<T>, projection);
+  }
+
+  async findOne(companyId: CompanyId, filter: QueryFilter<T>, projection?: ProjectionType<T>): Promise<Stored<T> | null> {
+    return (await this.model.findOne(this.scope(companyId, filter), projection).lean().exec()) as Stored<T> | null;
+  }
+
+  async find(companyId: CompanyId, filter: QueryFilter<T> = {}, options: FindOptions<T> = {}): Promise<Stored<T>[]> {
+    const query = this.model.find(this.scope(companyId, filter), options.projection);
+    if (options.sort) query.sort(options.sort);
+    if (options.skip) query.skip(options.skip);
+    if (options.limit) query.limit(options.limit);
+    return (await query.lean().exec()) as Stored<T>[];
+  }
+
+  /**
+   * Newest first by `_id`, continuing strictly below `after`: records inserted meanwhile get larger
+   * ids and land on the first page, so walking the pages never repeats or skips one.
+   */
+  async page(
+    companyId: CompanyId,
+    filter: QueryFilter<T>,
+    options: { limit: number; after?: Types.ObjectId; projection?: ProjectionType<T> },
+  ): Promise<Page<Stored<T>>> {
+    const window = options.after ? { ...filter, _id: { $lt: options.after } } : filter;
+    const rows = await this.find(companyId, window as QueryFilter<T>, {
+      sort: { _id: -1 },
+      limit: options.limit + 1,
+      projection: options.projection,
+    });
+    const data = rows.slice(0, options.limit);
+    const more = rows.length > options.limit;
+    return { data, nextCursor: more ? encodeCursor(data[data.length - 1]._id) : null };
+  }
+
+  async count(companyId: CompanyId, filter: QueryFilter<T> = {}): Promise<number> {
+    return this.model.countDocuments(this.scope(companyId, filter)).exec();
+  }
+
+  async create(companyId: CompanyId, data: Partial<T>): Promise<Stored<T>> {
+    const created = await this.model.create({ ...data, companyId: toObjectId(companyId) });
+    return created.toObject() as unknown as Stored<T>;
+  }
+
+  /** Applies `update` to the first match and returns the updated record, or null when none matched. */
+  async updateOne(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<Stored<T> | null> {
+    return (await this.model
+      .findOneAndUpdate(this.scope(companyId, filter), update, { returnDocument: 'after', runValidators: true })
+      .lean()
+      .exec()) as Stored<T> | null;
+  }
+
+  async updateMany(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<number> {
+    const result = await this.model.updateMany(this.scope(companyId, filter), update, { runValidators: true }).exec();
+    return result.modifiedCount;
+  }
+
+  async deleteOne(companyId: CompanyId, filter: QueryFilter<T>): Promise<boolean> {
+    const result = await this.model.deleteOne(this.scope(companyId, filter)).exec();
+    return result.deletedCount === 1;
+  }
+
+  async deleteMany(companyId: CompanyId, filter: QueryFilter<T>): Promise<number> {
+    const result = await this.model.deleteMany(this.scope(companyId, filter)).exec();
+    return result.deletedCount;
+  }
+
+  /** Runs `pipeline` behind a leading `$match` on the company, so it starts on the companyId index. */
+  async aggregate<R>(companyId: CompanyId, pipeline: PipelineStage[]): Promise<R[]> {
+    const [first, ...rest] = pipeline;
+    const head: PipelineStage[] =
+      first && '$match' in first
+        ? [{ $match: { ...first.$match, companyId: toObjectId(companyId) } }, ...rest]
+        : [{ $match: { companyId: toObjectId(companyId) } }, ...pipeline];
+    return this.model.aggregate<R>(head).exec();
+  }
+}

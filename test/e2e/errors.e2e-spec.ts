@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
+import { Public } from '../../src/auth/decorators/public.decorator.js';
+import { ConfigurationError } from '../../src/config/environment.js';
+import { registerCompany, type TestCompany } from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+/** Test-only routes that fail the way a bug would. */
+@Public()
+@Controller('explode')
+class ExplodingController {
+  @Get()
+  explode(): never {
+    throw new Error('secret internals: mongodb://admin:hunter2@db');
+  }
+}
+
+@Public()
+@Controller({ path: 'api/external/explode', version: VERSION_NEUTRAL })
+class ExternalExplodingController {
+  @Get()
+  explode(): never {
+    throw new TypeError('cannot read properties of undefined (internal detail)');
+  }
+}
+
+describe('error bodies, request ids and input hygiene', () => {
+  let t: TestApp;
+  let acme: TestCompany;
+
+  beforeAll(async () => {
+    t = await createTestApp({ controllers: [ExplodingController, ExternalExplodingController] });
+    acme = await registerCompany(t.http);
+  });
+  afterAll(() => t.close());
+
+  it('Interface A: RFC 9457 problem details keeping Nest fields and the request id', async () => {
+    const response = await t.http.get('/v1/api-keys').set('x-request-id', 'trace-123').expect(401);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.headers['x-request-id']).toBe('trace-123');
+    expect(response.body).toEqual({
+      type: 'about:blank',
+      title: 'Unauthorized',
+      status: 401,
+      detail: 'Missing bearer token',
+      instance: '/v1/api-keys',
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: 'Missing bearer token',
+      requestId: 'trace-123',
+    });
+  });
+
+  it('generates a request id when none (or an unsafe one) is sent', async () => {
+    const plain = await t.http.get('/health').expect(200);
+    expect(plain.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const unsafe = await t.http.get('/v1/nowhere').set('x-request-id', 'bad id\twith tab').expect(404);
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(unsafe.body.requestId).toBe(unsafe.headers['x-request-id']);
+  });
+
+  it('404 for an unknown route, in the shape of its interface', async () => {
+    const a = await t.http.get('/v1/does-not-exist').expect(404);
+    expect(a.body).toMatchObject({ status: 404, statusCode: 404, error: 'Not Found' });
+    const b = await t.http.get('/api/external/does-not-exist').expect(404);
+    expect(b.body).toEqual({ success: false, error: expect.stringContaining('Cannot GET') });
+  });
+
+  it('400 for malformed JSON, on both interfaces', async () => {
+    const a = await t.http
+      .post('/v1/auth/login')
+      .set('content-type', 'application/json')
+      .send('{"email": "a@b.c", "password": ')
+      .expect(400);
+    expect(a.body).toMatchObject({ status: 400, message: 'Malformed JSON in the request body' });
+    const b = await t.http
+      .post('/api/external/explode')
+      .set('content-type', 'application/json')
+      .send('{oops')
+      .expect(400);
+    expect(b.body).toEqual({ success: false, error: 'Malformed JSON in the request body' });
+  });
+
+  it('413 for a body over the limit', async () => {
+    const response = await t.http
+      .post('/v1/auth/login')
+      .send({ email: 'a@b.c', password: 'x'.repeat(1_100_000) })
+      .expect(413);
+    expect(response.body).toMatchObject({ status: 413, message: 'The request body is too large' });
+  });
+
+  it('400 with field problems for unknown fields and wrong types', async () => {
+    const response = await t.http
+      .post('/v1/api-keys')
+      .set(acme.auth)
+      .send({ name: ['not', 'a', 'string'], scopes: 'webhooks:manage', admin: true })
+      .expect(400);
+    const fields = (response.body.errors as { field: string }[]).map((problem) => problem.field);
+    expect(fields).toEqual(expect.arrayContaining(['name', 'scopes', 'admin']));
+    expect(response.body.message).toEqual(expect.arrayContaining(['admin should not exist']));
+  });
+
+  it('400 for $-operators smuggled into bodies and query strings', async () => {
+    const body = await t.http
+      .post('/v1/auth/login')
+      .send({ email: { $gt: '' }, password: { $ne: null } })
+      .expect(400);
+    expect(body.body.message).toMatch(/"\$gt"/);
+    await t.http.get('/v1/api-keys?cursor[$ne]=x').set(acme.auth).expect(400);
+    await t.http.get('/v1/api-keys').query({ limit: '{"$gt":0}' }).set(acme.auth).expect(400);
+  });
+
+  it('400 for a limit outside 1..100 and for a forged cursor', async () => {
+    await t.http.get('/v1/api-keys?limit=0').set(acme.auth).expect(400);
+    await t.http.get('/v1/api-keys?limit=101').set(acme.auth).expect(400);
+    await t.http.get('/v1/api-keys?limit=ten').set(acme.auth).expect(400);
+    const forged = await t.http.get('/v1/api-keys?cursor=bm90LWEtY3Vyc29y').set(acme.auth).expect(400);
+    expect(forged.body.message).toBe('Invalid pagination cursor');
+  });
+
+  it('500 without internals on both interfaces', async () => {
+    const a = await t.http.get('/v1/explode').expect(500);
+    expect(a.body).toMatchObject({ status: 500, message: 'Internal server error', requestId: expect.any(String) });
+    expect(JSON.stringify(a.body)).not.toMatch(/hunter2|secret internals|stack/);
+    const b = await t.http.get('/api/external/explode').expect(500);
+    expect(b.body).toEqual({ success: false, error: 'Internal server error' });
+  });
+
+  it('refuses to build the app with bad configuration, naming the variable', async () => {
+    await expect(createTestApp({ env: { THROTTLE_LIMIT: 'lots' } })).rejects.toThrow(ConfigurationError);
+    await expect(createTestApp({ env: { NODE_ENV: 'production', JWT_SECRET: 'short' } })).rejects.toThrow(
+      'JWT_SECRET must be at least 32 characters when NODE_ENV=production',
+    );
+  });
+});

@@ -1,0 +1,11 @@
+import { jest } from '@jest/globals';
+import * as nestCommon from '@nestjs/common';
+import * as nestCore from '@nestjs/core';
+
+/**
+ * @nestjs/throttler and nestjs-pino are CommonJS and `require()` @nestjs/common and @nestjs/core,
+ * which are ESM only. Node 20 can do that; Jest's module loader cannot (before Node 24.9). This hands
+ * those `require()` calls the very ES modules the test already loaded: no fakes, the same classes.
+ */
+jest.mock('@nestjs/common', () => nestCommon);
+jest.mock('@nestjs/core', () => nestCore);

@@ -1,0 +1,46 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { getModelToken } from '@nestjs/mongoose';
+import { Test } from '@nestjs/testing';
+import type { Model } from 'mongoose';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
+import { AppModule } from '../../src/app.module.js';
+import { configureApp } from '../../src/app.setup.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-production-use';
+
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  DEMO_SEED: 'false',
+  JWT_SECRET: TEST_JWT_SECRET,
+};
+
+export interface TestApp {
+  app: INestApplication;
+  http: TestAgent;
+  model<T>(name: string): Model<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real application over HTTP on its own embedded engine (MONGODB_URI is unset), with the
+ * same setup as main.ts. `controllers` adds test-only routes, e.g. to exercise a guard.
+ */
+export async function createTestApp(
+  options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
+): Promise<TestApp> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot({ ...TEST_ENV, ...options.env })],
+    controllers: options.controllers ?? [],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+  configureApp(app);
+  await app.init();
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    model: <T>(name: string) => app.get<Model<T>>(getModelToken(name)),
+    close: () => app.close(),
+  };
+}
