@@ -63,6 +63,16 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** bson 7 keeps an ObjectId as four 24-bit integers (i0..i3, big-endian order); other versions: hex order. */
+type PackedObjectId = ObjectId & { i0?: number; i1?: number; i2?: number; i3?: number };
+
+function compareObjectIds(x: ObjectId, y: ObjectId): number {
+  const a = x as PackedObjectId;
+  const b = y as PackedObjectId;
+  if (typeof a.i0 === 'number' && typeof b.i0 === 'number') return a.i0 - b.i0 || a.i1! - b.i1! || a.i2! - b.i2! || a.i3! - b.i3!;
+  return cmp(a.toHexString(), b.toHexString());
+}
+
 function compareNumbers(a: unknown, b: unknown): number {
   if (a instanceof Long && b instanceof Long) return a.compare(b);
   const x = toNumber(a);
@@ -124,8 +134,7 @@ export function compareBson(a: unknown, b: unknown): number {
       return x.position - y.position || x.sub_type - y.sub_type || compareBytes(x.value(), y.value());
     }
     case 8:
-      // Hex order is byte order; cheaper than materialising the 12-byte buffers.
-      return cmp((a as ObjectId).toHexString(), (b as ObjectId).toHexString());
+      return compareObjectIds(a as ObjectId, b as ObjectId);
     case 9:
       return Number(a) - Number(b);
     case 10:
