@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
@@ -10,6 +9,7 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { SeedModule } from './seed/seed.module.js';
 
@@ -26,7 +26,7 @@ export class AppModule {
         AppConfigModule.forRoot(env),
         LoggingModule.forRoot(),
         DatabaseModule,
-        EventEmitterModule.forRoot(),
+        EventsModule,
         RateLimitModule,
         AuthModule,
         ApiKeysModule,

@@ -1,0 +1,71 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Types } from 'mongoose';
+import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+
+export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+export const PRIORITIES = ['low', 'medium', 'high'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** A conversation with one contact on one channel (contract section 4). */
+@Schema({ collection: 'conversations', timestamps: true })
+export class Conversation {
+  @Prop({ type: Types.ObjectId, required: true })
+  contactId: Types.ObjectId;
+
+  /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
+  channel: string;
+
+  @Prop({ type: String, enum: CONVERSATION_STATUSES, required: true, default: 'bot' })
+  status: ConversationStatus;
+
+  @Prop({ type: String, enum: PRIORITIES, required: true, default: 'medium' })
+  priority: Priority;
+
+  @Prop({ type: Types.ObjectId, default: null })
+  assignedAgentId: Types.ObjectId | null;
+
+  @Prop({ type: [String], default: [] })
+  tags: string[];
+
+  @Prop({ type: String, trim: true, maxlength: 500, default: null })
+  subject: string | null;
+
+  @Prop({ type: Date, default: null })
+  lastMessageAt: Date | null;
+
+  /** The first reply by an agent (or bot) after the conversation began: first-response time. */
+  @Prop({ type: Date, default: null })
+  firstResponseAt: Date | null;
+
+  /** When it last entered the queue: the dashboard's oldest waiting time. */
+  @Prop({ type: Date, default: null })
+  queuedAt: Date | null;
+
+  @Prop({ type: Date, default: null })
+  closedAt: Date | null;
+
+  @Prop({ type: String, maxlength: 500, default: null })
+  closeReason: string | null;
+
+  /**
+   * True while not closed. A partial unique index on it allows one open conversation per contact
+   * and channel, which is what keeps concurrent inbound messages from opening two.
+   */
+  @Prop({ type: Boolean, default: true })
+  isOpen: boolean;
+}
+
+export const ConversationSchema = SchemaFactory.createForClass(Conversation);
+ConversationSchema.plugin(tenantScopePlugin);
+ConversationSchema.index({ companyId: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, status: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, createdAt: 1 });
+ConversationSchema.index({ companyId: 1, closedAt: 1 });
+ConversationSchema.index(
+  { companyId: 1, contactId: 1, channel: 1 },
+  { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },
+);

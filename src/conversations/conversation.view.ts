@@ -1,0 +1,44 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import { CONVERSATION_STATUSES, PRIORITIES, type Conversation, type ConversationStatus, type Priority } from './conversation.schema.js';
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+/** A conversation as the API and the webhook payloads show it. */
+export class ConversationView {
+  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) id: string;
+  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60719' }) contactId: string;
+  @ApiProperty({ example: 'whatsapp' }) channel: string;
+  @ApiProperty({ enum: CONVERSATION_STATUSES }) status: ConversationStatus;
+  @ApiProperty({ enum: PRIORITIES }) priority: Priority;
+  @ApiProperty({ type: String, nullable: true }) assignedAgentId: string | null;
+  @ApiProperty({ type: [String], example: ['vip'] }) tags: string[];
+  @ApiProperty({ type: String, nullable: true }) subject: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastMessageAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) firstResponseAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) queuedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) closedAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) closeReason: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+
+  static from(conversation: Stored<Conversation>): ConversationView {
+    return {
+      id: conversation._id.toHexString(),
+      contactId: conversation.contactId.toHexString(),
+      channel: conversation.channel,
+      status: conversation.status,
+      priority: conversation.priority,
+      assignedAgentId: conversation.assignedAgentId?.toHexString() ?? null,
+      tags: conversation.tags,
+      subject: conversation.subject ?? null,
+      lastMessageAt: iso(conversation.lastMessageAt),
+      firstResponseAt: iso(conversation.firstResponseAt),
+      queuedAt: iso(conversation.queuedAt),
+      closedAt: iso(conversation.closedAt),
+      closeReason: conversation.closeReason ?? null,
+      createdAt: conversation.createdAt.toISOString(),
+      updatedAt: conversation.updatedAt.toISOString(),
+    };
+  }
+}

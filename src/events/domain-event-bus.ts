@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { randomBytes } from 'node:crypto';
+import type { DomainEvent, DomainEventData, DomainEventName } from './domain-events.js';
+
+export function newEventId(): string {
+  return `evt_${randomBytes(16).toString('base64url')}`;
+}
+
+/**
+ * Publishes domain events on the Nest event-emitter bus, after the change they describe is stored.
+ * `publish` waits for every listener: the webhook outbox is written before the request that caused
+ * the event answers. Listeners subscribe with `@OnEvent('conversation.created')` and friends.
+ */
+@Injectable()
+export class DomainEventBus {
+  constructor(private readonly emitter: EventEmitter2) {}
+
+  async publish<N extends DomainEventName>(name: N, companyId: string, data: DomainEventData[N]): Promise<DomainEvent<N>> {
+    const event: DomainEvent<N> = { id: newEventId(), name, companyId, occurredAt: new Date(), data };
+    await this.emitter.emitAsync(name, event);
+    return event;
+  }
+}

@@ -1,0 +1,54 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Types } from 'mongoose';
+import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
+export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+export const SENDER_TYPES = ['contact', 'agent', 'bot'] as const;
+export type SenderType = (typeof SENDER_TYPES)[number];
+
+/** The stored file of a media message (GridFS); `url` is derived from the id when shown. */
+export interface MessageMedia {
+  id: Types.ObjectId;
+  fileName: string;
+  mimeType: string;
+  size: number;
+}
+
+/** One message of a conversation (contract section 4). */
+@Schema({ collection: 'messages', timestamps: true })
+export class Message {
+  @Prop({ type: Types.ObjectId, required: true })
+  conversationId: Types.ObjectId;
+
+  @Prop({ type: String, enum: MESSAGE_DIRECTIONS, required: true })
+  direction: MessageDirection;
+
+  @Prop({ type: String, enum: MESSAGE_TYPES, required: true, default: 'text' })
+  type: MessageType;
+
+  @Prop({ type: String, maxlength: 4096, default: null })
+  text: string | null;
+
+  @Prop({ type: String, maxlength: 1024, default: null })
+  caption: string | null;
+
+  @Prop({ type: Object, default: null })
+  media: MessageMedia | null;
+
+  @Prop({ type: String, enum: SENDER_TYPES, required: true })
+  senderType: SenderType;
+
+  /** The contact's, agent's or flow's id; null for an anonymous bot. */
+  @Prop({ type: Types.ObjectId, default: null })
+  senderId: Types.ObjectId | null;
+}
+
+export const MessageSchema = SchemaFactory.createForClass(Message);
+MessageSchema.plugin(tenantScopePlugin);
+MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
+MessageSchema.index({ companyId: 1, createdAt: 1 });
