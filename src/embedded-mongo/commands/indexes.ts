@@ -3,6 +3,7 @@ import type { Document } from 'bson';
 import { compareBson, isPlainObject } from '../bson-values.js';
 import { MongoCommandError, typeMismatch } from '../errors.js';
 import { collectionName, optionalCount, type CommandContext, type CommandHandler } from './context.js';
+import { checkCollation } from './read.js';
 
 function existing(ctx: CommandContext, command: string) {
   const name = collectionName(ctx, command);
@@ -23,6 +24,7 @@ const createIndexes: CommandHandler = (ctx) => {
   const created: string[] = [];
   try {
     for (const spec of specs as Document[]) {
+      checkCollation(spec);
       if (coll.createIndex(spec)) created.push(spec.name as string);
     }
   } catch (err) {

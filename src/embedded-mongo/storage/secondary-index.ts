@@ -44,6 +44,8 @@ export class SecondaryIndex {
     this.name = spec.name as string;
     const key = spec.key as Document;
     this.fields = Object.keys(key);
+    const wildcard = this.fields.find((f) => f.startsWith('$') || f.includes('.$'));
+    if (wildcard) throw new MongoCommandError(67, `Index key '${wildcard}' is not supported by the embedded engine (no wildcard indexes)`);
     this.dirs = this.fields.map((f) => {
       const d = key[f];
       if (d === 1 || d === -1) return d;
