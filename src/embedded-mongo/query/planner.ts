@@ -72,13 +72,52 @@ function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unk
   }
 }
 
-/** Bounds per field from the filter's implicit and explicit (`$and`) top-level conjunction. */
+/** Bounds per field from the filter's implicit and explicit (`$and`) top-level conjunction, and its `$or`s. */
 function fieldBounds(filter: Document, out = new Map<string, FieldBounds>()): Map<string, FieldBounds> {
   for (const [k, v] of Object.entries(filter)) {
     if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) fieldBounds(sub, out);
+    if (k === '$or' && Array.isArray(v) && v.length > 0 && v.every(isPlainObject)) orBounds(v.map((sub) => fieldBounds(sub)), out);
     if (!k.startsWith('$')) addCondition(out, k, v);
   }
   return out;
+}
+
+/** The lower (`sign` -1) or upper (`sign` 1) end of one branch's bounds on a field; undefined when unbounded. */
+function branchEnd(b: FieldBounds, sign: 1 | -1): Bound | undefined {
+  if (b.points) return { value: b.points.reduce((m, p) => (compareBson(p, m) * sign > 0 ? p : m)), inclusive: true };
+  return sign === 1 ? b.high : b.low;
+}
+
+/**
+ * A field bounded in every branch of an `$or` is bounded by the union of the branches' bounds: all points when each
+ * branch gives points, else the hull of their ranges. This serves keyset pagination such as
+ * `$or: [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: id } }]` with the range `createdAt <= t`.
+ */
+function orBounds(branches: Map<string, FieldBounds>[], out: Map<string, FieldBounds>): void {
+  for (const field of branches[0].keys()) {
+    const each = branches.map((b) => b.get(field));
+    if (each.some((b) => !b || (!b.points && !b.low && !b.high))) continue;
+    const bounds = each as FieldBounds[];
+    const target = out.get(field) ?? {};
+    out.set(field, target);
+    if (bounds.every((b) => b.points)) {
+      const points = bounds.flatMap((b) => b.points!);
+      if (points.length <= MAX_POINTS) target.points ??= points;
+      continue;
+    }
+    const hull = (sign: 1 | -1): Bound | undefined => {
+      let best: Bound | undefined;
+      for (const b of bounds) {
+        const end = branchEnd(b, sign);
+        if (!end) return undefined;
+        const c = best ? compareBson(end.value, best.value) * sign : 1;
+        if (c > 0 || (c === 0 && end.inclusive)) best = c > 0 ? end : { value: best!.value, inclusive: true };
+      }
+      return best;
+    };
+    target.low ??= hull(-1);
+    target.high ??= hull(1);
+  }
 }
 
 interface IndexPlan {

@@ -132,6 +132,9 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
         { filter: { $or: [{ n: 3 }, { status: 'open' }], companyId: companies[1] }, sort: { createdAt: -1, _id: 1 }, limit: 10 },
         { filter: {}, sort: { createdAt: -1, _id: -1 }, skip: 100, limit: 10 },
         { filter: { n: { $gte: 3, $lte: 5 } }, sort: { status: 1, createdAt: 1, _id: 1 } },
+        { filter: { companyId: companies[0], $or: [{ status: 'open' }, { status: 'queued', n: { $lt: 8 } }] }, sort: { createdAt: -1, _id: -1 }, limit: 15 },
+        { filter: { $or: [{ createdAt: { $lt: from } }, { createdAt: from, _id: { $lt: docs[300]._id } }], companyId: companies[1] }, sort: { createdAt: -1, _id: -1 } },
+        { filter: { $or: [{ tags: 'a' }, { n: 4 }] }, sort: { _id: 1 } },
       ];
       for (const { filter, sort, skip, limit } of shapes) {
         const run = (hint?: Document) => {
@@ -146,6 +149,18 @@ describe('embedded engine: indexes, planner, TTL and namespaces', () => {
         if (sort) expect({ filter, sort, ids: key(planned) }).toEqual({ filter, sort, ids: key(scanned) });
         else expect(key(planned).sort()).toEqual(key(scanned).sort());
       }
+    });
+
+    it('bounds keyset pagination written with $or, so a later page does not rescan earlier ones', async () => {
+      const filter = { companyId: companies[2], status: 'closed' };
+      const all = await db.collection<Loose>('plan').find(filter).sort({ createdAt: -1, _id: -1 }).toArray();
+      const last = all[40];
+      const after = { ...filter, $or: [{ createdAt: { $lt: last.createdAt } }, { createdAt: last.createdAt, _id: { $lt: last._id } }] };
+      const page = await db.collection<Loose>('plan').find(after).sort({ createdAt: -1, _id: -1 }).limit(10).toArray();
+      expect(page.map((d) => String(d._id))).toEqual(all.slice(41, 51).map((d) => String(d._id)));
+      const plan = await explain({ find: 'plan', filter: after, sort: { createdAt: -1, _id: -1 }, limit: 10 });
+      expect(plan.queryPlanner.winningPlan.inputStage.inputStage).toMatchObject({ stage: 'IXSCAN', indexName: 'companyId_1_status_1_createdAt_-1' });
+      expect(plan.executionStats.totalDocsExamined).toBeLessThan(20);
     });
 
     it('pushes a leading $match and $sort/$limit of an aggregation through the planner', async () => {
