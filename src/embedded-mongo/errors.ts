@@ -12,6 +12,7 @@ const CODE_NAMES: Record<number, string> = {
   20: 'IllegalOperation',
   26: 'NamespaceNotFound',
   27: 'IndexNotFound',
+  28: 'PathNotViable',
   40: 'ConflictingUpdateOperators',
   43: 'CursorNotFound',
   48: 'NamespaceExists',

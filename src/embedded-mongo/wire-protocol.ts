@@ -57,7 +57,9 @@ function parseDocument(buf: Buffer, offset: number, end: number): { doc: Documen
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > end) throw new ProtocolError('invalid BSON document length');
   try {
-    return { doc: deserialize(buf.subarray(offset, offset + size), DESERIALIZE_OPTIONS), next: offset + size };
+    // Deserialized Binary values are views on their input: decoding a copy of just this document keeps a stored
+    // document from retaining the whole (up to 48 MB) message it arrived in.
+    return { doc: deserialize(Buffer.from(buf.subarray(offset, offset + size)), DESERIALIZE_OPTIONS), next: offset + size };
   } catch (err) {
     throw new ProtocolError(`invalid BSON: ${(err as Error).message}`);
   }

@@ -7,6 +7,7 @@ import { ObjectId, type Document } from 'bson';
 import { cloneDoc, compareBson, formatValue, isPlainObject } from '../bson-values.js';
 import { badValue, failedToParse, MongoCommandError } from '../errors.js';
 import { applyOperators, runPipeline, type CollectionReader } from './mingo.js';
+import { checkUpdate } from './update-checks.js';
 
 const OPERATORS = new Set([
   '$addToSet', '$bit', '$currentDate', '$inc', '$max', '$min', '$mul', '$pop', '$pull', '$pullAll', '$push',
@@ -71,10 +72,11 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
     for (const [k, v] of Object.entries(replacement)) if (k !== '_id' || !('_id' in doc)) next[k] = cloneDoc(v);
     return { doc: next, changed: compareBson(doc, next) !== 0 };
   }
-  const modifier: Document = { ...(u as Document) };
-  const onInsert = modifier.$setOnInsert as Document | undefined;
-  delete modifier.$setOnInsert;
-  if (onInsert && opts.inserting) modifier.$set = { ...(modifier.$set as Document | undefined), ...onInsert };
+  const requested: Document = { ...(u as Document) };
+  const onInsert = requested.$setOnInsert as Document | undefined;
+  delete requested.$setOnInsert;
+  if (onInsert && opts.inserting) requested.$set = { ...(requested.$set as Document | undefined), ...onInsert };
+  const modifier = checkUpdate(doc, requested);
   if (Object.keys(modifier).length === 0) return { doc, changed: false };
   const next = cloneDoc(doc);
   // The positional operator needs the filter to know which element matched; otherwise the filter is not passed,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
+import { Long, MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
@@ -34,6 +34,20 @@ describe('embedded engine: writes', () => {
     expect(noop).toMatchObject({ matchedCount: 1, modifiedCount: 0 });
     await expect(c.updateOne({ _id: insertedId }, { $frobnicate: { n: 1 } } as never)).rejects.toMatchObject({ code: 9, message: expect.stringContaining('$frobnicate') });
     await expect(c.updateOne({ _id: insertedId }, { $set: { _id: new ObjectId() } })).rejects.toMatchObject({ code: 66 });
+  });
+
+  it('update operators fail like MongoDB on values of the wrong type, and do arithmetic on Long', async () => {
+    const c = db.collection<Loose>('typed');
+    await c.insertOne({ _id: 1, s: 'text', n: 5, big: Long.fromString('9007199254740993') });
+    await expect(c.updateOne({ _id: 1 }, { $inc: { s: 1 } })).rejects.toMatchObject({ code: 14 });
+    await expect(c.updateOne({ _id: 1 }, { $push: { s: 1 } } as never)).rejects.toMatchObject({ code: 2, message: expect.stringContaining('must be an array') });
+    await expect(c.updateOne({ _id: 1 }, { $set: { 'n.deep': 1 } })).rejects.toMatchObject({ code: 28 });
+    await expect(c.updateOne({ _id: 1 }, { $inc: { n: 'x' } } as never)).rejects.toMatchObject({ code: 14 });
+    await c.updateOne({ _id: 1 }, { $inc: { big: 2, n: Long.fromNumber(1) } });
+    const back = await c.findOne({ _id: 1 }, { promoteLongs: false });
+    expect(back?.big).toEqual(Long.fromString('9007199254740995'));
+    expect(back?.n).toEqual(Long.fromNumber(6));
+    expect(back?.s).toBe('text');
   });
 
   it('multi updates, replacement, arrayFilters and the positional operator', async () => {
