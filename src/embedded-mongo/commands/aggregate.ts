@@ -35,6 +35,18 @@ function pushdown(pipeline: Document[], variables: Document | undefined): { requ
   return { request, rest: pipeline.slice(i) };
 }
 
+/**
+ * Stages verified to only read their input documents in mingo. A remaining pipeline made only of these needs no
+ * copies of the stored documents (its output may reference them, but nothing modifies them afterwards).
+ */
+const READ_ONLY_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$sortByCount']);
+
+const isReadOnly = (pipeline: Document[]): boolean =>
+  pipeline.every((stage) => {
+    const name = Object.keys(stage)[0];
+    return READ_ONLY_STAGES.has(name) || (name === '$facet' && Object.values(stage.$facet as Document).every((sub) => isReadOnly(sub as Document[])));
+  });
+
 /** Runs the aggregation; `stats` describes the planner part, for explain. */
 export function runAggregate(ctx: CommandContext): { ns: string; docs: Document[]; stats: ExecutionStats | null } {
   const body = ctx.body;
@@ -54,7 +66,8 @@ export function runAggregate(ctx: CommandContext): { ns: string; docs: Document[
   const { request, rest } = pushdown(pipeline, variables);
   const { docs, stats } = findDocuments(coll, { ...request, hint: body.hint ?? undefined });
   // Stored documents are shared and immutable; several mingo stages modify their input, so it gets copies.
-  const out = rest.length ? runPipeline(docs.map(cloneDoc), rest, readCollection, variables) : docs;
+  const input = isReadOnly(rest) ? docs : docs.map(cloneDoc);
+  const out = rest.length ? runPipeline(input, rest, readCollection, variables) : docs;
   return { ns: `${ctx.db}.${target}`, docs: out, stats };
 }
 
