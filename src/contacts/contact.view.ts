@@ -26,3 +26,9 @@ export class ContactView {
     };
   }
 }
+
+/** The answer of DELETE /v1/contacts/:id. */
+export class DeletedContactView {
+  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60719' }) id: string;
+  @ApiProperty({ example: true, enum: [true] }) deleted: true;
+}

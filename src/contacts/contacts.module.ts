@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { Contact, ContactSchema } from './contact.schema.js';
+import { ContactsController } from './contacts.controller.js';
+import { ContactsRepository } from './contacts.repository.js';
+import { ContactsService } from './contacts.service.js';
+
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }])],
+  controllers: [ContactsController],
+  providers: [ContactsRepository, ContactsService],
+  exports: [ContactsService],
+})
+export class ContactsModule {}

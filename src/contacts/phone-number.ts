@@ -1,0 +1,16 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
+/**
+ * A phone number in E.164 ("+" and digits), or null when it is not a possible number. There is no
+ * default country: digits without "+" are read as international ("14155552671" is +1 415...), and
+ * the ITU "00" prefix counts as "+". "Possible" (a valid length for the country code) rather than
+ * "valid" (an assigned range), so fictional test numbers such as +1 555 0100 are accepted. An
+ * extension is refused rather than silently dropped.
+ */
+export function normalizePhone(raw: string): string | null {
+  const trimmed = raw.trim();
+  const international = trimmed.startsWith('+') ? trimmed : `+${trimmed.replace(/^00/, '')}`;
+  const parsed = parsePhoneNumberFromString(international);
+  if (!parsed || !parsed.isPossible() || parsed.ext) return null;
+  return parsed.number;
+}
