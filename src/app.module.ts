@@ -9,6 +9,7 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
+import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         RateLimitModule,
         AuthModule,
         ApiKeysModule,
+        ContactsModule,
         ContactsModule,
         ConversationsModule,
         MessagesModule,
