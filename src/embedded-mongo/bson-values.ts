@@ -150,8 +150,6 @@ export function compareBson(a: unknown, b: unknown): number {
   return 0;
 }
 
-export const bsonEquals = (a: unknown, b: unknown) => compareBson(a, b) === 0;
-
 /**
  * Canonical string for an `_id`, the key of a collection's primary map. Numbers of every BSON numeric type that are
  * equal map to the same key, as they are the same `_id` for MongoDB.

@@ -60,10 +60,6 @@ export class SortedList<T> {
     return { b, i: this.search(this.blocks[b], probe, inclusive) };
   }
 
-  get start(): Position {
-    return { b: 0, i: 0 };
-  }
-
   get end(): Position {
     return { b: this.blocks.length, i: 0 };
   }
