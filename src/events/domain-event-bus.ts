@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
-import type { DomainEvent, DomainEventData, DomainEventName } from './domain-events.js';
+import type {
+  DomainEvent,
+  DomainEventData,
+  DomainEventName,
+  InternalEvent,
+  InternalEventData,
+  InternalEventName,
+} from './domain-events.js';
 
 export function newEventId(): string {
   return `evt_${randomBytes(16).toString('base64url')}`;
@@ -20,5 +27,11 @@ export class DomainEventBus {
     const event: DomainEvent<N> = { id: newEventId(), name, companyId, occurredAt: new Date(), data };
     await this.emitter.emitAsync(name, event);
     return event;
+  }
+
+  /** An internal notification (see InternalEventData): awaited like `publish`, never sent to webhooks. */
+  async notify<N extends InternalEventName>(name: N, companyId: string, data: InternalEventData[N]): Promise<void> {
+    const event: InternalEvent<N> = { name, companyId, data };
+    await this.emitter.emitAsync(name, event);
   }
 }

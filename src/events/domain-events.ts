@@ -48,3 +48,19 @@ export interface DomainEvent<N extends DomainEventName = DomainEventName> {
 }
 
 export type AnyDomainEvent = { [N in DomainEventName]: DomainEvent<N> }[DomainEventName];
+
+/**
+ * Internal notifications between modules: published on the same bus with DomainEventBus.notify, never
+ * delivered to webhooks (which subscribe to DOMAIN_EVENTS only).
+ */
+export interface InternalEventData {
+  /** A conversation entered the queue (hand-off or unassignment): auto-assignment serves the queue. */
+  'conversation.queued': { conversation: ConversationView };
+}
+export type InternalEventName = keyof InternalEventData;
+
+export interface InternalEvent<N extends InternalEventName = InternalEventName> {
+  name: N;
+  companyId: string;
+  data: InternalEventData[N];
+}
