@@ -1,0 +1,115 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { ASSIGNMENT_STRATEGIES, WEEKDAYS, type AssignmentStrategy, type Weekday } from '../settings.schema.js';
+import { IsBcp47Language, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
+
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** Optional, but not null: a PATCH that sends null for a field would otherwise erase it. */
+const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+export class BusinessHoursWindowDto {
+  @ApiPropertyOptional({ enum: WEEKDAYS, example: 'monday' })
+  @IsIn(WEEKDAYS)
+  day: Weekday;
+
+  @ApiPropertyOptional({ example: '09:00', description: 'HH:MM, 24-hour clock, in the company timezone' })
+  @IsString()
+  @Matches(HH_MM, { message: 'open must be a time HH:MM (00:00 to 23:59)' })
+  open: string;
+
+  @ApiPropertyOptional({ example: '17:00', description: 'HH:MM, after open' })
+  @IsString()
+  @Matches(HH_MM, { message: 'close must be a time HH:MM (00:00 to 23:59)' })
+  @IsAfterTime('open')
+  close: string;
+}
+
+export class BusinessHoursPatchDto {
+  @ApiPropertyOptional()
+  @IsOmittable()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: [BusinessHoursWindowDto],
+    maxItems: 21,
+    description: 'Replaces the whole schedule; several windows per day allowed if they do not overlap',
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(21)
+  @ValidateNested({ each: true })
+  @Type(() => BusinessHoursWindowDto)
+  @IsNonOverlappingSchedule()
+  schedule?: BusinessHoursWindowDto[];
+}
+
+export class AutoAssignmentPatchDto {
+  @ApiPropertyOptional({ description: 'Assign conversations entering the queue to an available agent' })
+  @IsOmittable()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({ enum: ASSIGNMENT_STRATEGIES })
+  @IsOmittable()
+  @IsIn(ASSIGNMENT_STRATEGIES)
+  strategy?: AssignmentStrategy;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'Open human conversations per agent' })
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  maxConversationsPerAgent?: number;
+}
+
+/** Every field optional; nested objects are merged field by field (a schedule is replaced whole). */
+export class UpdateSettingsDto {
+  @ApiPropertyOptional({ example: 'Europe/Paris', description: 'An IANA time zone name' })
+  @IsOmittable()
+  @IsString()
+  @IsIanaTimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ type: BusinessHoursPatchDto })
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BusinessHoursPatchDto)
+  businessHours?: BusinessHoursPatchDto;
+
+  @ApiPropertyOptional({ maxLength: 1000, description: 'Empty for none' })
+  @IsOmittable()
+  @IsString()
+  @MaxLength(1000)
+  welcomeMessage?: string;
+
+  @ApiPropertyOptional({ type: AutoAssignmentPatchDto })
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AutoAssignmentPatchDto)
+  autoAssignment?: AutoAssignmentPatchDto;
+
+  @ApiPropertyOptional({ example: 'pt-BR', description: 'A BCP 47 language tag (stored in canonical case)' })
+  @IsOmittable()
+  @IsString()
+  @IsBcp47Language()
+  language?: string;
+}

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { canonicalLanguage } from './dto/settings.validators.js';
+import { SettingsView } from './dto/settings.view.js';
+import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
+import type { AutoAssignment } from './settings.schema.js';
+import { SettingsRepository } from './settings.repository.js';
+
+@Injectable()
+export class SettingsService {
+  constructor(private readonly settings: SettingsRepository) {}
+
+  async get(companyId: CompanyId): Promise<SettingsView> {
+    return SettingsView.from(await this.settings.forCompany(companyId));
+  }
+
+  /** What auto-assignment and the flow step `assign` read. */
+  async autoAssignment(companyId: CompanyId): Promise<AutoAssignment> {
+    return (await this.settings.forCompany(companyId)).autoAssignment;
+  }
+
+  /** A deep merge: each given leaf is set on its own dotted path, so siblings not sent stay as they are. */
+  async update(companyId: CompanyId, dto: UpdateSettingsDto): Promise<SettingsView> {
+    const set: Record<string, unknown> = {};
+    if (dto.timezone !== undefined) set.timezone = dto.timezone;
+    if (dto.welcomeMessage !== undefined) set.welcomeMessage = dto.welcomeMessage;
+    if (dto.language !== undefined) set.language = canonicalLanguage(dto.language);
+    if (dto.businessHours?.enabled !== undefined) set['businessHours.enabled'] = dto.businessHours.enabled;
+    if (dto.businessHours?.schedule !== undefined) {
+      set['businessHours.schedule'] = dto.businessHours.schedule.map(({ day, open, close }) => ({ day, open, close }));
+    }
+    for (const [key, value] of Object.entries(dto.autoAssignment ?? {})) {
+      if (value !== undefined) set[`autoAssignment.${key as keyof AutoAssignment}`] = value;
+    }
+    if (Object.keys(set).length === 0) return this.get(companyId);
+    return SettingsView.from(await this.settings.patch(companyId, { $set: set }));
+  }
+}
