@@ -9,9 +9,12 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
+import { ConversationsModule } from './conversations/conversations.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
+import { InboundModule } from './inbound/inbound.module.js';
+import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
 
 @Module({})
@@ -32,6 +35,9 @@ export class AppModule {
         AuthModule,
         ApiKeysModule,
         ContactsModule,
+        ConversationsModule,
+        MessagesModule,
+        InboundModule,
         HealthModule,
         SeedModule,
       ],

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Types } from 'mongoose';
+import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
@@ -7,10 +7,21 @@ export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const PRIORITIES = ['low', 'medium', 'high'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** Who assigned a conversation: an agent through the API, a flow step, or automatic assignment. */
+export const ASSIGNER_KINDS = ['agent', 'flow', 'auto'] as const;
+export type AssignerKind = (typeof ASSIGNER_KINDS)[number];
+
+export interface AssignedBy {
+  kind: AssignerKind;
+  /** The agent's or flow's id; null for automatic assignment. */
+  id: Types.ObjectId | null;
+}
+
 /** A conversation with one contact on one channel (contract section 4). */
 @Schema({ collection: 'conversations', timestamps: true })
 export class Conversation {
-  @Prop({ type: Types.ObjectId, required: true })
+  // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
+  @Prop({ type: SchemaTypes.ObjectId, required: true })
   contactId: Types.ObjectId;
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
@@ -23,8 +34,15 @@ export class Conversation {
   @Prop({ type: String, enum: PRIORITIES, required: true, default: 'medium' })
   priority: Priority;
 
-  @Prop({ type: Types.ObjectId, default: null })
+  @Prop({ type: SchemaTypes.ObjectId, default: null })
   assignedAgentId: Types.ObjectId | null;
+
+  /** When and by whom the current agent was assigned; cleared with the assignment. */
+  @Prop({ type: Date, default: null })
+  assignedAt: Date | null;
+
+  @Prop({ type: Object, default: null })
+  assignedBy: AssignedBy | null;
 
   @Prop({ type: [String], default: [] })
   tags: string[];

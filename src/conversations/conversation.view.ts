@@ -1,8 +1,23 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import { CONVERSATION_STATUSES, PRIORITIES, type Conversation, type ConversationStatus, type Priority } from './conversation.schema.js';
+import {
+  ASSIGNER_KINDS,
+  CONVERSATION_STATUSES,
+  PRIORITIES,
+  type AssignerKind,
+  type Conversation,
+  type ConversationStatus,
+  type Priority,
+} from './conversation.schema.js';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+
+export class AssignedByView {
+  @ApiProperty({ enum: ASSIGNER_KINDS, description: 'agent (through the API), flow (a flow step) or auto' })
+  kind: AssignerKind;
+  @ApiProperty({ type: String, nullable: true, description: "The agent's or flow's id; null for auto" })
+  id: string | null;
+}
 
 /** A conversation as the API and the webhook payloads show it. */
 export class ConversationView {
@@ -12,6 +27,8 @@ export class ConversationView {
   @ApiProperty({ enum: CONVERSATION_STATUSES }) status: ConversationStatus;
   @ApiProperty({ enum: PRIORITIES }) priority: Priority;
   @ApiProperty({ type: String, nullable: true }) assignedAgentId: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) assignedAt: string | null;
+  @ApiProperty({ type: AssignedByView, nullable: true }) assignedBy: AssignedByView | null;
   @ApiProperty({ type: [String], example: ['vip'] }) tags: string[];
   @ApiProperty({ type: String, nullable: true }) subject: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastMessageAt: string | null;
@@ -30,6 +47,10 @@ export class ConversationView {
       status: conversation.status,
       priority: conversation.priority,
       assignedAgentId: conversation.assignedAgentId?.toHexString() ?? null,
+      assignedAt: iso(conversation.assignedAt),
+      assignedBy: conversation.assignedBy
+        ? { kind: conversation.assignedBy.kind, id: conversation.assignedBy.id?.toHexString() ?? null }
+        : null,
       tags: conversation.tags,
       subject: conversation.subject ?? null,
       lastMessageAt: iso(conversation.lastMessageAt),

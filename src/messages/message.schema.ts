@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Types } from 'mongoose';
+import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
@@ -22,7 +22,8 @@ export interface MessageMedia {
 /** One message of a conversation (contract section 4). */
 @Schema({ collection: 'messages', timestamps: true })
 export class Message {
-  @Prop({ type: Types.ObjectId, required: true })
+  // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
+  @Prop({ type: SchemaTypes.ObjectId, required: true })
   conversationId: Types.ObjectId;
 
   @Prop({ type: String, enum: MESSAGE_DIRECTIONS, required: true })
@@ -44,7 +45,7 @@ export class Message {
   senderType: SenderType;
 
   /** The contact's, agent's or flow's id; null for an anonymous bot. */
-  @Prop({ type: Types.ObjectId, default: null })
+  @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
 }
 

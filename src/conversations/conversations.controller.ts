@@ -1,0 +1,85 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { ConversationView } from './conversation.view.js';
+import { ConversationsService } from './conversations.service.js';
+import { AssignConversationDto } from './dto/assign-conversation.dto.js';
+import { CloseConversationDto } from './dto/close-conversation.dto.js';
+import { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { UpdateConversationDto } from './dto/update-conversation.dto.js';
+
+const LIFE_CYCLE =
+  'Life cycle: bot → queued (hand-off), bot|queued → human (assign), human → queued (unassign), ' +
+  'bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the ' +
+  'allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry).';
+
+/** Starting a conversation (POST /v1/conversations) and its messages are served by MessagesController. */
+@ApiTags('Conversations')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 429)
+@Controller('conversations')
+export class ConversationsController {
+  constructor(private readonly conversations: ConversationsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List conversations, newest first; pass `nextCursor` back as `startAfter`' })
+  @ApiPageResponse(ConversationView)
+  list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
+    return this.conversations.list(agent.companyId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a conversation' })
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(404)
+  get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
+    return this.conversations.getOrThrow(agent.companyId, id);
+  }
+
+  @Post(':id/assign')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Assign to an active agent of your company (status human); reassigning a human conversation is allowed',
+    description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
+  })
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(404, 409)
+  assign(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: AssignConversationDto,
+  ): Promise<ConversationView> {
+    return this.conversations.assign(agent.companyId, id, dto.agentId, { kind: 'agent', id: agent.agentId });
+  }
+
+  @Post(':id/close')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(404, 409)
+  close(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: CloseConversationDto,
+  ): Promise<ConversationView> {
+    return this.conversations.close(agent.companyId, id, dto.reason);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change priority, tags or subject; status only to queued (hand-off from bot, unassign from human)',
+    description: LIFE_CYCLE,
+  })
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(404, 409)
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateConversationDto,
+  ): Promise<ConversationView> {
+    return this.conversations.update(agent.companyId, id, dto);
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AgentsModule } from '../agents/agents.module.js';
+import { ContactsModule } from '../contacts/contacts.module.js';
+import { Conversation, ConversationSchema } from './conversation.schema.js';
+import { ConversationsController } from './conversations.controller.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationsService } from './conversations.service.js';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([{ name: Conversation.name, schema: ConversationSchema }]),
+    AgentsModule,
+    ContactsModule,
+  ],
+  controllers: [ConversationsController],
+  providers: [ConversationsRepository, ConversationsService],
+  exports: [ConversationsService],
+})
+export class ConversationsModule {}

@@ -1,0 +1,316 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import type { QueryFilter, Types } from 'mongoose';
+import { AgentsRepository } from '../agents/agents.repository.js';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { decodeCursor } from '../common/pagination/cursor.js';
+import type { Page } from '../common/pagination/page.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { isDuplicateKeyError } from '../database/mongo-errors.js';
+import { parseObjectId, toObjectId } from '../database/object-id.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { DomainEventBus } from '../events/domain-event-bus.js';
+import { assertAssignable, assertTransition } from './conversation-transitions.js';
+import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
+import { ConversationView } from './conversation.view.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+
+export const DEFAULT_CHANNEL = 'api';
+
+/** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
+export interface AssignmentActor {
+  kind: AssignerKind;
+  id: string | null;
+}
+
+export interface OpenConversationInput {
+  contactId: string;
+  channel?: string;
+  subject?: string;
+  priority?: Priority;
+}
+
+export interface ConversationChanges {
+  priority?: Priority;
+  tags?: string[];
+  subject?: string | null;
+  status?: 'queued';
+}
+
+/** Fields that leave the conversation unassigned, as when it (re-)enters the queue. */
+const UNASSIGNED = { assignedAgentId: null, assignedAt: null, assignedBy: null };
+
+/** How many times an inbound message retries finding or opening the contact's conversation under races. */
+const OPEN_ATTEMPTS = 3;
+
+/**
+ * The conversation rules. Status changes follow conversation-transitions.ts and are applied with
+ * a filter on the status they were checked against, so of two concurrent changes only one applies:
+ * the other answers 409 (re-read and retry), never a silently overwritten state. Events are
+ * published here, after the change is stored, so every caller (API, flows, auto-assignment) emits
+ * the same ones.
+ */
+@Injectable()
+export class ConversationsService {
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly agents: AgentsRepository,
+    private readonly contacts: ContactsService,
+    private readonly events: DomainEventBus,
+  ) {}
+
+  async list(companyId: CompanyId, query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
+    const filter: QueryFilter<Conversation> = {};
+    if (query.status) filter.status = query.status;
+    if (query.priority) filter.priority = query.priority;
+    if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
+    const after = query.startAfter ? decodeCursor(query.startAfter) : undefined;
+    const page = await this.conversations.page(companyId, filter, { limit: query.limit, after });
+    return { data: page.data.map((conversation) => ConversationView.from(conversation)), nextCursor: page.nextCursor };
+  }
+
+  /** Null for a missing, malformed or foreign id. */
+  async find(companyId: CompanyId, id: string): Promise<ConversationView | null> {
+    const conversation = await this.conversations.findById(companyId, id);
+    return conversation ? ConversationView.from(conversation) : null;
+  }
+
+  /** 404 for a missing, malformed or foreign id. */
+  async getOrThrow(companyId: CompanyId, id: string): Promise<ConversationView> {
+    return ConversationView.from(await this.findStored(companyId, id));
+  }
+
+  /**
+   * Opens a conversation with a contact of the company (agent-initiated): `bot`, priority `medium`
+   * unless given. 400 when the contact is not the company's, 409 when the contact already has an
+   * open conversation on the channel.
+   */
+  async open(companyId: CompanyId, input: OpenConversationInput): Promise<ConversationView> {
+    const contact = await this.contacts.findById(companyId, input.contactId);
+    if (!contact) {
+      throw new RequestValidationException([{ field: 'contactId', message: 'contact not found' }]);
+    }
+    const channel = (input.channel ?? DEFAULT_CHANNEL).toLowerCase();
+    try {
+      return await this.create(companyId, {
+        contactId: contact._id,
+        channel,
+        subject: input.subject ?? null,
+        priority: input.priority ?? 'medium',
+      });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const existing = await this.conversations.findOpen(companyId, contact._id, channel);
+      throw new ConflictException(
+        `Contact ${input.contactId} already has an open conversation on channel ${channel}` +
+          (existing ? ` (${existing._id.toHexString()})` : ''),
+      );
+    }
+  }
+
+  /**
+   * The contact's open conversation on the channel, or a new one in `bot`. Safe under concurrent
+   * calls: the partial unique index admits one open conversation, and the loser of an insert race
+   * reads the winner's. `created` tells whether this call opened it.
+   */
+  async findOrOpen(
+    companyId: CompanyId,
+    contactId: Types.ObjectId,
+    channel: string = DEFAULT_CHANNEL,
+  ): Promise<{ conversation: ConversationView; created: boolean }> {
+    const normalized = channel.toLowerCase();
+    for (let attempt = 1; ; attempt += 1) {
+      const existing = await this.conversations.findOpen(companyId, contactId, normalized);
+      if (existing) return { conversation: ConversationView.from(existing), created: false };
+      try {
+        const conversation = await this.create(companyId, { contactId, channel: normalized });
+        return { conversation, created: true };
+      } catch (error) {
+        // The winner may have been closed before we read it: try again, a bounded number of times.
+        if (!isDuplicateKeyError(error) || attempt === OPEN_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
+   * conversation (status unchanged). The same agent again is a no-op without an event.
+   */
+  async assign(companyId: CompanyId, id: string, agentId: string, actor: AssignmentActor): Promise<ConversationView> {
+    const current = await this.findStored(companyId, id);
+    assertAssignable(current.status);
+    const agent = await this.agents.findById(companyId, agentId);
+    if (!agent) throw new RequestValidationException([{ field: 'agentId', message: 'agent not found' }]);
+    if (!agent.isActive) {
+      throw new RequestValidationException([
+        { field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' },
+      ]);
+    }
+    if (current.status === 'human' && current.assignedAgentId?.equals(agent._id)) return ConversationView.from(current);
+
+    const updated = await this.applyChange(
+      companyId,
+      current,
+      // Also on the current agent, so two concurrent reassignments cannot both report the same previous agent.
+      { status: current.status, assignedAgentId: current.assignedAgentId },
+      {
+        status: 'human',
+        assignedAgentId: agent._id,
+        assignedAt: new Date(),
+        assignedBy: { kind: actor.kind, id: actor.id ? toObjectId(actor.id) : null },
+      },
+    );
+    const conversation = ConversationView.from(updated);
+    await this.events.publish('conversation.assigned', String(companyId), {
+      conversation,
+      agentId: agent._id.toHexString(),
+      previousAgentId: current.assignedAgentId?.toHexString() ?? null,
+    });
+    return conversation;
+  }
+
+  /** `bot → queued` (hand-off) or `human → queued` (unassign); notifies `conversation.queued`. */
+  async handOff(companyId: CompanyId, id: string): Promise<ConversationView> {
+    return this.update(companyId, id, { status: 'queued' });
+  }
+
+  /** `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. */
+  async close(companyId: CompanyId, id: string, reason?: string): Promise<ConversationView> {
+    const current = await this.findStored(companyId, id);
+    assertTransition(current.status, 'closed');
+    const updated = await this.applyChange(
+      companyId,
+      current,
+      { status: current.status },
+      { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
+    );
+    const conversation = ConversationView.from(updated);
+    await this.events.publish('conversation.closed', String(companyId), { conversation, reason: reason ?? null });
+    return conversation;
+  }
+
+  /**
+   * Priority, tags (replaced) and subject may change in any status, closed included (labelling
+   * after the fact); `status` only to `queued`, as a transition, which notifies
+   * `conversation.queued` (auto-assignment serves the queue). Nothing to change answers the
+   * conversation as it is.
+   */
+  async update(companyId: CompanyId, id: string, changes: ConversationChanges): Promise<ConversationView> {
+    const current = await this.findStored(companyId, id);
+    const set: Partial<Conversation> = {};
+    if (changes.priority !== undefined) set.priority = changes.priority;
+    if (changes.tags !== undefined) set.tags = [...new Set(changes.tags)];
+    if (changes.subject !== undefined) set.subject = changes.subject;
+    const expected: QueryFilter<Conversation> = {};
+    if (changes.status !== undefined) {
+      assertTransition(current.status, changes.status);
+      Object.assign(set, { status: changes.status, queuedAt: new Date(), ...UNASSIGNED });
+      expected.status = current.status;
+    }
+    if (Object.keys(set).length === 0) return ConversationView.from(current);
+    const conversation = ConversationView.from(await this.applyChange(companyId, current, expected, set));
+    if (changes.status === 'queued') await this.events.notify('conversation.queued', String(companyId), { conversation });
+    return conversation;
+  }
+
+  async setPriority(companyId: CompanyId, id: string, priority: Priority): Promise<ConversationView> {
+    return this.update(companyId, id, { priority });
+  }
+
+  /** Adds tags, keeping the ones the conversation has (no duplicates). */
+  async addTags(companyId: CompanyId, id: string, tags: string[]): Promise<ConversationView> {
+    const current = await this.findStored(companyId, id);
+    const updated = await this.conversations.updateOne(
+      companyId,
+      { _id: current._id },
+      { $addToSet: { tags: { $each: tags } } },
+    );
+    if (!updated) throw this.notFound(id);
+    return ConversationView.from(updated);
+  }
+
+  /**
+   * Moves every open `human` conversation of the agent back to the queue (`human → queued`), as
+   * when the agent is deactivated, one by one so that each gets its own queuedAt and
+   * `conversation.queued`. One that changed meanwhile (closed, reassigned) is left as it is.
+   * Answers how many moved.
+   */
+  async requeueAgentConversations(companyId: CompanyId, agentId: string): Promise<number> {
+    const agent = parseObjectId(agentId);
+    if (!agent) return 0;
+    assertTransition('human', 'queued');
+    const assigned = await this.conversations.find(
+      companyId,
+      { assignedAgentId: agent, status: 'human' },
+      { projection: { _id: 1 }, sort: { _id: 1 } },
+    );
+    let moved = 0;
+    for (const { _id } of assigned) {
+      const updated = await this.conversations.updateOne(
+        companyId,
+        { _id, assignedAgentId: agent, status: 'human' },
+        { $set: { status: 'queued', queuedAt: new Date(), ...UNASSIGNED } },
+      );
+      if (!updated) continue;
+      moved += 1;
+      await this.events.notify('conversation.queued', String(companyId), { conversation: ConversationView.from(updated) });
+    }
+    return moved;
+  }
+
+  /**
+   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
+   * conversation after the change, or null when it is missing or closed.
+   */
+  async recordMessage(
+    companyId: CompanyId,
+    id: string,
+    at: Date,
+    isResponse: boolean,
+  ): Promise<ConversationView | null> {
+    const _id = parseObjectId(id);
+    if (!_id) return null;
+    const updated = await this.conversations.recordMessage(companyId, _id, at, isResponse);
+    return updated ? ConversationView.from(updated) : null;
+  }
+
+  private async create(
+    companyId: CompanyId,
+    data: Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>,
+  ): Promise<ConversationView> {
+    const stored = await this.conversations.create(companyId, { ...data, status: 'bot', isOpen: true });
+    const conversation = ConversationView.from(stored);
+    await this.events.publish('conversation.created', String(companyId), { conversation });
+    return conversation;
+  }
+
+  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
+    const conversation = await this.conversations.findById(companyId, id);
+    if (!conversation) throw this.notFound(id);
+    return conversation;
+  }
+
+  /**
+   * Applies `set` only if the conversation still matches `expected` (the state the rules were
+   * checked against). A concurrent change in between makes it a 409; a deletion a 404.
+   */
+  private async applyChange(
+    companyId: CompanyId,
+    current: Stored<Conversation>,
+    expected: QueryFilter<Conversation>,
+    set: Partial<Conversation>,
+  ): Promise<Stored<Conversation>> {
+    const updated = await this.conversations.updateOne(companyId, { ...expected, _id: current._id }, { $set: set });
+    if (updated) return updated;
+    const now = await this.conversations.findById(companyId, current._id.toHexString(), { status: 1 });
+    const id = current._id.toHexString();
+    if (!now) throw this.notFound(id);
+    throw new ConflictException(
+      `Conversation ${id} was changed by another request (it is now ${now.status}); read it again and retry`,
+    );
+  }
+
+  private notFound(id: string): NotFoundException {
+    return new NotFoundException(`Conversation ${id} not found`);
+  }
+}

@@ -1,0 +1,32 @@
+import { Body, Controller, Post, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
+import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
+import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
+import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
+import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { InboundMessageDto } from './dto/inbound-message.dto.js';
+import { InboundMessageEnvelope } from './dto/inbound-message.view.js';
+import { InboundMessagesService } from './inbound-messages.service.js';
+
+@ApiTags('Interface B: inbound messages')
+@ApiKeyAuth()
+@RequireScopes('messages:write')
+@Controller({ path: 'api/external/messages', version: VERSION_NEUTRAL })
+export class InboundMessagesController {
+  constructor(private readonly inbound: InboundMessagesService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Store a message a contact sent on a channel',
+    description:
+      'Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or ' +
+      'opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at ' +
+      'most one open conversation per channel; after a close, the next message opens a new conversation.',
+  })
+  @ApiCreatedResponse({ type: InboundMessageEnvelope })
+  @ApiEnvelopeErrorResponses(400, 401, 403, 409, 429)
+  async receive(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Body() dto: InboundMessageDto): Promise<InboundMessageEnvelope> {
+    return { success: true, data: await this.inbound.receive(apiKey.companyId, dto) };
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { ConversationsModule } from '../conversations/conversations.module.js';
+import { Message, MessageSchema } from './message.schema.js';
+import { MessagesController } from './messages.controller.js';
+import { MessagesRepository } from './messages.repository.js';
+import { MessagesService } from './messages.service.js';
+
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Message.name, schema: MessageSchema }]), ConversationsModule],
+  controllers: [MessagesController],
+  providers: [MessagesRepository, MessagesService],
+  exports: [MessagesService],
+})
+export class MessagesModule {}

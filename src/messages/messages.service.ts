@@ -1,0 +1,175 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import type { Page } from '../common/pagination/page.js';
+import type { ConversationView } from '../conversations/conversation.view.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
+import { parseObjectId, toObjectId } from '../database/object-id.js';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { DomainEventBus } from '../events/domain-event-bus.js';
+import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
+import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
+import type { MediaType, Message, MessageMedia } from './message.schema.js';
+import { MessageView } from './message.view.js';
+import { MessagesRepository, type MessageWindow } from './messages.repository.js';
+import { parseTimestamp } from './timestamp.js';
+
+/** Who sends an outbound message: an agent, or a bot (a flow, by its id, or anonymous). */
+export interface OutboundSender {
+  type: 'agent' | 'bot';
+  id: string | null;
+}
+
+export interface SendMediaInput {
+  conversationId: string;
+  type: MediaType;
+  caption?: string;
+  media: MessageMedia;
+}
+
+type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'senderType' | 'senderId'>;
+
+/** A stored message with its conversation as it stands after the message. */
+export interface DeliveredMessage {
+  message: MessageView;
+  conversation: ConversationView;
+}
+
+/**
+ * Messages of a conversation. A message is stored only in an open conversation: the conversation
+ * is updated first (lastMessageAt, firstResponseAt) with a filter on isOpen, then the message is
+ * stored with that same time, then `message.sent` or `message.received` is published.
+ */
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly conversations: ConversationsService,
+    private readonly events: DomainEventBus,
+  ) {}
+
+  /**
+   * An agent-initiated conversation (contract section 4), with `message` as its first outbound
+   * message when given. Answers the conversation as it stands after that message.
+   */
+  async startConversation(agent: AgentPrincipal, dto: CreateConversationDto): Promise<ConversationView> {
+    const { message, ...input } = dto;
+    const conversation = await this.conversations.open(agent.companyId, input);
+    if (message === undefined) return conversation;
+    const sent = await this.sendText(agent.companyId, conversation.id, message, { type: 'agent', id: agent.agentId });
+    return sent.conversation;
+  }
+
+  /** 404 for a missing, malformed or foreign conversation (a path id); 400 when it is closed. */
+  async sendText(companyId: CompanyId, conversationId: string, text: string, sender: OutboundSender): Promise<DeliveredMessage> {
+    const sent = await this.append(companyId, conversationId, {
+      direction: 'outbound',
+      type: 'text',
+      text,
+      caption: null,
+      media: null,
+      senderType: sender.type,
+      senderId: sender.id ? toObjectId(sender.id) : null,
+    });
+    if (sent) return sent;
+    await this.conversations.getOrThrow(companyId, conversationId);
+    throw this.closed(conversationId);
+  }
+
+  /**
+   * A media message whose file the caller has already stored. `conversationId` comes from a
+   * request body, so a missing, malformed or foreign one is a 400; a closed conversation too.
+   */
+  async sendMedia(agent: AgentPrincipal, input: SendMediaInput): Promise<MessageView> {
+    const sent = await this.append(agent.companyId, input.conversationId, {
+      direction: 'outbound',
+      type: input.type,
+      text: null,
+      caption: input.caption ?? null,
+      media: input.media,
+      senderType: 'agent',
+      senderId: toObjectId(agent.agentId),
+    });
+    if (sent) return sent.message;
+    if (!(await this.conversations.find(agent.companyId, input.conversationId))) {
+      throw new RequestValidationException([{ field: 'conversationId', message: 'conversation not found' }]);
+    }
+    throw this.closed(input.conversationId);
+  }
+
+  /**
+   * An inbound message from the contact. Null when the conversation is missing or was closed
+   * meanwhile: the caller then finds or opens the contact's current conversation and tries again.
+   */
+  async receive(companyId: CompanyId, conversationId: string, contactId: string, text: string): Promise<DeliveredMessage | null> {
+    return this.append(companyId, conversationId, {
+      direction: 'inbound',
+      type: 'text',
+      text,
+      caption: null,
+      media: null,
+      senderType: 'contact',
+      senderId: toObjectId(contactId),
+    });
+  }
+
+  /**
+   * Pages in ascending time order. Without `after`: the newest `limit` older than `before` (or
+   * all), `nextCursor` going further back; with `after`: the oldest `limit` newer than it (up to
+   * `before` if given), `nextCursor` going forward.
+   */
+  async list(companyId: CompanyId, conversationId: string, query: ListMessagesQueryDto): Promise<Page<MessageView>> {
+    const conversation = await this.conversations.getOrThrow(companyId, conversationId);
+    const window = this.windowOf(query);
+    const rows = await this.messages.window(companyId, toObjectId(conversation.id), {
+      ...window,
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    const nextCursor =
+      rows.length > query.limit && last
+        ? encodeMessageCursor({
+            direction: window.direction,
+            position: { createdAt: last.createdAt, id: last._id },
+            until: window.until,
+          })
+        : null;
+    if (window.direction === 'older') page.reverse();
+    return { data: page.map((message) => MessageView.from(message)), nextCursor };
+  }
+
+  private windowOf(query: ListMessagesQueryDto): Omit<MessageWindow, 'limit'> {
+    if (query.cursor !== undefined) {
+      if (query.before !== undefined || query.after !== undefined) {
+        throw new BadRequestException('cursor already carries its position and bounds: send it without before or after');
+      }
+      const cursor = decodeMessageCursor(query.cursor);
+      return { direction: cursor.direction, from: cursor.position, until: cursor.until };
+    }
+    const before = query.before === undefined ? null : parseTimestamp(query.before);
+    const after = query.after === undefined ? null : parseTimestamp(query.after);
+    if (!after) return { direction: 'older', from: before, until: null };
+    if (before && before.getTime() <= after.getTime()) throw new BadRequestException('before must be later than after');
+    return { direction: 'newer', from: after, until: before };
+  }
+
+  private async append(companyId: CompanyId, conversationId: string, draft: MessageDraft): Promise<DeliveredMessage | null> {
+    const id = parseObjectId(conversationId);
+    if (!id) return null;
+    const at = new Date();
+    const conversation = await this.conversations.recordMessage(companyId, conversationId, at, draft.direction === 'outbound');
+    if (!conversation) return null;
+    // The message's time is the conversation's lastMessageAt, so the two always agree.
+    const stored = await this.messages.create(companyId, { ...draft, conversationId: id, createdAt: at } as Partial<Message>);
+    const message = MessageView.from(stored);
+    const name = draft.direction === 'inbound' ? 'message.received' : 'message.sent';
+    await this.events.publish(name, String(companyId), { message, conversation });
+    return { message, conversation };
+  }
+
+  private closed(conversationId: string): BadRequestException {
+    return new BadRequestException(`Conversation ${conversationId} is closed; messages cannot be added to it`);
+  }
+}
