@@ -14,6 +14,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
+import { MediaModule } from './media/media.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
 
@@ -38,6 +39,7 @@ export class AppModule {
         ConversationsModule,
         MessagesModule,
         InboundModule,
+        MediaModule,
         HealthModule,
         SeedModule,
       ],

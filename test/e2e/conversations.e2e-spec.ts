@@ -5,7 +5,7 @@ import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
-import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
+import { DOMAIN_EVENTS, type AnyDomainEvent, type InternalEvent } from '../../src/events/domain-events.js';
 import { addAgent, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -36,6 +36,8 @@ describe('/v1/conversations', () => {
   let acme: TestCompany;
   let globex: TestCompany;
   let events: AnyDomainEvent[];
+  /** Internal `conversation.queued` notifications (auto-assignment listens to them). */
+  let queued: InternalEvent<'conversation.queued'>[];
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
@@ -43,9 +45,11 @@ describe('/v1/conversations', () => {
     globex = await registerCompany(t.http, 'Globex');
     const emitter = t.app.get(EventEmitter2);
     for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
+    emitter.on('conversation.queued', (event: InternalEvent<'conversation.queued'>) => queued.push(event));
   });
   beforeEach(() => {
     events = [];
+    queued = [];
   });
   afterAll(() => t.close());
 
@@ -84,6 +88,7 @@ describe('/v1/conversations', () => {
     if (status === 'human') await t.http.post(`${path}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
     if (status === 'closed') await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
     events = [];
+    queued = [];
     return conversation;
   }
 
@@ -498,9 +503,10 @@ describe('/v1/conversations', () => {
       const unchanged = await t.http.patch(path).set(acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(cleared.body);
       expect(events).toEqual([]);
+      expect(queued).toEqual([]);
     });
 
-    it('hands a bot conversation off to the queue, setting queuedAt', async () => {
+    it('hands a bot conversation off to the queue, setting queuedAt and notifying conversation.queued once', async () => {
       const conversation = await start(acme);
       const response = await t.http
         .patch(`/v1/conversations/${conversation.id}`)
@@ -508,6 +514,10 @@ describe('/v1/conversations', () => {
         .send({ status: 'queued' })
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
+      expect(queued).toEqual([
+        { name: 'conversation.queued', companyId: acme.companyId, data: { conversation: response.body } },
+      ]);
+      expect(events).toEqual([]);
     });
 
     it('unassigns a human conversation back to the queue', async () => {
@@ -526,6 +536,7 @@ describe('/v1/conversations', () => {
         queuedAt: expect.any(String),
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
+      expect(queued).toEqual([expect.objectContaining({ data: { conversation: response.body } })]);
     });
 
     it('labels a closed conversation but does not move it', async () => {
@@ -672,8 +683,11 @@ describe('/v1/conversations', () => {
       const theirs = await start(acme);
       await assign(theirs.id, other.agentId);
 
+      queued = [];
       const moved = await t.app.get(ConversationsService).requeueAgentConversations(acme.companyId, agent.agentId);
       expect(moved).toBe(2);
+      expect(queued.map((event) => event.data.conversation.id)).toEqual(mine.map((conversation) => conversation.id));
+      expect(queued.map((event) => event.data.conversation.status)).toEqual(['queued', 'queued']);
       for (const conversation of mine) {
         expect(await stored(acme, conversation.id)).toMatchObject({
           status: 'queued',

@@ -1,0 +1,160 @@
+import { Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { InjectConnection } from '@nestjs/mongoose';
+import { fileTypeStream } from 'file-type';
+import { mongo, type Connection, type Types } from 'mongoose';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { parseObjectId, toObjectId } from '../database/object-id.js';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { storedFileName } from './file-name.js';
+import { describeAllowedFormats, mediaFormatOf, type MediaFormat } from './media-formats.js';
+
+export const MEDIA_BUCKET = 'media';
+
+/** Bytes read before deciding what a file is; file-type's own default sample. */
+const SNIFF_SAMPLE_BYTES = 4100;
+
+/** What `media.files` documents carry in `metadata`. */
+interface MediaMetadata {
+  companyId: Types.ObjectId;
+  uploadedBy: Types.ObjectId;
+  mimeType: string;
+}
+
+export interface StoredMedia {
+  id: Types.ObjectId;
+  fileName: string;
+  mimeType: string;
+  size: number;
+  format: MediaFormat;
+}
+
+export interface MediaDownload {
+  media: StoredMedia;
+  stream: Readable;
+}
+
+export interface UploadOptions {
+  /** The name the client gave the file; only a hint, cleaned up and corrected to the real type. */
+  originalName?: string;
+  uploadedBy: string;
+  maxBytes: number;
+}
+
+/** Passes bytes through and fails once more than `maxBytes` went by. */
+class ByteLimit extends Transform {
+  bytes = 0;
+
+  constructor(private readonly maxBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      callback(new PayloadTooLargeException(`The file is larger than the limit of ${this.maxBytes} bytes`));
+      return;
+    }
+    callback(null, chunk);
+  }
+}
+
+/**
+ * Media files in MongoDB GridFS (bucket "media"). GridFS is used through the driver, beneath
+ * Mongoose and its tenant-scope plugin, so this class is the one tenant-scoped store outside
+ * TenantRepository: every method takes the company id first, every file carries it in
+ * `metadata.companyId`, and a file of another company is treated exactly like a missing one.
+ * Files are only ever looked up by `_id` (plus that company check), which the `_id` index serves.
+ */
+@Injectable()
+export class MediaStorage {
+  private bucketInstance?: mongo.GridFSBucket;
+
+  constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  private get db(): mongo.Db {
+    const db = this.connection.db;
+    if (!db) throw new Error('The database connection is not open');
+    return db;
+  }
+
+  private get bucket(): mongo.GridFSBucket {
+    this.bucketInstance ??= new mongo.GridFSBucket(this.db, { bucketName: MEDIA_BUCKET });
+    return this.bucketInstance;
+  }
+
+  private get files(): mongo.Collection<mongo.GridFSFile> {
+    return this.db.collection<mongo.GridFSFile>(`${MEDIA_BUCKET}.files`);
+  }
+
+  /**
+   * Streams `source` into GridFS without holding it in memory: the first bytes decide the format
+   * (400 unless it is on the allow-list), then every byte is counted on its way to the upload
+   * stream (413 past `maxBytes`). On any failure whatever was written is removed.
+   */
+  async upload(companyId: CompanyId, source: Readable, options: UploadOptions): Promise<StoredMedia> {
+    const sniffed = await fileTypeStream(Readable.toWeb(source) as ReadableStream<Uint8Array>, {
+      sampleSize: SNIFF_SAMPLE_BYTES,
+    });
+    const format = mediaFormatOf(sniffed.fileType?.mime);
+    if (!format) {
+      await sniffed.cancel();
+      throw new RequestValidationException([
+        {
+          field: 'file',
+          message: `file content is ${sniffed.fileType?.mime ?? 'not a recognised format'}; allowed: ${describeAllowedFormats()}`,
+        },
+      ]);
+    }
+
+    const fileName = storedFileName(options.originalName, format);
+    const metadata: MediaMetadata = {
+      companyId: toObjectId(companyId),
+      uploadedBy: toObjectId(options.uploadedBy),
+      mimeType: format.mime,
+    };
+    const upload = this.bucket.openUploadStream(fileName, { metadata });
+    const counter = new ByteLimit(options.maxBytes);
+    try {
+      await pipeline(Readable.fromWeb(sniffed as Parameters<typeof Readable.fromWeb>[0]), counter, upload);
+    } catch (error) {
+      await this.discard(upload);
+      throw error;
+    }
+    return { id: upload.id as Types.ObjectId, fileName, mimeType: format.mime, size: counter.bytes, format };
+  }
+
+  /** The file of this company with this id; a malformed, missing or foreign id answers null. */
+  async find(companyId: CompanyId, id: string | Types.ObjectId): Promise<StoredMedia | null> {
+    const _id = typeof id === 'string' ? parseObjectId(id) : id;
+    if (!_id) return null;
+    const file = await this.files.findOne({ _id, 'metadata.companyId': toObjectId(companyId) });
+    const mimeType = (file?.metadata as MediaMetadata | undefined)?.mimeType;
+    const format = mediaFormatOf(mimeType);
+    if (!file || !format) return null;
+    return { id: _id, fileName: file.filename, mimeType: format.mime, size: file.length, format };
+  }
+
+  async open(companyId: CompanyId, id: string): Promise<MediaDownload | null> {
+    const media = await this.find(companyId, id);
+    return media ? { media, stream: this.bucket.openDownloadStream(media.id) } : null;
+  }
+
+  /** Removes the file (its chunks included) if this company owns it; false when there was none. */
+  async delete(companyId: CompanyId, id: Types.ObjectId): Promise<boolean> {
+    if (!(await this.find(companyId, id))) return false;
+    await this.bucket.delete(id);
+    return true;
+  }
+
+  /**
+   * Removes an unfinished upload: `abort` stops further chunk writes and deletes the chunks, and
+   * `delete` also catches a files document in case the upload had just completed. Their own
+   * failures ("nothing to abort", "file not found") must not hide the error that got us here.
+   */
+  private async discard(upload: mongo.GridFSBucketWriteStream): Promise<void> {
+    await upload.abort().catch(() => undefined);
+    await this.bucket.delete(upload.id).catch(() => undefined);
+  }
+}
