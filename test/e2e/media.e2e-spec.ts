@@ -211,16 +211,14 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
     });
 
     it.each([
-      ['no conversationId', {}, 'conversationId'],
-      ['a malformed conversationId', { conversationId: 'abc' }, 'conversationId'],
-      ['an unknown type', { type: 'sticker' }, 'type'],
-      ['a caption over 1024 characters', { caption: 'x'.repeat(1025) }, 'caption'],
-      ['an unknown field', { text: 'hi' }, 'text'],
-    ])('400 for %s, removing the uploaded file', async (_, fields: Record<string, string>, field) => {
+      ['no conversationId', () => ({}), 'conversationId'],
+      ['a malformed conversationId', () => ({ conversationId: 'abc' }), 'conversationId'],
+      ['an unknown type', () => ({ conversationId, type: 'sticker' }), 'type'],
+      ['a caption over 1024 characters', () => ({ conversationId, caption: 'x'.repeat(1025) }), 'caption'],
+      ['an unknown field', () => ({ conversationId, text: 'hi' }), 'text'],
+    ])('400 for %s, removing the uploaded file', async (_, fields: () => Record<string, string>, field) => {
       const before = await totalStored(t);
-      const body = { conversationId, ...fields };
-      if (field === 'conversationId' && !('conversationId' in fields)) delete (body as Record<string, string>).conversationId;
-      const response = await send(acme, body, { content: samples.png(), filename: 'a.png' }).expect(400);
+      const response = await send(acme, fields(), { content: samples.png(), filename: 'a.png' }).expect(400);
       expect(response.body.errors.map((problem: { field: string }) => problem.field)).toContain(field);
       await eventually(() => totalStored(t), before);
     });
