@@ -42,6 +42,28 @@ export interface UploadOptions {
   maxBytes: number;
 }
 
+/**
+ * A web stream that reads `source` only when pulled, for file-type's `fileTypeStream`. Node 20's
+ * `Readable.toWeb` reads ahead and throws "Controller is already closed" when the web stream is
+ * cancelled while data is flowing, which is what refusing a file after its first bytes does.
+ */
+function pullStream(source: Readable): ReadableStream<Uint8Array> {
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      async cancel() {
+        await chunks.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Passes bytes through and fails once more than `maxBytes` went by. */
 class ByteLimit extends Transform {
   bytes = 0;
@@ -94,9 +116,7 @@ export class MediaStorage {
    * stream (413 past `maxBytes`). On any failure whatever was written is removed.
    */
   async upload(companyId: CompanyId, source: Readable, options: UploadOptions): Promise<StoredMedia> {
-    const sniffed = await fileTypeStream(Readable.toWeb(source) as ReadableStream<Uint8Array>, {
-      sampleSize: SNIFF_SAMPLE_BYTES,
-    });
+    const sniffed = await fileTypeStream(pullStream(source), { sampleSize: SNIFF_SAMPLE_BYTES });
     const format = mediaFormatOf(sniffed.fileType?.mime);
     if (!format) {
       await sniffed.cancel();
