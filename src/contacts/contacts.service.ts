@@ -30,6 +30,8 @@ interface NormalizedIdentity {
 }
 
 const IDENTITY_FIELDS: ContactIdentityField[] = ['phone', 'email'];
+/** The schema's limit; a channel's display name is cut to it rather than refusing the message. */
+const MAX_NAME_LENGTH = 200;
 const NAME_FIELDS = ['name', 'email', 'phone'] as const;
 
 function invalidPhone(): RequestValidationException {
@@ -186,7 +188,7 @@ export class ContactsService {
     return {
       phone: identity.phone === undefined ? undefined : phoneOrThrow(identity.phone),
       email,
-      name: identity.name?.trim() || undefined,
+      name: identity.name?.trim().slice(0, MAX_NAME_LENGTH) || undefined,
     };
   }
 

@@ -376,6 +376,11 @@ describe('/v1/contacts', () => {
       expect(await service.findById(umbrella.companyId, 'nope')).toBeNull();
     });
 
+    it('cuts a display name longer than 200 characters instead of refusing it', async () => {
+      const contact = await service.findOrCreateByIdentity(umbrella.companyId, { email: 'long@umbrella.example', name: 'N'.repeat(300) });
+      expect(contact.name).toBe('N'.repeat(200));
+    });
+
     it('refuses an identity without phone and e-mail, or with a malformed one', async () => {
       await expect(service.findOrCreateByIdentity(umbrella.companyId, { name: 'Nobody' })).rejects.toBeInstanceOf(BadRequestException);
       await expect(service.findOrCreateByIdentity(umbrella.companyId, { phone: '123' })).rejects.toBeInstanceOf(BadRequestException);
