@@ -111,20 +111,15 @@ export class ConversationsService {
   /**
    * The contact's open conversation on the channel, or a new one in `bot`. Safe under concurrent
    * calls: the partial unique index admits one open conversation, and the loser of an insert race
-   * reads the winner's. `created` tells whether this call opened it.
+   * reads the winner's (`conversation.created` is published by the one that opened it).
    */
-  async findOrOpen(
-    companyId: CompanyId,
-    contactId: Types.ObjectId,
-    channel: string = DEFAULT_CHANNEL,
-  ): Promise<{ conversation: ConversationView; created: boolean }> {
+  async findOrOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string = DEFAULT_CHANNEL): Promise<ConversationView> {
     const normalized = channel.toLowerCase();
     for (let attempt = 1; ; attempt += 1) {
       const existing = await this.conversations.findOpen(companyId, contactId, normalized);
-      if (existing) return { conversation: ConversationView.from(existing), created: false };
+      if (existing) return ConversationView.from(existing);
       try {
-        const conversation = await this.create(companyId, { contactId, channel: normalized });
-        return { conversation, created: true };
+        return await this.create(companyId, { contactId, channel: normalized });
       } catch (error) {
         // The winner may have been closed before we read it: try again, a bounded number of times.
         if (!isDuplicateKeyError(error) || attempt === OPEN_ATTEMPTS) throw error;

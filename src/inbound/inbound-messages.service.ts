@@ -24,7 +24,7 @@ export class InboundMessagesService {
   async receive(companyId: CompanyId, dto: InboundMessageDto): Promise<DeliveredMessage> {
     const contact = await this.contacts.findOrCreateByIdentity(companyId, dto.from);
     for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
-      const { conversation } = await this.conversations.findOrOpen(companyId, contact._id, dto.channel);
+      const conversation = await this.conversations.findOrOpen(companyId, contact._id, dto.channel);
       const delivered = await this.messages.receive(companyId, conversation.id, contact._id.toHexString(), dto.text);
       if (delivered) return delivered;
     }
