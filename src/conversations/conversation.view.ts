@@ -32,8 +32,15 @@ export class ConversationView {
   @ApiProperty({ type: [String], example: ['vip'] }) tags: string[];
   @ApiProperty({ type: String, nullable: true }) subject: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastMessageAt: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) firstResponseAt: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) queuedAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'The first outbound message (agent or bot); for a conversation you started with `message`, that message',
+  })
+  firstResponseAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it last entered the queue' })
+  queuedAt: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) closedAt: string | null;
   @ApiProperty({ type: String, nullable: true }) closeReason: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;

@@ -54,7 +54,12 @@ export class InboundMessageDto {
   @Validate(HasPhoneOrEmail)
   from: InboundSenderDto;
 
-  @ApiProperty({ example: 'Hi, where is my order?', minLength: 1, maxLength: 4096 })
+  @ApiProperty({
+    example: 'Hi, where is my order?',
+    minLength: 1,
+    maxLength: 4096,
+    description: 'Required: inbound messages are text; inbound media is not supported',
+  })
   @IsString()
   @Length(1, 4096)
   text: string;
