@@ -26,6 +26,10 @@ export class Agent {
   /** scrypt hash (see PasswordHasher); never selected unless asked for. */
   @Prop({ type: String, select: false })
   passwordHash?: string;
+
+  /** Set when auto-assignment hands it a conversation: round robin picks the least recent. */
+  @Prop({ type: Date, default: null })
+  lastAssignedAt: Date | null;
 }
 
 export const AgentSchema = SchemaFactory.createForClass(Agent);
@@ -33,4 +37,9 @@ AgentSchema.plugin(tenantScopePlugin);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });
 // Login is by e-mail alone, so an e-mail that can log in belongs to one agent across all companies.
 AgentSchema.index({ email: 1 }, { unique: true, partialFilterExpression: { passwordHash: { $type: 'string' } } });
-AgentSchema.index({ companyId: 1, isActive: 1, status: 1 });
+AgentSchema.index({ companyId: 1, _id: -1 });
+AgentSchema.index({ companyId: 1, status: 1, _id: -1 });
+// Lists by isActive (and status), and auto-assignment's "active and online" candidates.
+AgentSchema.index({ companyId: 1, isActive: 1, status: 1, _id: -1 });
+// The last-active-admin rule.
+AgentSchema.index({ companyId: 1, role: 1, isActive: 1 });

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
+import type { Model, Types } from 'mongoose';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
-import { TenantRepository, type Stored } from '../database/tenancy/tenant-repository.js';
+import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { Agent } from './agent.schema.js';
+
+export type AssignableAgent = Pick<Stored<Agent>, '_id' | 'lastAssignedAt'>;
 
 @Injectable()
 export class AgentsRepository extends TenantRepository<Agent> {
@@ -23,5 +25,29 @@ export class AgentsRepository extends TenantRepository<Agent> {
 
   async isLoginEmailTaken(email: string): Promise<boolean> {
     return (await this.findLoginCandidate(email)) !== null;
+  }
+
+  /** True when this call deactivated the agent, false when it was already inactive (or missing). */
+  async deactivate(companyId: CompanyId, agentId: Types.ObjectId): Promise<boolean> {
+    const result = await this.model
+      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), { $set: { isActive: false, status: 'offline' } })
+      .exec();
+    return result.modifiedCount === 1;
+  }
+
+  async countActiveAdmins(companyId: CompanyId): Promise<number> {
+    return this.count(companyId, { role: 'admin', isActive: true });
+  }
+
+  /** Who may receive conversations automatically: active and online. */
+  async findAssignable(companyId: CompanyId): Promise<AssignableAgent[]> {
+    return this.find(companyId, { isActive: true, status: 'online' }, { projection: { _id: 1, lastAssignedAt: 1 } });
+  }
+
+  /** Bookkeeping of the chooser, not a change of the agent as the API shows it: updatedAt stays. */
+  async markAssigned(companyId: CompanyId, agentId: Types.ObjectId, at: Date): Promise<void> {
+    await this.model
+      .updateOne(this.scope(companyId, { _id: agentId }), { $set: { lastAssignedAt: at } }, { timestamps: false })
+      .exec();
   }
 }
