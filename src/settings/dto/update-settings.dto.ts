@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -24,16 +24,16 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class BusinessHoursWindowDto {
-  @ApiPropertyOptional({ enum: WEEKDAYS, example: 'monday' })
+  @ApiProperty({ enum: WEEKDAYS, example: 'monday' })
   @IsIn(WEEKDAYS)
   day: Weekday;
 
-  @ApiPropertyOptional({ example: '09:00', description: 'HH:MM, 24-hour clock, in the company timezone' })
+  @ApiProperty({ example: '09:00', description: 'HH:MM, 24-hour clock, in the company timezone' })
   @IsString()
   @Matches(HH_MM, { message: 'open must be a time HH:MM (00:00 to 23:59)' })
   open: string;
 
-  @ApiPropertyOptional({ example: '17:00', description: 'HH:MM, after open' })
+  @ApiProperty({ example: '17:00', description: 'HH:MM, after open' })
   @IsString()
   @Matches(HH_MM, { message: 'close must be a time HH:MM (00:00 to 23:59)' })
   @IsAfterTime('open')
