@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AgentsApiModule } from './agents/agents-api.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
@@ -17,6 +18,7 @@ import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { SettingsModule } from './settings/settings.module.js';
 
 @Module({})
 export class AppModule {
@@ -40,6 +42,8 @@ export class AppModule {
         MessagesModule,
         InboundModule,
         MediaModule,
+        AgentsApiModule,
+        SettingsModule,
         HealthModule,
         SeedModule,
       ],

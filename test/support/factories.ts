@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent.js';
-import { AgentsRepository } from '../../src/agents/agents.repository.js';
 import type { ApiKeyScope, Role } from '../../src/auth/auth-principal.js';
-import { PasswordHasher } from '../../src/auth/password-hasher.js';
 import type { TestApp } from './test-app.js';
 
 export interface TestCompany {
@@ -51,19 +49,16 @@ export interface TestAgentLogin {
   auth: { Authorization: string };
 }
 
-/** Adds an agent with a password to a company and logs it in (the agents API arrives with its own issue). */
+/** Adds an online agent with a password to a company through POST /v1/agents (as its admin), and logs it in. */
 export async function addAgent(t: TestApp, company: TestCompany, role: Role): Promise<TestAgentLogin> {
   const email = uniqueEmail(role);
   const password = 'another good password';
-  const agent = await t.app.get(AgentsRepository).create(company.companyId, {
-    name: `A ${role}`,
-    email,
-    role,
-    status: 'online',
-    isActive: true,
-    passwordHash: await t.app.get(PasswordHasher).hash(password),
-  });
+  const created = await t.http
+    .post('/v1/agents')
+    .set(company.auth)
+    .send({ name: `A ${role}`, email, role, status: 'online', password })
+    .expect(201);
   const response = await t.http.post('/v1/auth/login').send({ email, password }).expect(200);
   const token = response.body.accessToken as string;
-  return { agentId: agent._id.toHexString(), email, password, token, auth: { Authorization: `Bearer ${token}` } };
+  return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
 }

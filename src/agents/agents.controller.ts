@@ -1,0 +1,80 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { RequireRole } from '../auth/decorators/require-role.decorator.js';
+import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { AgentView } from './agent.view.js';
+import { AgentsService } from './agents.service.js';
+import { CreateAgentDto } from './dto/create-agent.dto.js';
+import { ListAgentsQueryDto } from './dto/list-agents-query.dto.js';
+import { UpdateAgentDto } from './dto/update-agent.dto.js';
+
+@ApiTags('Agents')
+@ApiBearerAuth()
+@ApiProblemResponses(401, 429)
+@Controller('agents')
+export class AgentsController {
+  constructor(private readonly agents: AgentsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List agents, newest first; deactivated agents included unless filtered out' })
+  @ApiPageResponse(AgentView)
+  @ApiProblemResponses(400)
+  list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListAgentsQueryDto): Promise<Page<AgentView>> {
+    return this.agents.list(agent.companyId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One agent' })
+  @ApiOkResponse({ type: AgentView })
+  @ApiProblemResponses(404)
+  get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
+    return this.agents.get(agent.companyId, id);
+  }
+
+  @Post()
+  @RequireRole('admin')
+  @ApiOperation({
+    summary: 'Add an agent (admin)',
+    description:
+      'With a password the agent can log in with its e-mail. 409 when the e-mail is already used in the ' +
+      'company, or (with a password) when it can already log in to any company.',
+  })
+  @ApiCreatedResponse({ type: AgentView })
+  @ApiProblemResponses(400, 403, 409)
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAgentDto): Promise<AgentView> {
+    return this.agents.create(agent.companyId, dto);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change an agent',
+    description:
+      'Admins may change every field; any agent may change its own `status` (anything else answers 403). ' +
+      'A deactivated agent stays offline until reactivated with `isActive: true`. ' +
+      'Demoting or deactivating the last active admin answers 409.',
+  })
+  @ApiOkResponse({ type: AgentView })
+  @ApiProblemResponses(400, 403, 404, 409)
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAgentDto): Promise<AgentView> {
+    return this.agents.update(agent, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @RequireRole('admin')
+  @ApiOperation({
+    summary: 'Deactivate an agent (admin); the record stays',
+    description:
+      '`isActive: false` and `status: offline`; its open human conversations go back to the queue; its ' +
+      'tokens are refused from the next request and it can no longer log in. Answers the agent. ' +
+      'Deactivating the last active admin answers 409.',
+  })
+  @ApiOkResponse({ type: AgentView })
+  @ApiProblemResponses(403, 404, 409)
+  deactivate(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
+    return this.agents.deactivate(agent.companyId, id);
+  }
+}

@@ -1,0 +1,162 @@
+import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import type { QueryFilter, UpdateQuery } from 'mongoose';
+import { AutoAssigner } from '../assignment/auto-assigner.js';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { roleAllows } from '../auth/guards/permissions.guard.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import { decodeCursor } from '../common/pagination/cursor.js';
+import type { Page } from '../common/pagination/page.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import type { Agent } from './agent.schema.js';
+import { AgentView } from './agent.view.js';
+import { AgentsRepository } from './agents.repository.js';
+import type { CreateAgentDto } from './dto/create-agent.dto.js';
+import type { ListAgentsQueryDto } from './dto/list-agents-query.dto.js';
+import type { UpdateAgentDto } from './dto/update-agent.dto.js';
+
+const CAN_LOG_IN_ELSEWHERE = 'An agent with this e-mail can already log in';
+const LAST_ADMIN = 'The company must keep at least one active admin';
+
+@Injectable()
+export class AgentsService {
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly conversations: ConversationsService,
+    private readonly autoAssigner: AutoAssigner,
+  ) {}
+
+  async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
+    const filter: QueryFilter<Agent> = {};
+    if (query.status) filter.status = query.status;
+    if (query.isActive !== undefined) filter.isActive = query.isActive;
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const page = await this.agents.page(companyId, filter, { limit: query.limit, after });
+    return { data: page.data.map((agent) => AgentView.from(agent)), nextCursor: page.nextCursor };
+  }
+
+  async get(companyId: CompanyId, id: string): Promise<AgentView> {
+    return AgentView.from(await this.findStored(companyId, id));
+  }
+
+  /** 409 for an e-mail already used in the company, or, with a password, one that can log in anywhere. */
+  async create(companyId: CompanyId, dto: CreateAgentDto): Promise<AgentView> {
+    const email = dto.email.trim().toLowerCase();
+    if (await this.agents.findOne(companyId, { email }, { _id: 1 })) {
+      throw new ConflictException(`An agent with e-mail ${email} already exists in this company`);
+    }
+    if (dto.password !== undefined && (await this.agents.isLoginEmailTaken(email))) {
+      throw new ConflictException(CAN_LOG_IN_ELSEWHERE);
+    }
+    const created = await this.agents
+      .create(companyId, {
+        name: dto.name,
+        email,
+        role: dto.role ?? 'agent',
+        status: dto.status ?? 'offline',
+        isActive: true,
+        passwordHash: dto.password === undefined ? undefined : await this.passwords.hash(dto.password),
+      })
+      .catch((error: unknown) => this.rethrowDuplicate(error, email));
+    if (created.status === 'online') await this.autoAssigner.serveQueue(companyId);
+    return AgentView.from(created);
+  }
+
+  /**
+   * Admins change anything; anyone else only their own status (403 otherwise). Deactivating here
+   * (`isActive: false`) is the same as DELETE.
+   */
+  async update(actor: AgentPrincipal, id: string, dto: UpdateAgentDto): Promise<AgentView> {
+    const { companyId } = actor;
+    const current = await this.findStored(companyId, id);
+    this.authorize(actor, current, dto);
+
+    const { password, isActive, ...fields } = dto;
+    const staysInactive = !current.isActive && isActive !== true;
+    if (staysInactive && fields.status !== undefined && fields.status !== 'offline') {
+      throw new BadRequestException(`Agent ${id} is deactivated and stays offline; reactivate it with isActive: true`);
+    }
+    const set: UpdateQuery<Agent> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    if (isActive === true) set.isActive = true;
+    if (password !== undefined) {
+      const loginHolder = await this.agents.findLoginCandidate(current.email);
+      if (loginHolder && !loginHolder._id.equals(current._id)) throw new ConflictException(CAN_LOG_IN_ELSEWHERE);
+      set.passwordHash = await this.passwords.hash(password);
+    }
+    const demotesAdmin = current.role === 'admin' && current.isActive && fields.role !== undefined && fields.role !== 'admin';
+    if (demotesAdmin && (await this.agents.countActiveAdmins(companyId)) <= 1) throw new ConflictException(LAST_ADMIN);
+
+    let updated = current;
+    if (Object.keys(set).length > 0) {
+      updated =
+        (await this.agents
+          .updateOne(companyId, { _id: current._id }, { $set: set })
+          .catch((error: unknown) => this.rethrowDuplicate(error, current.email))) ?? this.notFound(id);
+      if (demotesAdmin) await this.keepAnAdmin(companyId, current);
+    }
+    if (isActive === false) return this.deactivate(companyId, id);
+    if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
+      await this.autoAssigner.serveQueue(companyId);
+    }
+    return AgentView.from(updated);
+  }
+
+  /**
+   * Deactivates: `isActive: false`, offline, its open `human` conversations back to the queue (and
+   * auto-assigned again when that is on). Its tokens stop working on their next request; the record
+   * stays. Deactivating twice answers the agent as it is; the last active admin cannot go (409).
+   */
+  async deactivate(companyId: CompanyId, id: string): Promise<AgentView> {
+    const current = await this.findStored(companyId, id);
+    // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
+    if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
+    if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
+    // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
+    await this.conversations.requeueAgentConversations(companyId, id);
+    return this.get(companyId, id);
+  }
+
+  private authorize(actor: AgentPrincipal, target: Stored<Agent>, dto: UpdateAgentDto): void {
+    if (roleAllows(actor.role, 'admin')) return;
+    if (actor.agentId !== target._id.toHexString()) throw new ForbiddenException('Only admins may change other agents');
+    const others = Object.entries(dto)
+      .filter(([field, value]) => field !== 'status' && value !== undefined)
+      .map(([field]) => field);
+    if (others.length > 0) {
+      throw new ForbiddenException(`Agents may change only their own status; ${others.join(', ')} need an admin`);
+    }
+  }
+
+  /**
+   * Checked after the write too: two admins demoting or deactivating each other at once both see the
+   * other still active beforehand, but afterwards at least one of them sees none, and undoes its change.
+   */
+  private async keepAnAdmin(companyId: CompanyId, previous: Stored<Agent>): Promise<void> {
+    if ((await this.agents.countActiveAdmins(companyId)) > 0) return;
+    await this.agents.updateOne(
+      companyId,
+      { _id: previous._id },
+      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status } },
+    );
+    throw new ConflictException(LAST_ADMIN);
+  }
+
+  private rethrowDuplicate(error: unknown, email: string): never {
+    if (!isDuplicateKeyError(error)) throw error;
+    // The company-scoped unique index names companyId first; the login index is on e-mail alone.
+    if (duplicateKeyField(error) === 'email' && Object.keys(error.keyPattern ?? {}).includes('companyId')) {
+      throw new ConflictException(`An agent with e-mail ${email} already exists in this company`);
+    }
+    throw new ConflictException(CAN_LOG_IN_ELSEWHERE);
+  }
+
+  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Agent>> {
+    return (await this.agents.findById(companyId, id)) ?? this.notFound(id);
+  }
+
+  private notFound(id: string): never {
+    throw new NotFoundException(`Agent ${id} not found`);
+  }
+}
