@@ -13,6 +13,7 @@ import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
+import { FlowsModule } from './flows/flows.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         MediaModule,
         AgentsApiModule,
         SettingsModule,
+        FlowsModule,
         HealthModule,
         SeedModule,
       ],

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AgentsModule } from '../agents/agents.module.js';
+import { AssignmentModule } from '../assignment/assignment.module.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
+import { MessagesModule } from '../messages/messages.module.js';
+import { FlowExecution, FlowExecutionSchema } from './flow-execution.schema.js';
+import { FlowExecutionsRepository } from './flow-executions.repository.js';
+import { FlowRunner } from './flow-runner.js';
+import { Flow, FlowSchema } from './flow.schema.js';
+import { InboundFlowTrigger } from './flow-triggers.js';
+import { FlowsController } from './flows.controller.js';
+import { FlowsRepository } from './flows.repository.js';
+import { FlowsService } from './flows.service.js';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: Flow.name, schema: FlowSchema },
+      { name: FlowExecution.name, schema: FlowExecutionSchema },
+    ]),
+    AgentsModule,
+    AssignmentModule,
+    ConversationsModule,
+    MessagesModule,
+  ],
+  controllers: [FlowsController],
+  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowsService, InboundFlowTrigger],
+})
+export class FlowsModule {}

@@ -1,0 +1,112 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import type { QueryFilter } from 'mongoose';
+import { AgentsRepository } from '../agents/agents.repository.js';
+import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
+import { decodeCursor } from '../common/pagination/cursor.js';
+import type { Page } from '../common/pagination/page.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import type { FlowExecutionSnapshot } from '../events/domain-events.js';
+import type { ExecuteFlowDto } from './dto/execute-flow.dto.js';
+import type { FlowStepDto } from './dto/flow-steps.dto.js';
+import { DeletedFlowView, FlowView } from './dto/flow.view.js';
+import type { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
+import type { WriteFlowDto } from './dto/write-flow.dto.js';
+import type { Flow, FlowStep } from './flow.schema.js';
+import { FlowRunner } from './flow-runner.js';
+import { FlowsRepository } from './flows.repository.js';
+import { normalizeKeywords } from './keyword-match.js';
+
+/** The step as stored: its own fields, without the ones left out. */
+function toStep(step: FlowStepDto): FlowStep {
+  return Object.fromEntries(Object.entries(step).filter(([, value]) => value !== undefined)) as FlowStep;
+}
+
+@Injectable()
+export class FlowsService {
+  constructor(
+    private readonly flows: FlowsRepository,
+    private readonly agents: AgentsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly runner: FlowRunner,
+  ) {}
+
+  async list(companyId: CompanyId, query: ListFlowsQueryDto): Promise<Page<FlowView>> {
+    const filter: QueryFilter<Flow> = query.isActive === undefined ? {} : { isActive: query.isActive };
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const page = await this.flows.page(companyId, filter, { limit: query.limit, after });
+    return { data: page.data.map((flow) => FlowView.from(flow)), nextCursor: page.nextCursor };
+  }
+
+  async get(companyId: CompanyId, id: string): Promise<FlowView> {
+    return FlowView.from(await this.findStored(companyId, id));
+  }
+
+  async create(companyId: CompanyId, dto: WriteFlowDto): Promise<FlowView> {
+    return FlowView.from(await this.flows.create(companyId, await this.toFlow(companyId, dto)));
+  }
+
+  /** PUT: every field is replaced; what the body leaves out takes its default again. */
+  async replace(companyId: CompanyId, id: string, dto: WriteFlowDto): Promise<FlowView> {
+    const current = await this.findStored(companyId, id);
+    const replaced = await this.flows.updateOne(companyId, { _id: current._id }, { $set: await this.toFlow(companyId, dto) });
+    return FlowView.from(replaced ?? this.notFound(id));
+  }
+
+  /** Its past executions stay: they are the history analytics counts. */
+  async remove(companyId: CompanyId, id: string): Promise<DeletedFlowView> {
+    const current = await this.findStored(companyId, id);
+    if (!(await this.flows.deleteOne(companyId, { _id: current._id }))) this.notFound(id);
+    return { id: current._id.toHexString(), deleted: true };
+  }
+
+  /**
+   * Runs the flow on the conversation now. 400 when the flow is inactive, the conversation is closed,
+   * or `conversationId` names no conversation of the company (a body field, so 400 rather than 404).
+   */
+  async execute(companyId: CompanyId, id: string, dto: ExecuteFlowDto): Promise<FlowExecutionSnapshot> {
+    const flow = await this.findStored(companyId, id);
+    if (!flow.isActive) throw new BadRequestException(`Flow ${id} is inactive; activate it to run it`);
+    const conversation = await this.conversations.find(companyId, dto.conversationId);
+    if (!conversation) {
+      throw new RequestValidationException([
+        { field: 'conversationId', message: `conversation ${dto.conversationId} not found` },
+      ]);
+    }
+    if (conversation.status === 'closed') {
+      throw new BadRequestException(`Conversation ${conversation.id} is closed; flows cannot run on it`);
+    }
+    return this.runner.run(companyId, flow, conversation.id, 'manual');
+  }
+
+  /** Checks what the DTO cannot: keywords only on inbound triggers, assigned agents of the company. */
+  private async toFlow(companyId: CompanyId, dto: WriteFlowDto): Promise<Partial<Flow>> {
+    const problems: FieldProblem[] = [];
+    const trigger = dto.trigger ?? { type: 'manual' as const };
+    if (trigger.type === 'manual' && trigger.keywords?.length) {
+      problems.push({ field: 'trigger.keywords', message: 'keywords apply only to inbound_message triggers' });
+    }
+    const steps = dto.steps.map(toStep);
+    for (const [index, step] of steps.entries()) {
+      if (step.type === 'assign' && step.agentId && !(await this.agents.findById(companyId, step.agentId, { _id: 1 }))) {
+        problems.push({ field: `steps.${index}.agentId`, message: `agent ${step.agentId} not found` });
+      }
+    }
+    if (problems.length > 0) throw new RequestValidationException(problems);
+    return {
+      name: dto.name,
+      description: dto.description ?? null,
+      isActive: dto.isActive ?? true,
+      trigger: { type: trigger.type, keywords: normalizeKeywords(trigger.keywords ?? []) },
+      steps,
+    };
+  }
+
+  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Flow>> {
+    return (await this.flows.findById(companyId, id)) ?? this.notFound(id);
+  }
+
+  private notFound(id: string): never {
+    throw new NotFoundException(`Flow ${id} not found`);
+  }
+}
