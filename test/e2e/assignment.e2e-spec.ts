@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { AssignmentLeaseRepository } from '../../src/assignment/assignment-lease.repository.js';
+import { AssignmentLease } from '../../src/assignment/assignment-lease.schema.js';
+import { Conversation } from '../../src/conversations/conversation.schema.js';
+import { DatabaseTarget } from '../../src/database/database-target.js';
+import type { DomainEvent } from '../../src/events/domain-events.js';
+import {
+  addAgent,
+  createApiKey,
+  registerCompany,
+  uniqueEmail,
+  type TestAgentLogin,
+  type TestCompany,
+} from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+interface Tenant extends TestCompany {
+  key: string;
+}
+
+describe('auto-assignment', () => {
+  let t: TestApp;
+  /** A second instance of the API on the same database, as another process would be. */
+  let other: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    other = await createTestApp({ env: { MONGODB_URI: t.app.get(DatabaseTarget).uri } });
+  });
+  // Passport keeps strategies in one registry per process, so the instance created last
+  // authenticates for both: it must stay up as long as the first one serves requests.
+  afterAll(async () => {
+    await other.close();
+    await t.close();
+  });
+
+  /** A company whose admin is offline, so only the agents a test adds can receive conversations. */
+  const tenant = async (name: string, autoAssignment: Record<string, unknown>): Promise<Tenant> => {
+    const company = await registerCompany(t.http, name);
+    await t.http.patch(`/v1/agents/${company.agentId}`).set(company.auth).send({ status: 'offline' }).expect(200);
+    await t.http.patch('/v1/settings').set(company.auth).send({ autoAssignment }).expect(200);
+    return { ...company, key: await createApiKey(t.http, company, ['messages:write']) };
+  };
+
+  const agents = async (company: TestCompany, count: number): Promise<TestAgentLogin[]> => {
+    const added: TestAgentLogin[] = [];
+    for (let index = 0; index < count; index += 1) added.push(await addAgent(t, company, 'agent'));
+    return added;
+  };
+
+  /** A new bot conversation, opened by a customer's message. */
+  const openConversation = async (company: Tenant, http = t.http): Promise<string> => {
+    const response = await http
+      .post('/api/external/messages')
+      .set('x-api-key', company.key)
+      .send({ from: { email: uniqueEmail('customer') }, text: 'hello' })
+      .expect(201);
+    return response.body.data.conversation.id as string;
+  };
+
+  const handOff = (company: TestCompany, id: string, http = t.http) =>
+    http.patch(`/v1/conversations/${id}`).set(company.auth).send({ status: 'queued' }).expect(200);
+
+  const stored = (company: TestCompany, ids: string[]) =>
+    t.model<Conversation>(Conversation.name).find({ companyId: company.companyId, _id: { $in: ids } }).sort({ _id: 1 }).lean();
+
+  const loadOf = async (company: TestCompany) => {
+    const rows = await t
+      .model<Conversation>(Conversation.name)
+      .find({ companyId: company.companyId, status: 'human' })
+      .lean();
+    const load = new Map<string, number>();
+    for (const row of rows) load.set(row.assignedAgentId!.toHexString(), (load.get(row.assignedAgentId!.toHexString()) ?? 0) + 1);
+    return load;
+  };
+
+  it('round robin spreads 20 sequential hand-offs evenly over 4 agents, in rotation', async () => {
+    const company = await tenant('Fair', { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 10 });
+    const team = await agents(company, 4);
+    const assigned: DomainEvent<'conversation.assigned'>[] = [];
+    const listener = (event: DomainEvent<'conversation.assigned'>) => {
+      if (event.companyId === company.companyId) assigned.push(event);
+    };
+    t.app.get(EventEmitter2).on('conversation.assigned', listener);
+
+    const ids: string[] = [];
+    for (let index = 0; index < 20; index += 1) {
+      const id = await openConversation(company);
+      await handOff(company, id);
+      ids.push(id);
+    }
+    t.app.get(EventEmitter2).off('conversation.assigned', listener);
+
+    const conversations = await stored(company, ids);
+    expect(conversations.every((conversation) => conversation.status === 'human')).toBe(true);
+    expect(conversations.every((conversation) => conversation.assignedBy?.kind === 'auto')).toBe(true);
+    const load = await loadOf(company);
+    expect(team.map((agent) => load.get(agent.agentId))).toEqual([5, 5, 5, 5]);
+    const order = conversations.map((conversation) => conversation.assignedAgentId!.toHexString());
+    expect(order.slice(4)).toEqual(order.slice(0, 16));
+    expect(new Set(order.slice(0, 4)).size).toBe(4);
+    expect(assigned.map((event) => event.data.conversation.id)).toEqual(ids);
+  });
+
+  it('least busy picks the agent with the fewest open conversations', async () => {
+    const company = await tenant('Balanced', { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 10 });
+    const [loaded, idle, half] = await agents(company, 3);
+    for (const [agent, count] of [[loaded, 2], [half, 1]] as const) {
+      for (let index = 0; index < count; index += 1) {
+        const id = await openConversation(company);
+        await t.http.post(`/v1/conversations/${id}/assign`).set(company.auth).send({ agentId: agent.agentId }).expect(200);
+      }
+    }
+    const picks: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const id = await openConversation(company);
+      await handOff(company, id);
+      picks.push((await stored(company, [id]))[0].assignedAgentId!.toHexString());
+    }
+    // Loads (loaded, idle, half): (2,0,1) → idle; (2,1,1) tie, half never auto-assigned → half;
+    // (2,1,2) → idle; (2,2,2) tie, loaded never auto-assigned → loaded.
+    expect(picks).toEqual([idle.agentId, half.agentId, idle.agentId, loaded.agentId]);
+  });
+
+  it('never pushes an agent over capacity under concurrent hand-offs, in one process or two', async () => {
+    const company = await tenant('Crowded', { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 2 });
+    const team = await agents(company, 2);
+    const ids: string[] = [];
+    for (let index = 0; index < 10; index += 1) ids.push(await openConversation(company));
+
+    await Promise.all(ids.map((id, index) => handOff(company, id, index % 2 === 0 ? t.http : other.http)));
+
+    const conversations = await stored(company, ids);
+    expect(conversations.filter((conversation) => conversation.status === 'human')).toHaveLength(4);
+    expect(conversations.filter((conversation) => conversation.status === 'queued')).toHaveLength(6);
+    const load = await loadOf(company);
+    expect(team.map((agent) => load.get(agent.agentId))).toEqual([2, 2]);
+    expect(await t.model<AssignmentLease>(AssignmentLease.name).countDocuments({ companyId: company.companyId })).toBe(0);
+  });
+
+  it('serves the queue when an agent gains room: one closes a conversation, another comes online', async () => {
+    const company = await tenant('Waiting', { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 1 });
+    const [first] = await agents(company, 1);
+    const [a, b, c] = [await openConversation(company), await openConversation(company), await openConversation(company)];
+    for (const id of [a, b, c]) await handOff(company, id);
+    expect((await stored(company, [a, b, c])).map((conversation) => conversation.status)).toEqual(['human', 'queued', 'queued']);
+
+    await t.http.post(`/v1/conversations/${a}/close`).set(first.auth).send({}).expect(200);
+    expect((await stored(company, [b]))[0]).toMatchObject({ status: 'human' });
+    expect((await stored(company, [b]))[0].assignedAgentId?.toHexString()).toBe(first.agentId);
+
+    const late = await addAgent(t, company, 'agent');
+    await t.http.patch(`/v1/agents/${late.agentId}`).set(late.auth).send({ status: 'away' }).expect(200);
+    expect((await stored(company, [c]))[0].status).toBe('human');
+    expect((await stored(company, [c]))[0].assignedAgentId?.toHexString()).toBe(late.agentId);
+  });
+
+  it('leaves conversations queued when no agent is eligible (offline, away, deactivated) or when disabled', async () => {
+    const company = await tenant('Nobody', { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 5 });
+    const [away, gone] = await agents(company, 2);
+    await t.http.patch(`/v1/agents/${away.agentId}`).set(away.auth).send({ status: 'away' }).expect(200);
+    await t.http.delete(`/v1/agents/${gone.agentId}`).set(company.auth).expect(200);
+    const id = await openConversation(company);
+    await handOff(company, id);
+    expect((await stored(company, [id]))[0]).toMatchObject({ status: 'queued', assignedAgentId: null });
+
+    const off = await tenant('Manual', { enabled: false });
+    await agents(off, 1);
+    const manual = await openConversation(off);
+    await handOff(off, manual);
+    expect((await stored(off, [manual]))[0]).toMatchObject({ status: 'queued', assignedAgentId: null });
+  });
+
+  it('re-assigns the conversations of a deactivated agent to the others', async () => {
+    const company = await tenant('Shift', { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 5 });
+    const [leaving, staying] = await agents(company, 2);
+    const ids = [await openConversation(company), await openConversation(company)];
+    for (const id of ids) {
+      await t.http.post(`/v1/conversations/${id}/assign`).set(company.auth).send({ agentId: leaving.agentId }).expect(200);
+    }
+    await t.http.delete(`/v1/agents/${leaving.agentId}`).set(company.auth).expect(200);
+    const conversations = await stored(company, ids);
+    expect(conversations.map((conversation) => [conversation.status, conversation.assignedAgentId?.toHexString()])).toEqual([
+      ['human', staying.agentId],
+      ['human', staying.agentId],
+    ]);
+  });
+
+  describe('the assignment lease', () => {
+    it('has one holder per company, is released by its holder only, and lapses', async () => {
+      const leases = t.app.get(AssignmentLeaseRepository);
+      const [one, two] = [await registerCompany(t.http, 'L1'), await registerCompany(t.http, 'L2')];
+      expect(await leases.claim(one.companyId, 'a', 60_000)).toBe(true);
+      expect(await leases.claim(one.companyId, 'b', 60_000)).toBe(false);
+      expect(await leases.claim(two.companyId, 'b', 60_000)).toBe(true);
+      await leases.release(one.companyId, 'b');
+      expect(await leases.claim(one.companyId, 'b', 60_000)).toBe(false);
+      await leases.release(one.companyId, 'a');
+      expect(await leases.claim(one.companyId, 'b', 1)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await leases.claim(one.companyId, 'c', 60_000)).toBe(true);
+    });
+  });
+});
