@@ -5,7 +5,11 @@ export default {
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Its ES build imports JSON without an import attribute, which Jest's ESM loader warns about; same code as CJS.
+    '^libphonenumber-js$': '<rootDir>/node_modules/libphonenumber-js/index.cjs',
+  },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   setupFilesAfterEnv: ['<rootDir>/test/support/esm-interop.setup.ts'],
   testTimeout: 30000,

@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Types } from 'mongoose';
+import { SchemaTypes, Types } from 'mongoose';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../auth/auth-principal.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
@@ -19,7 +19,7 @@ export class ApiKey {
   @Prop({ required: true })
   keyPrefix: string;
 
-  @Prop({ type: Types.ObjectId })
+  @Prop({ type: SchemaTypes.ObjectId })
   createdBy?: Types.ObjectId;
 
   @Prop({ type: Date, default: null })

@@ -19,10 +19,11 @@ export class RequestValidationException extends BadRequestException {
 function flatten(errors: ValidationError[], parent = ''): FieldProblem[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({
-      field,
-      message: message.replace(/^property /, ''),
-    }));
+    // class-validator names only the property ("email must be an email"); name the full path instead.
+    const own = Object.values(error.constraints ?? {}).map((message) => {
+      const text = message.replace(/^property /, '');
+      return { field, message: text.startsWith(error.property) ? field + text.slice(error.property.length) : text };
+    });
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
