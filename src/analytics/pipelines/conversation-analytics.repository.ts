@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { Conversation, type ConversationStatus } from '../../conversations/conversation.schema.js';
+import { TenantRepository, type CompanyId } from '../../database/tenancy/tenant-repository.js';
+import type { BucketRow } from '../metrics-series.js';
+import { bucketOf, countWhere, within, type BucketWindow } from './bucket-window.js';
+
+export const OPEN_STATUSES = ['bot', 'queued', 'human'] as const satisfies readonly ConversationStatus[];
+export type OpenStatus = (typeof OPEN_STATUSES)[number];
+
+export interface ConversationSnapshot {
+  open: { _id: OpenStatus; count: number; oldestQueuedAt: Date | null }[];
+  closedToday: { count: number }[];
+  firstResponses: { count: number; totalMs: number }[];
+}
+
+const hasFirstResponse = { $eq: [{ $type: '$firstResponseAt' }, 'date'] };
+const firstResponseMs = { $subtract: ['$firstResponseAt', '$createdAt'] };
+
+/**
+ * Conversation figures, one aggregation each for metrics and dashboard: a leading `$match` whose `$or` branches
+ * are each served by an index ({companyId, createdAt}, {companyId, closedAt}, {companyId, status}), then a `$facet`
+ * per figure, because the figures are anchored on different dates.
+ */
+@Injectable()
+export class ConversationAnalyticsRepository extends TenantRepository<Conversation> {
+  constructor(@InjectModel(Conversation.name) model: Model<Conversation>) {
+    super(model);
+  }
+
+  /** Created and first-response figures by createdAt; closed and resolution figures by closedAt. */
+  async buckets(companyId: CompanyId, window: BucketWindow): Promise<BucketRow[]> {
+    const range = within(window);
+    const [facets] = await this.aggregate<{ created: BucketRow[]; closed: BucketRow[] }>(companyId, [
+      { $match: { $or: [{ createdAt: range }, { closedAt: range }] } },
+      {
+        $facet: {
+          created: [
+            { $match: { createdAt: range } },
+            {
+              $group: {
+                _id: bucketOf('$createdAt', window),
+                conversationsCreated: { $sum: 1 },
+                firstResponses: countWhere(hasFirstResponse),
+                firstResponseMs: { $sum: { $cond: [hasFirstResponse, firstResponseMs, 0] } },
+              },
+            },
+          ],
+          closed: [
+            { $match: { closedAt: range } },
+            {
+              $group: {
+                _id: bucketOf('$closedAt', window),
+                conversationsClosed: { $sum: 1 },
+                resolutions: { $sum: 1 },
+                resolutionMs: { $sum: { $subtract: ['$closedAt', '$createdAt'] } },
+              },
+            },
+          ],
+        },
+      },
+    ]);
+    return [...facets.created, ...facets.closed];
+  }
+
+  /** Open conversations by status (with the oldest queue entry), and what was closed or answered since `since`. */
+  async snapshot(companyId: CompanyId, since: Date): Promise<ConversationSnapshot> {
+    const open = { $in: OPEN_STATUSES };
+    const [snapshot] = await this.aggregate<ConversationSnapshot>(companyId, [
+      { $match: { $or: [{ status: open }, { closedAt: { $gte: since } }, { createdAt: { $gte: since } }] } },
+      {
+        $facet: {
+          open: [
+            { $match: { status: open } },
+            { $group: { _id: '$status', count: { $sum: 1 }, oldestQueuedAt: { $min: '$queuedAt' } } },
+          ],
+          closedToday: [{ $match: { closedAt: { $gte: since } } }, { $count: 'count' }],
+          firstResponses: [
+            { $match: { createdAt: { $gte: since }, firstResponseAt: { $type: 'date' } } },
+            { $group: { _id: null, count: { $sum: 1 }, totalMs: { $sum: firstResponseMs } } },
+          ],
+        },
+      },
+    ]);
+    return snapshot;
+  }
+}
