@@ -1,0 +1,150 @@
+// Benchmark of GET /v1/analytics/metrics (a script, not a test): the whole application over HTTP on the embedded
+// engine, a company in Europe/Paris with 100 000 messages, 10 000 conversations and 5 000 flow runs inside a 90-day
+// range (2025-01-01..2025-03-31, with the change to summer time on 30 March), answered by day. Noise the range must
+// skip through its indexes: 20 000 of the company's messages before the range and 20 000 of another company inside it.
+// The answer is checked against the counts seeded, then timed; the dashboard is timed too, on the same data.
+// Run: npm run bench:analytics   (builds, then runs this file against dist/ with --expose-gc)
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { getConnectionToken } from '@nestjs/mongoose';
+import mongoose from 'mongoose';
+import { AppModule } from '../dist/app.module.js';
+import { configureApp } from '../dist/app.setup.js';
+
+const MESSAGES = 100_000;
+const CONVERSATIONS = 10_000;
+const FLOW_RUNS = 5_000;
+const NOISE = 20_000;
+const WARMUP = 3;
+const RUNS = 20;
+const RANGE = { startDate: '2025-01-01', endDate: '2025-03-31' };
+// Local midnight in Paris of 2025-01-01 (UTC+1) and of 2025-04-01 (UTC+2, after the change).
+const START = Date.parse('2024-12-31T23:00:00Z');
+const END = Date.parse('2025-03-31T22:00:00Z');
+const { ObjectId } = mongoose.Types;
+
+const app = await NestFactory.create(
+  AppModule.forRoot({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DEMO_SEED: 'false', THROTTLE_LIMIT: '1000000' }),
+  { logger: false, bodyParser: false },
+);
+configureApp(app);
+await app.listen(0, '127.0.0.1');
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+
+async function call(method, path, token, body) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function register(name) {
+  const password = 'correct horse battery staple';
+  const email = `${name.toLowerCase()}-${Date.now()}@bench.example`;
+  const { accessToken, company } = await call('POST', '/v1/auth/register', undefined, { companyName: name, name, email, password });
+  return { token: accessToken, companyId: new ObjectId(company.id) };
+}
+
+async function insertAll(collection, count, make) {
+  for (let from = 0; from < count; from += 5000) {
+    const batch = [];
+    for (let i = from; i < Math.min(count, from + 5000); i++) batch.push(make(i));
+    await collection.insertMany(batch, { ordered: false });
+  }
+}
+
+const spread = (i, count, from = START, to = END) => new Date(from + Math.floor(((i + 0.5) * (to - from)) / count));
+
+try {
+  const acme = await register('Acme');
+  const globex = await register('Globex');
+  await call('PATCH', '/v1/settings', acme.token, { timezone: 'Europe/Paris' });
+  const db = app.get(getConnectionToken()).db;
+  const expected = { conversationsCreated: CONVERSATIONS, conversationsClosed: 0, messagesReceived: 0, messagesSent: 0, flowsExecuted: FLOW_RUNS };
+
+  const seedStart = performance.now();
+  const conversationIds = Array.from({ length: CONVERSATIONS }, () => new ObjectId());
+  await insertAll(db.collection('conversations'), CONVERSATIONS, (i) => {
+    const createdAt = spread(i, CONVERSATIONS);
+    // Two in three closed, after 1 to 72 hours: some of those late in the range close after it.
+    const closedAt = i % 3 ? new Date(createdAt.getTime() + (1 + (i % 72)) * 3_600_000) : null;
+    if (closedAt && closedAt.getTime() < END) expected.conversationsClosed += 1;
+    return {
+      _id: conversationIds[i],
+      companyId: acme.companyId,
+      contactId: new ObjectId(),
+      channel: 'whatsapp',
+      status: closedAt ? 'closed' : 'human',
+      priority: 'medium',
+      assignedAgentId: null,
+      tags: [],
+      firstResponseAt: i % 5 ? new Date(createdAt.getTime() + (i % 600) * 1000) : null,
+      queuedAt: null,
+      closedAt,
+      isOpen: !closedAt,
+      createdAt,
+      updatedAt: createdAt,
+    };
+  });
+  const message = (companyId, i, createdAt) => ({
+    companyId,
+    conversationId: conversationIds[i % CONVERSATIONS],
+    direction: i % 2 ? 'outbound' : 'inbound',
+    type: 'text',
+    text: `Message ${i}`,
+    senderType: i % 2 ? 'agent' : 'contact',
+    createdAt,
+    updatedAt: createdAt,
+  });
+  await insertAll(db.collection('messages'), MESSAGES, (i) => {
+    expected[i % 2 ? 'messagesSent' : 'messagesReceived'] += 1;
+    return message(acme.companyId, i, spread(i, MESSAGES));
+  });
+  await insertAll(db.collection('messages'), NOISE, (i) => message(acme.companyId, i, spread(i, NOISE, START - 90 * 86_400_000, START)));
+  await insertAll(db.collection('messages'), NOISE, (i) => message(globex.companyId, i, spread(i, NOISE)));
+  await insertAll(db.collection('flow_executions'), FLOW_RUNS, (i) => ({
+    companyId: acme.companyId,
+    flowId: new ObjectId(),
+    conversationId: conversationIds[i % CONVERSATIONS],
+    status: 'completed',
+    steps: [],
+    trigger: 'manual',
+    createdAt: spread(i, FLOW_RUNS),
+  }));
+  const seedMs = performance.now() - seedStart;
+  globalThis.gc?.();
+
+  const path = `/v1/analytics/metrics?startDate=${RANGE.startDate}&endDate=${RANGE.endDate}&granularity=day`;
+  const answer = await call('GET', path, acme.token);
+  if (answer.series.length !== 90) throw new Error(`expected 90 daily buckets, got ${answer.series.length}`);
+  for (const [name, count] of Object.entries(expected)) {
+    if (answer.totals[name] !== count) throw new Error(`totals.${name}: expected ${count}, got ${answer.totals[name]}`);
+  }
+
+  const time = async (route) => {
+    for (let i = 0; i < WARMUP; i++) await call('GET', route, acme.token);
+    const times = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      await call('GET', route, acme.token);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return { median: times[Math.floor(RUNS / 2)], min: times[0], max: times[RUNS - 1] };
+  };
+  const metrics = await time(path);
+  const dashboard = await time('/v1/analytics/dashboard');
+
+  const fmt = (n) => n.toFixed(1).padStart(8);
+  console.log(`Analytics over HTTP on the embedded engine (seeded in ${(seedMs / 1000).toFixed(1)} s)`);
+  console.log(`${MESSAGES} messages, ${CONVERSATIONS} conversations, ${FLOW_RUNS} flow runs in ${RANGE.startDate}..${RANGE.endDate} (Europe/Paris), plus ${2 * NOISE} messages outside the company or range`);
+  console.log(`totals checked: ${JSON.stringify(answer.totals)}`);
+  console.log(`${RUNS} requests each     median ms    min ms    max ms`);
+  console.log(`metrics, 90 days by day  ${fmt(metrics.median)}  ${fmt(metrics.min)}  ${fmt(metrics.max)}`);
+  console.log(`dashboard                ${fmt(dashboard.median)}  ${fmt(dashboard.min)}  ${fmt(dashboard.max)}`);
+} finally {
+  await app.close();
+}
