@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { DOMAIN_EVENTS } from '../events/domain-events.js';
+import { EXTERNAL_EVENT_NAMES, WEBHOOK_EVENT_NAMES, eventNamesOf, subscribedNameFor } from './webhook-events.js';
+
+describe('webhook event names', () => {
+  it.each([
+    ['conversation.created', 'CONVERSATION_CREATED'],
+    ['conversation.assigned', 'CONVERSATION_ASSIGNED'],
+    ['conversation.closed', 'CONVERSATION_CLOSED'],
+    ['message.received', 'CHAT_RECEIVED'],
+    ['message.sent', 'CHAT_SENT'],
+    ['flow.executed', 'FLOW_EXECUTED'],
+  ] as const)('%s is %s on Interface B', (dotted, external) => {
+    expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
+    expect(eventNamesOf(dotted)).toEqual([dotted, external]);
+  });
+
+  it('accepts exactly the twelve names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(2 * DOMAIN_EVENTS.length);
+    expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
+    expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
+  });
+
+  it('delivers under the name the webhook subscribed with', () => {
+    expect(subscribedNameFor(['CHAT_RECEIVED'], 'message.received')).toBe('CHAT_RECEIVED');
+    expect(subscribedNameFor(['message.received'], 'message.received')).toBe('message.received');
+    expect(subscribedNameFor(['CHAT_SENT', 'conversation.closed'], 'conversation.closed')).toBe('conversation.closed');
+  });
+
+  it('picks the first listed form when a webhook lists both, and nothing when it lists neither', () => {
+    expect(subscribedNameFor(['CHAT_SENT', 'message.sent'], 'message.sent')).toBe('CHAT_SENT');
+    expect(subscribedNameFor(['message.sent', 'CHAT_SENT'], 'message.sent')).toBe('message.sent');
+    expect(subscribedNameFor(['CHAT_SENT'], 'message.received')).toBeUndefined();
+    expect(subscribedNameFor([], 'flow.executed')).toBeUndefined();
+  });
+});

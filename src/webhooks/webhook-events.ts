@@ -1,0 +1,32 @@
+import { DOMAIN_EVENTS, type DomainEventName } from '../events/domain-events.js';
+
+/** Interface B's names for the domain events (contract section 6). */
+export const EXTERNAL_EVENT_NAMES = {
+  'conversation.created': 'CONVERSATION_CREATED',
+  'conversation.assigned': 'CONVERSATION_ASSIGNED',
+  'conversation.closed': 'CONVERSATION_CLOSED',
+  'message.received': 'CHAT_RECEIVED',
+  'message.sent': 'CHAT_SENT',
+  'flow.executed': 'FLOW_EXECUTED',
+} as const satisfies Record<DomainEventName, string>;
+
+export type ExternalEventName = (typeof EXTERNAL_EVENT_NAMES)[DomainEventName];
+
+/** A name a webhook may subscribe with: either form, and a webhook may mix them. */
+export type WebhookEventName = DomainEventName | ExternalEventName;
+
+export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = [...DOMAIN_EVENTS, ...Object.values(EXTERNAL_EVENT_NAMES)];
+
+/** Both names of one domain event, dotted first. */
+export function eventNamesOf(event: DomainEventName): [DomainEventName, ExternalEventName] {
+  return [event, EXTERNAL_EVENT_NAMES[event]];
+}
+
+/**
+ * The name under which a webhook receives `event`: the first of its subscribed names that means it,
+ * so a webhook that listed both forms still gets one delivery, under the form it listed first.
+ */
+export function subscribedNameFor(subscribed: readonly string[], event: DomainEventName): WebhookEventName | undefined {
+  const names: readonly string[] = eventNamesOf(event);
+  return subscribed.find((name) => names.includes(name)) as WebhookEventName | undefined;
+}
