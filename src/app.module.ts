@@ -21,6 +21,7 @@ import { MediaModule } from './media/media.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         AgentsApiModule,
         SettingsModule,
         FlowsModule,
+        WebhooksModule,
         AnalyticsModule,
         HealthModule,
         SeedModule,

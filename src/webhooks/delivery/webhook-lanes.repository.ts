@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import type { Stored } from '../../database/tenancy/tenant-repository.js';
+import { CROSS_TENANT } from '../../database/tenancy/tenant-scope.plugin.js';
+import { LANE_FREE, Webhook } from '../webhook.schema.js';
+
+/** A webhook whose lane a worker holds, with what an attempt needs (the sealed secret included). */
+export type Lane = Pick<Stored<Webhook>, '_id' | 'companyId' | 'url' | 'retryConfig' | 'secret' | 'leaseOwner'>;
+
+/**
+ * The delivery lanes: one per webhook, held by at most one worker at a time through a lease on the
+ * webhook document (owner + expiry), so deliveries to a webhook are attempted one at a time and in
+ * order across every process, and a crashed worker's lanes are free again once its leases expire.
+ */
+@Injectable()
+export class WebhookLanesRepository {
+  constructor(@InjectModel(Webhook.name) private readonly model: Model<Webhook>) {}
+
+  /**
+   * Atomically leases the active lane that has been due longest. The one cross-tenant query of the
+   * webhook module: the worker serves every company's webhooks, and learns the company from the
+   * lane it claims (every later query of the attempt is scoped to it).
+   */
+  async claim(owner: string, now: Date, leaseMs: number): Promise<Lane | null> {
+    return (await this.model
+      .findOneAndUpdate(
+        { isActive: true, nextDueAt: { $lte: now }, leaseUntil: { $lte: now } },
+        { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } },
+        { sort: { nextDueAt: 1 }, returnDocument: 'after' },
+      )
+      // No projection: an attempt needs most of the webhook anyway, and the embedded engine answers a
+      // projected findAndModify wrongly when the update changes a filtered field (see its repro specs).
+      .select('+secret')
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean()
+      .exec()) as Lane | null;
+  }
+
+  async queueVersion(lane: Lane): Promise<number | null> {
+    const webhook = await this.model.findOne({ _id: lane._id, companyId: lane.companyId }, { queueVersion: 1 }).lean().exec();
+    return webhook?.queueVersion ?? null;
+  }
+
+  /**
+   * Gives the lane up, saying when its new head is due (`undefined`: nothing pending). That hint is
+   * only written if nobody queued anything since `version` was read; otherwise the lane keeps its
+   * earlier, sooner hint, and the next claim looks again.
+   */
+  async release(lane: Lane, version: number | null, nextDueAt: Date | undefined): Promise<void> {
+    const free = { leaseOwner: null, leaseUntil: LANE_FREE };
+    const mine = { _id: lane._id, companyId: lane.companyId, leaseOwner: lane.leaseOwner };
+    if (version !== null) {
+      const update = nextDueAt ? { $set: { ...free, nextDueAt } } : { $set: free, $unset: { nextDueAt: 1 } };
+      const hinted = await this.model.updateOne({ ...mine, queueVersion: version }, update).exec();
+      if (hinted.matchedCount === 1) return;
+    }
+    await this.model.updateOne(mine, { $set: free }).exec();
+  }
+}

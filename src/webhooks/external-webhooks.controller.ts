@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
+import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
+import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
+import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
+import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { CreateExternalWebhookDto } from './dto/create-webhook.dto.js';
+import { ApiDataEnvelope, envelope, MessageEnvelope, type DataEnvelope } from './dto/envelope.js';
+import { CreatedExternalWebhookView, ExternalWebhookSummary, ExternalWebhookView } from './dto/external-webhook.view.js';
+import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
+import { WebhooksService } from './webhooks.service.js';
+
+const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
+
+/** Interface B: the same webhooks, in the `{ success, data | message | error }` envelope. */
+@ApiTags('Interface B: webhooks')
+@ApiKeyAuth()
+@RequireScopes('webhooks:manage')
+@ApiEnvelopeErrorResponses(401, 403, 429, 500)
+@Controller({ path: 'api/external/webhooks', version: VERSION_NEUTRAL })
+export class ExternalWebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the workspace webhooks (without retryConfig), newest first' })
+  @ApiDataEnvelope(200, ExternalWebhookSummary, { isArray: true, description: 'Every webhook of the workspace' })
+  async list(@CurrentApiKey() key: ApiKeyPrincipal): Promise<DataEnvelope<ExternalWebhookSummary[]>> {
+    return envelope((await this.webhooks.all(key.companyId)).map((webhook) => ExternalWebhookSummary.from(webhook)));
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
+  @ApiDataEnvelope(201, CreatedExternalWebhookView, { description: 'Created' })
+  @ApiEnvelopeErrorResponses(400)
+  async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedExternalWebhookView>> {
+    const { webhook, secret } = await this.webhooks.create(key.companyId, dto);
+    return envelope({ ...ExternalWebhookView.from(webhook), secret });
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one webhook, with its retryConfig' })
+  @ApiParam(ID_PARAM)
+  @ApiDataEnvelope(200, ExternalWebhookView, { description: 'The webhook' })
+  @ApiEnvelopeErrorResponses(404)
+  async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<ExternalWebhookView>> {
+    return envelope(ExternalWebhookView.from(await this.webhooks.get(key.companyId, id)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC })
+  @ApiParam(ID_PARAM)
+  @ApiDataEnvelope(200, ExternalWebhookView, { description: 'The updated webhook' })
+  @ApiEnvelopeErrorResponses(400, 404)
+  async update(
+    @CurrentApiKey() key: ApiKeyPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateWebhookDto,
+  ): Promise<DataEnvelope<ExternalWebhookView>> {
+    return envelope(ExternalWebhookView.from(await this.webhooks.update(key.companyId, id, dto)));
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a webhook; deliveries not yet made are discarded' })
+  @ApiParam(ID_PARAM)
+  @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
+  @ApiEnvelopeErrorResponses(404)
+  async remove(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<MessageEnvelope> {
+    await this.webhooks.remove(key.companyId, id);
+    return { success: true, message: `Webhook ${id} deleted` };
+  }
+}

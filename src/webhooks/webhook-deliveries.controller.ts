@@ -1,0 +1,56 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { RequireRole } from '../auth/decorators/require-role.decorator.js';
+import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveredDeliveriesView } from './dto/delivery-requests.dto.js';
+import { DeliveryView } from './dto/delivery.view.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
+
+@ApiTags('Webhooks')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 403, 404, 429)
+@ApiParam({ name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' })
+@RequireRole('admin')
+@Controller('webhooks/:id')
+export class WebhookDeliveriesController {
+  constructor(private readonly deliveries: WebhookDeliveriesService) {}
+
+  @Get('deliveries')
+  @ApiOperation({ summary: "A webhook's deliveries, newest first, each with its attempts (status, response code, duration, error)" })
+  @ApiPageResponse(DeliveryView)
+  async list(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto): Promise<Page<DeliveryView>> {
+    const page = await this.deliveries.page(agent.companyId, id, query);
+    return { data: page.data.map((delivery) => DeliveryView.from(delivery)), nextCursor: page.nextCursor };
+  }
+
+  @Post('deliveries/:deliveryId/retry')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Redeliver one delivery now, with a fresh round of retries',
+    description: 'Any status. The redelivery keeps its id, so receivers see the same webhook-id. A paused webhook delivers it on resume.',
+  })
+  @ApiParam({ name: 'deliveryId', example: 'dlv_6650f0c2a1b2c3d4e5f60799' })
+  @ApiAcceptedResponse({ type: DeliveryView, description: 'Queued' })
+  async retry(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<DeliveryView> {
+    return DeliveryView.from(await this.deliveries.retry(agent.companyId, id, deliveryId));
+  }
+
+  @Post('recover')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Queue again every failed delivery created since a time' })
+  @ApiAcceptedResponse({ type: RecoveredDeliveriesView, description: 'How many were queued' })
+  async recover(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: RecoverDeliveriesDto,
+  ): Promise<RecoveredDeliveriesView> {
+    return { requeued: await this.deliveries.recover(agent.companyId, id, new Date(dto.since)) };
+  }
+}

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Model, QueryFilter, Types } from 'mongoose';
+import { toObjectId } from '../database/object-id.js';
+import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
+import { WebhookDelivery, type DeliveryAttempt } from './webhook-delivery.schema.js';
+
+/** The delivery log keeps the latest attempts of a delivery, however often it is redelivered. */
+export const MAX_LOGGED_ATTEMPTS = 50;
+
+/** How one attempt ends for the delivery: done, or pending again until `nextAttemptAt`. */
+export type AttemptResult =
+  | { status: 'succeeded' | 'failed' }
+  | { status: 'pending'; nextAttemptAt: Date };
+
+@Injectable()
+export class WebhookDeliveriesRepository extends TenantRepository<WebhookDelivery> {
+  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>) {
+    super(model);
+  }
+
+  async insertMany(companyId: CompanyId, deliveries: Partial<WebhookDelivery>[]): Promise<void> {
+    const companyObjectId = toObjectId(companyId);
+    await this.model.insertMany(deliveries.map((delivery) => ({ ...delivery, companyId: companyObjectId })));
+  }
+
+  /** The webhook's oldest pending delivery in event order: the only one its lane may attempt. */
+  async head(companyId: CompanyId, webhookId: Types.ObjectId): Promise<Stored<WebhookDelivery> | null> {
+    const [head] = await this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit: 1 });
+    return head ?? null;
+  }
+
+  /**
+   * Records an attempt on a delivery still as the worker read it (pending, same attemptCount): one
+   * deleted or queued again meanwhile is left alone. False when nothing was recorded.
+   */
+  async recordAttempt(
+    companyId: CompanyId,
+    delivery: Stored<WebhookDelivery>,
+    attempt: DeliveryAttempt,
+    result: AttemptResult,
+  ): Promise<boolean> {
+    const done = result.status !== 'pending';
+    const outcome = await this.model
+      .updateOne(this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }), {
+        $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
+        $inc: { attemptCount: 1 },
+        $set: {
+          status: result.status,
+          nextAttemptAt: done ? null : result.nextAttemptAt,
+          completedAt: done ? attempt.at : null,
+        },
+      })
+      .exec();
+    return outcome.modifiedCount === 1;
+  }
+
+  /** Queues deliveries for an attempt now, with a fresh round of retries; answers how many. */
+  async requeue(companyId: CompanyId, filter: QueryFilter<WebhookDelivery>, now: Date): Promise<number> {
+    return this.updateMany(companyId, filter, { $set: { status: 'pending', attemptCount: 0, nextAttemptAt: now, completedAt: null } });
+  }
+}

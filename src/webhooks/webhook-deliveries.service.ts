@@ -1,0 +1,61 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { Types } from 'mongoose';
+import { decodeCursor } from '../common/pagination/cursor.js';
+import type { Page } from '../common/pagination/page.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
+import type { ListDeliveriesQueryDto } from './dto/delivery-requests.dto.js';
+import type { WebhookDelivery } from './webhook-delivery.schema.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { DELIVERY_ID_PREFIX, parsePublicId } from './webhook-ids.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+import { WebhooksService } from './webhooks.service.js';
+
+/** The delivery log of a webhook, and redelivery. */
+@Injectable()
+export class WebhookDeliveriesService {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly webhookStore: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly worker: WebhookDeliveryWorker,
+  ) {}
+
+  async page(companyId: CompanyId, webhookId: string, query: ListDeliveriesQueryDto): Promise<Page<Stored<WebhookDelivery>>> {
+    const webhook = await this.webhooks.get(companyId, webhookId);
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const filter = query.status ? { webhookId: webhook._id, status: query.status } : { webhookId: webhook._id };
+    return this.deliveries.page(companyId, filter, { limit: query.limit, after });
+  }
+
+  /**
+   * Queues one delivery for an attempt now, whatever its status, with a fresh round of retries and
+   * the same id (so the same `webhook-id`). A paused webhook's delivery waits for the resume.
+   */
+  async retry(companyId: CompanyId, webhookId: string, deliveryId: string): Promise<Stored<WebhookDelivery>> {
+    const webhook = await this.webhooks.get(companyId, webhookId);
+    const _id = parsePublicId(DELIVERY_ID_PREFIX, deliveryId);
+    const delivery = _id && (await this.deliveries.findOne(companyId, { _id, webhookId: webhook._id }));
+    if (!delivery) throw new NotFoundException(`Delivery ${deliveryId} not found`);
+    await this.deliveries.requeue(companyId, { _id: delivery._id }, new Date());
+    await this.queued(companyId, webhook._id);
+    return (await this.deliveries.findOne(companyId, { _id: delivery._id })) ?? delivery;
+  }
+
+  /** Queues again every failed delivery of the webhook created at or after `since`; answers how many. */
+  async recover(companyId: CompanyId, webhookId: string, since: Date): Promise<number> {
+    const webhook = await this.webhooks.get(companyId, webhookId);
+    const requeued = await this.deliveries.requeue(
+      companyId,
+      { webhookId: webhook._id, status: 'failed', createdAt: { $gte: since } },
+      new Date(),
+    );
+    if (requeued > 0) await this.queued(companyId, webhook._id);
+    return requeued;
+  }
+
+  private async queued(companyId: CompanyId, webhookId: Types.ObjectId): Promise<void> {
+    await this.webhookStore.markQueued(companyId, [webhookId], new Date());
+    this.worker.wake();
+  }
+}

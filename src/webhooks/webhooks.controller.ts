@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { RequireRole } from '../auth/decorators/require-role.decorator.js';
+import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './dto/webhook.view.js';
+import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
+import { WebhooksService } from './webhooks.service.js';
+
+const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
+
+@ApiTags('Webhooks')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 403, 429)
+@RequireRole('admin')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
+  @ApiCreatedResponse({ type: CreatedWebhookView })
+  async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookView> {
+    const { webhook, secret } = await this.webhooks.create(agent.companyId, dto);
+    return { ...WebhookView.from(webhook), secret };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List webhooks (without secrets), newest first' })
+  @ApiPageResponse(WebhookView)
+  async list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<WebhookView>> {
+    const page = await this.webhooks.page(agent.companyId, query);
+    return { data: page.data.map((webhook) => WebhookView.from(webhook)), nextCursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one webhook' })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: WebhookView })
+  @ApiProblemResponses(404)
+  async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<WebhookView> {
+    return WebhookView.from(await this.webhooks.get(agent.companyId, id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change a webhook; isActive false pauses it, true resumes its pending deliveries',
+    description: DELIVERY_FORMAT_DOC,
+  })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: WebhookView })
+  @ApiProblemResponses(404)
+  async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookView> {
+    return WebhookView.from(await this.webhooks.update(agent.companyId, id, dto));
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Delete a webhook; its pending deliveries are discarded' })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: DeletedWebhookView })
+  @ApiProblemResponses(404)
+  async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedWebhookView> {
+    await this.webhooks.remove(agent.companyId, id);
+    return { id, deleted: true };
+  }
+}

@@ -1,0 +1,97 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import type { UpdateQuery } from 'mongoose';
+import { decodeCursor } from '../common/pagination/cursor.js';
+import type { Page } from '../common/pagination/page.js';
+import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
+import { generateWebhookSecret } from './delivery/webhook-signature.js';
+import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
+import { WebhookSecretBox } from './webhook-secret-box.js';
+import { WebhookUrlPolicy } from './webhook-url.policy.js';
+import { DEFAULT_RETRY_CONFIG, type Webhook } from './webhook.schema.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+
+/** Bounds the fan-out of one event and Interface B's list, which has no pages. */
+export const MAX_WEBHOOKS_PER_COMPANY = 100;
+
+/** The webhook rules, for both interfaces: the controllers differ only in how they answer. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly secrets: WebhookSecretBox,
+    private readonly urls: WebhookUrlPolicy,
+    private readonly worker: WebhookDeliveryWorker,
+  ) {}
+
+  /** Answers the webhook and its signing secret, which is never shown again. */
+  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<{ webhook: Stored<Webhook>; secret: string }> {
+    await this.urls.assertAllowed(dto.url);
+    if ((await this.webhooks.count(companyId)) >= MAX_WEBHOOKS_PER_COMPANY) {
+      throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
+    }
+    const secret = generateWebhookSecret();
+    const webhook = await this.webhooks.create(companyId, {
+      name: dto.name ?? new URL(dto.url).hostname,
+      url: dto.url,
+      events: dto.events,
+      retryConfig: {
+        maxRetries: dto.retryConfig?.maxRetries ?? DEFAULT_RETRY_CONFIG.maxRetries,
+        backoffMs: dto.retryConfig?.backoffMs ?? DEFAULT_RETRY_CONFIG.backoffMs,
+      },
+      isActive: dto.isActive ?? true,
+      disabledReason: null,
+      secret: this.secrets.seal(secret),
+    });
+    return { webhook, secret };
+  }
+
+  async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<Stored<Webhook>>> {
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    return this.webhooks.page(companyId, {}, { limit: query.limit, after });
+  }
+
+  /** Every webhook of the company, newest first (at most MAX_WEBHOOKS_PER_COMPANY). */
+  async all(companyId: CompanyId): Promise<Stored<Webhook>[]> {
+    return this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
+  }
+
+  async get(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
+    const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
+    const webhook = _id && (await this.webhooks.findOne(companyId, { _id }));
+    if (!webhook) throw new NotFoundException(`Webhook ${id} not found`);
+    return webhook;
+  }
+
+  /** `isActive: false` pauses (pending deliveries wait); `true` resumes them and clears a disabledReason. */
+  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<Stored<Webhook>> {
+    const existing = await this.get(companyId, id);
+    if (dto.url !== undefined) await this.urls.assertAllowed(dto.url);
+    const { retryConfig, ...fields } = dto;
+    const $set: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) if (value !== undefined) $set[key] = value;
+    for (const [key, value] of Object.entries(retryConfig ?? {})) if (value !== undefined) $set[`retryConfig.${key}`] = value;
+    const update: UpdateQuery<Webhook> = { $set };
+    const resuming = dto.isActive === true && !existing.isActive;
+    if (resuming) {
+      $set.disabledReason = null;
+      Object.assign(update, { $inc: { queueVersion: 1 }, $min: { nextDueAt: new Date() } });
+    }
+    const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
+    if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
+    if (resuming) this.worker.wake();
+    return updated;
+  }
+
+  /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
+  async remove(companyId: CompanyId, id: string): Promise<void> {
+    const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
+    if (!_id || !(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
+    await this.deliveries.deleteMany(companyId, { webhookId: _id });
+  }
+}
