@@ -1,0 +1,387 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Types } from 'mongoose';
+import type { ConversationView } from '../../src/conversations/conversation.view.js';
+import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import type { AnyDomainEvent, DomainEventData, DomainEventName } from '../../src/events/domain-events.js';
+import type { MessageView } from '../../src/messages/message.view.js';
+import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
+import { registerCompany, type TestCompany } from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
+import { WebhookReceiver, type ReceivedRequest } from '../support/webhook-receiver.js';
+
+const TIMEOUT_MS = 300;
+
+/** What a receiver does with the documented algorithm (README, "Webhooks"). */
+function signatureIsValid(secret: string, request: ReceivedRequest): boolean {
+  const id = request.headers['webhook-id'] as string;
+  const timestamp = request.headers['webhook-timestamp'] as string;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${request.body}`).digest();
+  const [version, signature] = String(request.headers['webhook-signature']).split(',');
+  const given = Buffer.from(signature ?? '', 'base64');
+  return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const hex = () => new Types.ObjectId().toHexString();
+const now = () => new Date().toISOString();
+
+function conversation(overrides: Partial<ConversationView> = {}): ConversationView {
+  return {
+    id: hex(),
+    contactId: hex(),
+    channel: 'whatsapp',
+    status: 'bot',
+    priority: 'medium',
+    assignedAgentId: null,
+    tags: [],
+    subject: 'Order 1042',
+    lastMessageAt: now(),
+    firstResponseAt: null,
+    queuedAt: null,
+    closedAt: null,
+    closeReason: null,
+    createdAt: now(),
+    updatedAt: now(),
+    ...overrides,
+  } as ConversationView;
+}
+
+function message(conversationId: string, overrides: Partial<MessageView> = {}): MessageView {
+  return {
+    id: hex(),
+    conversationId,
+    direction: 'inbound',
+    type: 'text',
+    text: 'Where is my order?',
+    caption: null,
+    media: null,
+    senderType: 'contact',
+    senderId: hex(),
+    createdAt: now(),
+    ...overrides,
+  };
+}
+
+/** One realistic event of each kind, as the conversation, message and flow services publish them. */
+function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
+  const open = conversation();
+  const agentId = hex();
+  const assigned = conversation({ id: open.id, status: 'human', assignedAgentId: agentId });
+  return {
+    'conversation.created': { conversation: open },
+    'conversation.assigned': { conversation: assigned, agentId, previousAgentId: null },
+    'conversation.closed': { conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), closeReason: 'resolved' }), reason: 'resolved' },
+    'message.received': { message: message(open.id), conversation: open },
+    'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way' }), conversation: assigned },
+    'flow.executed': {
+      execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
+    },
+  };
+}
+
+describe('webhook delivery', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let acme: TestCompany;
+  let bus: DomainEventBus;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await createTestApp({ env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    bus = t.app.get(DomainEventBus);
+    acme = await registerCompany(t.http, 'Acme');
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  async function webhook(path: string, body: Record<string, unknown>, company = acme): Promise<{ id: string; secret: string }> {
+    const response = await t.http.post('/v1/webhooks').set(company.auth).send({ url: receiver.url(path), ...body }).expect(201);
+    return response.body;
+  }
+
+  const deliveriesOf = (id: string, company = acme) =>
+    t.model<WebhookDelivery>(WebhookDelivery.name).find({ companyId: company.companyId, webhookId: id.slice(3) }).sort({ sequence: 1 }).lean();
+
+  async function deliveryLog(id: string, query = '') {
+    return (await t.http.get(`/v1/webhooks/${id}/deliveries${query}`).set(acme.auth).expect(200)).body;
+  }
+
+  it('delivers each of the six events, signed, under the name subscribed with, in event order', async () => {
+    const dotted = await webhook('/six-dotted', {
+      events: ['conversation.created', 'conversation.assigned', 'conversation.closed', 'message.received', 'message.sent', 'flow.executed'],
+    });
+    const external = await webhook('/six-external', {
+      events: ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'FLOW_EXECUTED'],
+    });
+    const samples = sampleEvents();
+    const published: AnyDomainEvent[] = [];
+    for (const name of Object.keys(samples) as DomainEventName[]) {
+      published.push((await bus.publish(name, acme.companyId, samples[name] as never)) as AnyDomainEvent);
+    }
+
+    const externalNames = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'FLOW_EXECUTED'];
+    for (const [path, secret, names] of [
+      ['/six-dotted', dotted.secret, published.map((event) => event.name)],
+      ['/six-external', external.secret, externalNames],
+    ] as const) {
+      const requests = await receiver.received(path, 6);
+      expect(requests).toHaveLength(6);
+      requests.forEach((request, index) => {
+        const event = published[index];
+        expect(request.method).toBe('POST');
+        expect(request.headers['content-type']).toBe('application/json');
+        expect(request.headers['user-agent']).toMatch(/^Parley-Webhooks\//);
+        expect(request.headers['webhook-id']).toMatch(/^dlv_[0-9a-f]{24}$/);
+        expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+        expect(signatureIsValid(secret, request)).toBe(true);
+        expect(JSON.parse(request.body)).toEqual({
+          id: event.id,
+          type: names[index],
+          timestamp: event.occurredAt.toISOString(),
+          companyId: acme.companyId,
+          data: JSON.parse(JSON.stringify(event.data)),
+        });
+      });
+      expect(signatureIsValid(dotted.secret === secret ? external.secret : dotted.secret, requests[0])).toBe(false);
+    }
+    const first = (path: string) => receiver.to(path)[0];
+    expect(JSON.parse(first('/six-dotted').body).id).toBe(JSON.parse(first('/six-external').body).id);
+    expect(first('/six-dotted').headers['webhook-id']).not.toBe(first('/six-external').headers['webhook-id']);
+
+    const log = await waitFor(async () => {
+      const page = await deliveryLog(dotted.id);
+      return page.data.every((delivery: { status: string }) => delivery.status === 'succeeded') && page;
+    });
+    expect(log.data).toHaveLength(6);
+    expect(log.data[0]).toMatchObject({
+      id: expect.stringMatching(/^dlv_[0-9a-f]{24}$/),
+      webhookId: dotted.id,
+      eventId: published[5].id,
+      type: 'flow.executed',
+      status: 'succeeded',
+      attemptCount: 1,
+      attempts: [{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }],
+      nextAttemptAt: null,
+      completedAt: expect.any(String),
+    });
+    expect(log.data[5].id).toBe(first('/six-dotted').headers['webhook-id']);
+  });
+
+  it('has written the delivery when publish returns', async () => {
+    const hook = await webhook('/outbox', { events: ['message.received'], isActive: true });
+    const samples = sampleEvents();
+    const event = await bus.publish('message.received', acme.companyId, samples['message.received']);
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(delivery).toMatchObject({ eventId: event.id, type: 'message.received', sequence: 1 });
+    expect(JSON.parse(delivery.payload)).toMatchObject({ id: event.id, type: 'message.received', companyId: acme.companyId });
+    await receiver.received('/outbox', 1);
+  });
+
+  it('records nothing for webhooks not subscribed, paused, or of another company', async () => {
+    const other = await registerCompany(t.http, 'Other');
+    const unsubscribed = await webhook('/quiet-unsubscribed', { events: ['message.sent', 'CONVERSATION_CLOSED'] });
+    const paused = await webhook('/quiet-paused', { events: ['message.received'], isActive: false });
+    const foreign = await webhook('/quiet-foreign', { events: ['message.received'] }, other);
+    await webhook('/quiet-control', { events: ['CHAT_RECEIVED'] });
+    await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+
+    expect(await deliveriesOf(unsubscribed.id)).toHaveLength(0);
+    expect(await deliveriesOf(paused.id)).toHaveLength(0);
+    expect(await deliveriesOf(foreign.id, other)).toHaveLength(0);
+    await receiver.received('/quiet-control', 1);
+    expect(receiver.to('/quiet-unsubscribed')).toHaveLength(0);
+    expect(receiver.to('/quiet-paused')).toHaveLength(0);
+    expect(receiver.to('/quiet-foreign')).toHaveLength(0);
+  });
+
+  it('makes one delivery when a webhook lists both forms of an event, under the first', async () => {
+    const hook = await webhook('/both-forms', { events: ['CHAT_SENT', 'message.sent'] });
+    await bus.publish('message.sent', acme.companyId, sampleEvents()['message.sent']);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    const [request] = await receiver.received('/both-forms', 1);
+    expect(JSON.parse(request.body).type).toBe('CHAT_SENT');
+  });
+
+  it('retries on the backoff schedule with the same webhook-id, then marks the delivery failed', async () => {
+    receiver.answer('/retries', { status: 500, body: 'database   is\ndown' });
+    const hook = await webhook('/retries', { events: ['flow.executed'], retryConfig: { maxRetries: 3, backoffMs: 100 } });
+    await bus.publish('flow.executed', acme.companyId, sampleEvents()['flow.executed']);
+
+    const [delivery] = await waitFor(async () => {
+      const rows = await deliveriesOf(hook.id);
+      return rows[0]?.status === 'failed' && rows;
+    });
+    const requests = receiver.to('/retries');
+    expect(requests).toHaveLength(4);
+    expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([`dlv_${delivery._id.toHexString()}`]));
+    expect(new Set(requests.map((request) => request.body)).size).toBe(1);
+    requests.forEach((request) => expect(signatureIsValid(hook.secret, request)).toBe(true));
+    const gaps = requests.slice(1).map((request, index) => request.at - requests[index].at);
+    [100, 200, 400].forEach((backoff, index) => {
+      expect(gaps[index]).toBeGreaterThanOrEqual(backoff);
+      expect(gaps[index]).toBeLessThan(backoff + 1000);
+    });
+
+    const [logged] = (await deliveryLog(hook.id, '?status=failed')).data;
+    expect(logged).toMatchObject({ status: 'failed', attemptCount: 4, nextAttemptAt: null, completedAt: expect.any(String) });
+    expect(logged.attempts).toHaveLength(4);
+    for (const attempt of logged.attempts) {
+      expect(attempt).toEqual({ at: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: 'HTTP 500: database is down' });
+    }
+    expect((await deliveryLog(hook.id, '?status=pending')).data).toHaveLength(0);
+  });
+
+  it('counts a receiver that does not answer within the timeout as a failure', async () => {
+    receiver.answer('/slow', { status: 200, delayMs: 5 * TIMEOUT_MS }, { status: 204 });
+    const hook = await webhook('/slow', { events: ['conversation.closed'], retryConfig: { maxRetries: 1, backoffMs: 100 } });
+    await bus.publish('conversation.closed', acme.companyId, sampleEvents()['conversation.closed']);
+    const delivery = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'succeeded'));
+    expect(delivery.attempts).toHaveLength(2);
+    expect(delivery.attempts[0]).toMatchObject({ statusCode: null, error: `Timed out after ${TIMEOUT_MS} ms` });
+    expect(delivery.attempts[0].durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(delivery.attempts[0].durationMs).toBeLessThan(5 * TIMEOUT_MS);
+    expect(delivery.attempts[1]).toMatchObject({ statusCode: 204, error: null });
+  });
+
+  it('does not follow redirects: a 3xx is a failure', async () => {
+    receiver.answer('/redirect', { status: 302, headers: { location: receiver.url('/redirect-target') } });
+    const hook = await webhook('/redirect', { events: ['conversation.created'], retryConfig: { maxRetries: 0 } });
+    await bus.publish('conversation.created', acme.companyId, sampleEvents()['conversation.created']);
+    const delivery = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'failed'));
+    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: 302, error: 'HTTP 302: redirects are not followed' })]);
+    expect(receiver.to('/redirect-target')).toHaveLength(0);
+  });
+
+  it('disables the webhook on 410 Gone and records nothing for it afterwards', async () => {
+    receiver.answer('/gone', { status: 410 });
+    const hook = await webhook('/gone', { events: ['message.received'], retryConfig: { maxRetries: 5, backoffMs: 100 } });
+    await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+    const disabled = await waitFor(async () => {
+      const response = await t.http.get(`/v1/webhooks/${hook.id}`).set(acme.auth).expect(200);
+      return response.body.isActive === false && response.body;
+    });
+    expect(disabled.disabledReason).toMatch(/^The receiver answered 410 Gone on /);
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1, nextAttemptAt: null });
+
+    await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    const resumed = await t.http.patch(`/v1/webhooks/${hook.id}`).set(acme.auth).send({ isActive: true }).expect(200);
+    expect(resumed.body).toMatchObject({ isActive: true, disabledReason: null });
+  });
+
+  it('honours Retry-After on 503 and 429 instead of the backoff', async () => {
+    receiver.answer('/retry-after', { status: 503, headers: { 'retry-after': '0' } }, { status: 429, headers: { 'retry-after': '1' } }, { status: 200 });
+    const hook = await webhook('/retry-after', { events: ['message.sent'], retryConfig: { maxRetries: 3, backoffMs: 60_000 } });
+    await bus.publish('message.sent', acme.companyId, sampleEvents()['message.sent']);
+    const requests = await receiver.received('/retry-after', 3, 4000);
+    expect(requests[1].at - requests[0].at).toBeLessThan(1000);
+    expect(requests[2].at - requests[1].at).toBeGreaterThanOrEqual(1000);
+    const delivery = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'succeeded'));
+    expect(delivery.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 429, 200]);
+  });
+
+  it('redelivers one delivery on request, with the same webhook-id and a fresh round of retries', async () => {
+    receiver.answer('/redeliver', { status: 500 }, { status: 200 });
+    const hook = await webhook('/redeliver', { events: ['flow.executed'], retryConfig: { maxRetries: 0 } });
+    await bus.publish('flow.executed', acme.companyId, sampleEvents()['flow.executed']);
+    const failed = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'failed'));
+    const id = `dlv_${failed._id.toHexString()}`;
+
+    const retried = await t.http.post(`/v1/webhooks/${hook.id}/deliveries/${id}/retry`).set(acme.auth).expect(202);
+    expect(retried.body).toMatchObject({ id, status: 'pending', attemptCount: 0, nextAttemptAt: expect.any(String), completedAt: null });
+    const requests = await receiver.received('/redeliver', 2);
+    expect(requests[1].headers['webhook-id']).toBe(id);
+    expect(requests[1].body).toBe(requests[0].body);
+    expect(signatureIsValid(hook.secret, requests[1])).toBe(true);
+    const done = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'succeeded'));
+    expect(done.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 200]);
+
+    await t.http.post(`/v1/webhooks/${hook.id}/deliveries/${id}/retry`).set(acme.auth).expect(202);
+    await receiver.received('/redeliver', 3);
+  });
+
+  it('recovers the failed deliveries created since a time, and only those', async () => {
+    receiver.answer('/recover', { status: 500 });
+    const hook = await webhook('/recover', { events: ['conversation.assigned'], retryConfig: { maxRetries: 0 } });
+    await bus.publish('conversation.assigned', acme.companyId, sampleEvents()['conversation.assigned']);
+    await waitFor(async () => (await deliveriesOf(hook.id))[0]?.status === 'failed');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const since = new Date().toISOString();
+    await bus.publish('conversation.assigned', acme.companyId, sampleEvents()['conversation.assigned']);
+    await waitFor(async () => (await deliveriesOf(hook.id))[1]?.status === 'failed');
+
+    receiver.answer('/recover', { status: 200 });
+    const recovered = await t.http.post(`/v1/webhooks/${hook.id}/recover`).set(acme.auth).send({ since }).expect(202);
+    expect(recovered.body).toEqual({ requeued: 1 });
+    await waitFor(async () => (await deliveriesOf(hook.id))[1]?.status === 'succeeded');
+    const [older, newer] = await deliveriesOf(hook.id);
+    expect(older.status).toBe('failed');
+    expect(receiver.to('/recover').map((request) => request.headers['webhook-id'])).toEqual([
+      `dlv_${older._id.toHexString()}`,
+      `dlv_${newer._id.toHexString()}`,
+      `dlv_${newer._id.toHexString()}`,
+    ]);
+    const again = await t.http.post(`/v1/webhooks/${hook.id}/recover`).set(acme.auth).send({ since }).expect(202);
+    expect(again.body).toEqual({ requeued: 0 });
+  });
+
+  it('on delete, discards pending deliveries and does not retry the attempt in flight', async () => {
+    receiver.answer('/delete-me', { status: 500, delayMs: 200 });
+    receiver.answer('/delete-control', { status: 500 });
+    const doomed = await webhook('/delete-me', { events: ['CHAT_RECEIVED'], retryConfig: { maxRetries: 5, backoffMs: 100 } });
+    await webhook('/delete-control', { events: ['CHAT_RECEIVED'], retryConfig: { maxRetries: 5, backoffMs: 100 } });
+    await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+    await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+    await receiver.received('/delete-me', 1);
+
+    await t.http.delete(`/v1/webhooks/${doomed.id}`).set(acme.auth).expect(200);
+    expect(await deliveriesOf(doomed.id)).toHaveLength(0);
+    // The control webhook's 4th attempt comes 700 ms after its first: the deleted one's retry would have come after 300.
+    await receiver.received('/delete-control', 4);
+    expect(receiver.to('/delete-me')).toHaveLength(1);
+    expect(await deliveriesOf(doomed.id)).toHaveLength(0);
+  });
+
+  it('attempts nothing while paused, records no new events, and delivers the pending ones on resume', async () => {
+    receiver.answer('/pause', { status: 500 }, { status: 200 });
+    receiver.answer('/pause-control', { status: 500 });
+    const hook = await webhook('/pause', { events: ['conversation.created'], retryConfig: { maxRetries: 5, backoffMs: 300 } });
+    await webhook('/pause-control', { events: ['conversation.created'], retryConfig: { maxRetries: 5, backoffMs: 100 } });
+    const before = await bus.publish('conversation.created', acme.companyId, sampleEvents()['conversation.created']);
+    await receiver.received('/pause', 1);
+    await t.http.patch(`/v1/webhooks/${hook.id}`).set(acme.auth).send({ isActive: false }).expect(200);
+    await bus.publish('conversation.created', acme.companyId, sampleEvents()['conversation.created']);
+
+    // The control's 4th attempt comes 700 ms after its first: the paused webhook's retry was due after 300.
+    await receiver.received('/pause-control', 4);
+    expect(receiver.to('/pause')).toHaveLength(1);
+    const [pending, ...rest] = await deliveriesOf(hook.id);
+    expect(rest).toHaveLength(0);
+    expect(pending).toMatchObject({ status: 'pending', attemptCount: 1 });
+    expect(pending.nextAttemptAt!.getTime()).toBeLessThan(Date.now());
+
+    await t.http.patch(`/v1/webhooks/${hook.id}`).set(acme.auth).send({ isActive: true }).expect(200);
+    const [, resumed] = await receiver.received('/pause', 2);
+    expect(JSON.parse(resumed.body).id).toBe(before.id);
+    await waitFor(async () => (await deliveriesOf(hook.id))[0]?.status === 'succeeded');
+  });
+
+  it('keeps delivery logs apart between companies', async () => {
+    const other = await registerCompany(t.http, 'Nosy');
+    const hook = await webhook('/private-log', { events: ['flow.executed'] });
+    await bus.publish('flow.executed', acme.companyId, sampleEvents()['flow.executed']);
+    await receiver.received('/private-log', 1);
+    const [delivery] = await deliveriesOf(hook.id);
+    const deliveryId = `dlv_${delivery._id.toHexString()}`;
+    await t.http.get(`/v1/webhooks/${hook.id}/deliveries`).set(other.auth).expect(404);
+    await t.http.post(`/v1/webhooks/${hook.id}/deliveries/${deliveryId}/retry`).set(other.auth).expect(404);
+    const otherHook = await webhook('/private-log-other', { events: ['flow.executed'] }, other);
+    const crossed = await t.http.post(`/v1/webhooks/${otherHook.id}/deliveries/${deliveryId}/retry`).set(other.auth).expect(404);
+    expect(crossed.body.message).toBe(`Delivery ${deliveryId} not found`);
+  });
+});

@@ -1,0 +1,18 @@
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/**
+ * Polls `probe` until it answers something truthy, and answers that; fails with `message` after
+ * `timeoutMs`. For conditions reached asynchronously (a webhook delivered), instead of fixed sleeps.
+ */
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  { timeoutMs = 5000, intervalMs = 20, message = 'condition' }: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as Truthy<T>;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
