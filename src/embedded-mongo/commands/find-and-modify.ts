@@ -23,7 +23,11 @@ const findAndModify: CommandHandler = (ctx) => {
   if (remove && body.upsert === true) throw failedToParse('Cannot specify both upsert=true and remove=true');
   if (remove && body.new === true)
     throw failedToParse("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
-  const project = compileProjection(optionalDocument(body, 'fields'), query);
+  const fields = optionalDocument(body, 'fields');
+  // The filter is needed only by a positional (`a.$`) projection; otherwise it must not be re-applied, since the
+  // post-image of an update may no longer match it.
+  const positional = Object.keys(fields ?? {}).some((path) => path.endsWith('.$'));
+  const project = compileProjection(fields, positional ? query : undefined);
   const out = (doc: Document | undefined) => (doc ? (project ? project([doc])[0] : doc) : null);
 
   if (remove) {

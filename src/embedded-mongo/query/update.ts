@@ -79,12 +79,30 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   const modifier = checkUpdate(doc, requested);
   if (Object.keys(modifier).length === 0) return { doc, changed: false };
   const next = cloneDoc(doc);
+  seedMissingPushArrays(next, modifier.$push as Document | undefined);
   // The positional operator needs the filter to know which element matched; otherwise the filter is not passed,
   // because mingo would skip the update when the document does not match it (an upsert's seed may not).
   const positional = !opts.inserting && Object.values(modifier).some((v) => Object.keys(v as Document).some((p) => /\.\$(\.|$)/.test(p)));
   const paths = applyOperators(next, modifier, opts.arrayFilters, positional ? opts.query : undefined);
   immutableId(doc, next);
   return { doc: next, changed: paths.length > 0 };
+}
+
+function getPath(doc: Document, path: string): unknown {
+  let value: unknown = doc;
+  for (const part of path.split('.')) value = isPlainObject(value) ? (value as Document)[part] : undefined;
+  return value;
+}
+
+/**
+ * mingo ignores `$slice`/`$sort`/`$position` when `$push` creates the array; MongoDB applies them to the new
+ * array. Starting such a missing field as `[]` gives MongoDB's result (update-checks has already refused paths
+ * through scalars).
+ */
+function seedMissingPushArrays(doc: Document, push: Document | undefined): void {
+  for (const [path, spec] of Object.entries(push ?? {})) {
+    if (isPlainObject(spec) && '$each' in spec && !path.includes('$') && getPath(doc, path) === undefined) setPath(doc, path, []);
+  }
 }
 
 function setPath(doc: Document, path: string, value: unknown): void {

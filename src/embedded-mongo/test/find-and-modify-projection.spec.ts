@@ -3,13 +3,10 @@ import { MongoClient, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
 /**
- * Reproduction: findAndModify with `new: true` and `fields` answers `value: null` when the update
- * changes a field the query filters on, although the update is applied. MongoDB answers the updated
- * document. Mongoose always sends `fields` for a schema with a `select: false` path (agents'
- * passwordHash), so a conditional update such as { _id, isActive: true } → { isActive: false } looks
- * like "no match" to the application. Cause: find-and-modify.ts projects the post-image through
- * compileProjection(fields, query), which runs the filter again on the post-image (the filter is only
- * needed for the positional `$` projection).
+ * Regression (found by the app): findAndModify with `new: true` and `fields` must answer the updated document
+ * even when the update changes a field the query filters on. Mongoose always sends `fields` for a schema with a
+ * `select: false` path (agents' passwordHash), so { _id, isActive: true } → { isActive: false } used to look like
+ * "no match": the projection re-applied the filter to the post-image.
  */
 describe('embedded engine: findAndModify with a projection and new: true', () => {
   let engine: EmbeddedMongo;

@@ -3,9 +3,9 @@ import { MongoClient, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
 /**
- * Reproduction: `$push` with `$each` and `$slice` on a field the document does not have yet creates
- * the array but ignores `$slice`: `{ $push: { a: { $each: [1, 2, 3], $slice: -2 } } }` stores
- * `[1, 2, 3]` where MongoDB stores `[2, 3]`. On an existing array the same update is right.
+ * Regression (found by the app): `$push` with `$each` and `$slice` on a field the document does not have yet
+ * must apply `$slice` to the array it creates: `{ $push: { a: { $each: [1, 2, 3], $slice: -2 } } }` stores
+ * `[2, 3]`, as MongoDB does (mingo alone stores `[1, 2, 3]`).
  */
 describe('embedded engine: $push with $slice on a missing field', () => {
   let engine: EmbeddedMongo;
