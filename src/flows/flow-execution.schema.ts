@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { Types } from 'mongoose';
+import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { FlowExecutionStepResult } from '../events/domain-events.js';
 import { FLOW_TRIGGER_TYPES, type FlowTriggerType } from './flow.schema.js';
@@ -10,10 +10,10 @@ export type FlowExecutionStatus = (typeof FLOW_EXECUTION_STATUSES)[number];
 /** One run of a flow on a conversation; analytics counts them (flowsExecuted) by createdAt. */
 @Schema({ collection: 'flow_executions', timestamps: true })
 export class FlowExecution {
-  @Prop({ type: Types.ObjectId, required: true })
+  @Prop({ type: SchemaTypes.ObjectId, required: true })
   flowId: Types.ObjectId;
 
-  @Prop({ type: Types.ObjectId, required: true })
+  @Prop({ type: SchemaTypes.ObjectId, required: true })
   conversationId: Types.ObjectId;
 
   @Prop({ type: String, enum: FLOW_EXECUTION_STATUSES, required: true })
