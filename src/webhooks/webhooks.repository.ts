@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, Types } from 'mongoose';
-import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import type { WebhookEventName } from './webhook-events.js';
 import { Webhook } from './webhook.schema.js';
@@ -37,6 +36,6 @@ export class WebhooksRepository extends TenantRepository<Webhook> {
   }
 
   async disable(companyId: CompanyId, webhookId: Types.ObjectId, reason: string): Promise<void> {
-    await this.model.updateOne(this.scope(companyId, { _id: toObjectId(webhookId) }), { $set: { isActive: false, disabledReason: reason } }).exec();
+    await this.model.updateOne(this.scope(companyId, { _id: webhookId }), { $set: { isActive: false, disabledReason: reason } }).exec();
   }
 }

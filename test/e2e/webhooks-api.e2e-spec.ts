@@ -167,6 +167,25 @@ describe('Interface A: /v1/webhooks', () => {
     await t.http.delete(`/v1/webhooks/${hook.body.id}`).set(acme.auth).expect(404);
   });
 
+  it('refuses a webhook beyond the 100th of a company', async () => {
+    const company = await registerCompany(t.http, 'Crowded');
+    const webhooks = t.model<Webhook>(Webhook.name);
+    await webhooks.insertMany(
+      Array.from({ length: 99 }, (_, index) => ({
+        companyId: company.companyId,
+        name: `hook ${index}`,
+        url: `${URL}/${index}`,
+        events: ['CHAT_SENT'],
+        retryConfig: { maxRetries: 5, backoffMs: 1000 },
+        secret: 'v1.sealed.elsewhere.x',
+      })),
+    );
+    await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(201);
+    const refused = await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(400);
+    expect(refused.body.message).toBe('A company can have at most 100 webhooks');
+    expect(await webhooks.countDocuments({ companyId: company.companyId })).toBe(100);
+  });
+
   it('validates the deliveries query and the recover body', async () => {
     const hook = await create(acme, { url: URL, events: ['CHAT_SENT'] }).expect(201);
     const empty = await t.http.get(`/v1/webhooks/${hook.body.id}/deliveries`).set(acme.auth).expect(200);

@@ -6,7 +6,7 @@ import { DomainEventBus } from '../../src/events/domain-event-bus.js';
 import type { AnyDomainEvent, DomainEventData, DomainEventName } from '../../src/events/domain-events.js';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
-import { registerCompany, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver, type ReceivedRequest } from '../support/webhook-receiver.js';
@@ -171,6 +171,38 @@ describe('webhook delivery', () => {
     expect(log.data[5].id).toBe(first('/six-dotted').headers['webhook-id']);
   });
 
+  it('delivers what the real API does: an inbound message, an agent reply, a close', async () => {
+    const key = await createApiKey(t.http, acme, ['webhooks:manage', 'messages:write']);
+    const created = await t.http
+      .post('/api/external/webhooks')
+      .set('x-api-key', key)
+      .send({ name: 'Connector', url: receiver.url('/real-api'), events: ['CHAT_RECEIVED', 'CHAT_SENT', 'CONVERSATION_CREATED', 'conversation.closed'] })
+      .expect(201);
+    const { id, secret } = created.body.data;
+
+    const inbound = await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: '+14155552671', name: 'Grace Hopper' }, text: 'Where is my order?' })
+      .expect(201);
+    // Recorded before the API answered.
+    expect((await deliveriesOf(id)).map((delivery) => delivery.type)).toEqual(['CONVERSATION_CREATED', 'CHAT_RECEIVED']);
+    const conversationId = inbound.body.data.conversation.id as string;
+    const reply = await t.http.post(`/v1/conversations/${conversationId}/messages`).set(acme.auth).send({ text: 'On its way' }).expect(201);
+    await t.http.post(`/v1/conversations/${conversationId}/close`).set(acme.auth).send({ reason: 'resolved' }).expect(200);
+
+    const requests = await receiver.received('/real-api', 4);
+    const bodies = requests.map((request) => JSON.parse(request.body));
+    expect(bodies.map((body) => body.type)).toEqual(['CONVERSATION_CREATED', 'CHAT_RECEIVED', 'CHAT_SENT', 'conversation.closed']);
+    requests.forEach((request) => expect(signatureIsValid(secret, request)).toBe(true));
+    expect(bodies[0].data.conversation.id).toBe(conversationId);
+    expect(bodies[1].data.message).toEqual(inbound.body.data.message);
+    expect(bodies[1].data.message).toMatchObject({ direction: 'inbound', text: 'Where is my order?' });
+    expect(bodies[2].data.message).toEqual(reply.body);
+    expect(bodies[3].data).toMatchObject({ conversation: { id: conversationId, status: 'closed' }, reason: 'resolved' });
+    expect(bodies.every((body) => body.companyId === acme.companyId)).toBe(true);
+  });
+
   it('has written the delivery when publish returns', async () => {
     const hook = await webhook('/outbox', { events: ['message.received'], isActive: true });
     const samples = sampleEvents();
@@ -233,6 +265,21 @@ describe('webhook delivery', () => {
       expect(attempt).toEqual({ at: expect.any(String), statusCode: 500, durationMs: expect.any(Number), error: 'HTTP 500: database is down' });
     }
     expect((await deliveryLog(hook.id, '?status=pending')).data).toHaveLength(0);
+  });
+
+  it('never lets a slow endpoint hold up another webhook', async () => {
+    receiver.answer('/slowpoke', { status: 200, delayMs: 250 });
+    await webhook('/slowpoke', { events: ['message.received'] });
+    await webhook('/speedy', { events: ['message.received'] });
+    for (let index = 0; index < 5; index += 1) {
+      await bus.publish('message.received', acme.companyId, sampleEvents()['message.received']);
+    }
+    const speedy = await receiver.received('/speedy', 5);
+    expect(receiver.to('/slowpoke').length).toBeLessThan(3);
+    const slow = await receiver.received('/slowpoke', 5);
+    expect(speedy[4].at).toBeLessThan(slow[2].at);
+    // One at a time: each request to the slow endpoint starts after the previous answer.
+    slow.slice(1).forEach((request, index) => expect(request.at - slow[index].at).toBeGreaterThanOrEqual(250));
   });
 
   it('counts a receiver that does not answer within the timeout as a failure', async () => {
