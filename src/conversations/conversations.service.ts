@@ -204,8 +204,10 @@ export class ConversationsService {
     }
     if (Object.keys(set).length === 0) return ConversationView.from(current);
     const conversation = ConversationView.from(await this.applyChange(companyId, current, expected, set));
-    if (changes.status === 'queued') await this.events.notify('conversation.queued', String(companyId), { conversation });
-    return conversation;
+    if (changes.status !== 'queued') return conversation;
+    await this.events.notify('conversation.queued', String(companyId), { conversation });
+    // Auto-assignment may have taken it out of the queue meanwhile: answer what is stored now.
+    return ConversationView.from(await this.findStored(companyId, id));
   }
 
   async setPriority(companyId: CompanyId, id: string, priority: Priority): Promise<ConversationView> {

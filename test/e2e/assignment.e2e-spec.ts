@@ -87,7 +87,9 @@ describe('auto-assignment', () => {
     const ids: string[] = [];
     for (let index = 0; index < 20; index += 1) {
       const id = await openConversation(company);
-      await handOff(company, id);
+      const response = await handOff(company, id);
+      // The hand-off answers the conversation as stored after auto-assignment took it.
+      expect(response.body).toMatchObject({ id, status: 'human', assignedAgentId: expect.any(String) });
       ids.push(id);
     }
     t.app.get(EventEmitter2).off('conversation.assigned', listener);
