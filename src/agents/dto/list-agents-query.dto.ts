@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { AGENT_STATUSES, type AgentStatus } from '../agent.schema.js';
+import { QueryBoolean } from '../../common/dto-decorators.js';
 
 export class ListAgentsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: AGENT_STATUSES })
@@ -12,7 +12,7 @@ export class ListAgentsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ type: Boolean, description: '"true" or "false"; deactivated agents stay listable' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @QueryBoolean()
   @IsBoolean()
   isActive?: boolean;
 }

@@ -1,10 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsString, Length, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Length } from 'class-validator';
 import { ROLES, type Role } from '../../auth/auth-principal.js';
 import { AGENT_STATUSES, type AgentStatus } from '../agent.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** Optional, but not null: null would otherwise reach the update. */
-const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class UpdateAgentDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Admins only' })

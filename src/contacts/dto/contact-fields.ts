@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import type { ApiPropertyOptions } from '@nestjs/swagger';
-import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
 
 export const MAX_TAGS = 50;
 export const MAX_TAG_LENGTH = 50;
@@ -9,9 +9,6 @@ const MAX_ATTRIBUTE_KEY_LENGTH = 100;
 const MAX_ATTRIBUTE_STRING_LENGTH = 1000;
 
 export type AttributeValue = string | number | boolean | null;
-
-/** Optional, but when present it is validated: `null` is refused instead of passing as "absent". */
-export const IsOptionalNonNull = () => ValidateIf((_, value) => value !== undefined);
 
 /** Trims a string, leaving anything else to the type validators. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));

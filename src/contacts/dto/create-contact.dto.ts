@@ -3,13 +3,13 @@ import { ArrayMaxSize, IsArray, IsEmail, IsString, Length, MaxLength } from 'cla
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
-  IsOptionalNonNull,
   MAX_TAG_LENGTH,
   MAX_TAGS,
   NormalizeTags,
   Trim,
   type AttributeValue,
 } from './contact-fields.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export const PHONE_DESCRIPTION =
   'Stored in E.164 (e.g. "+14155552671"); spaces, dashes, dots and parentheses are ignored, and digits without "+" ' +
@@ -18,7 +18,7 @@ export const PHONE_DESCRIPTION =
 /** At least one of name, email or phone is required (checked by the service). */
 export class CreateContactDto {
   @ApiPropertyOptional({ example: 'Grace Hopper', minLength: 1, maxLength: 200 })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @Trim()
   @IsString()
   @Length(1, 200)
@@ -29,7 +29,7 @@ export class CreateContactDto {
     maxLength: 320,
     description: 'Stored lower-cased; unique in the company',
   })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @Trim()
   @IsEmail()
   @MaxLength(320)
@@ -40,7 +40,7 @@ export class CreateContactDto {
     maxLength: 50,
     description: `${PHONE_DESCRIPTION} Unique in the company.`,
   })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @IsString()
   @Length(1, 50)
   phone?: string;
@@ -51,7 +51,7 @@ export class CreateContactDto {
     example: ['vip'],
     description: `At most ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`,
   })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @NormalizeTags()
   @IsArray()
   @ArrayMaxSize(MAX_TAGS)
@@ -60,7 +60,7 @@ export class CreateContactDto {
   tags?: string[];
 
   @ApiPropertyOptional(ATTRIBUTES_SCHEMA)
-  @IsOptionalNonNull()
+  @IsOmittable()
   @IsContactAttributes()
   attributes?: Record<string, AttributeValue>;
 }

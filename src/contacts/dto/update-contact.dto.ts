@@ -3,7 +3,6 @@ import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
-  IsOptionalNonNull,
   MAX_TAG_LENGTH,
   MAX_TAGS,
   NormalizeTags,
@@ -11,6 +10,7 @@ import {
   type AttributeValue,
 } from './contact-fields.js';
 import { PHONE_DESCRIPTION } from './create-contact.dto.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /**
  * Only the fields sent change. `null` clears name, email or phone (the contact must keep at least
@@ -62,7 +62,7 @@ export class UpdateContactDto {
     example: ['vip', 'churn-risk'],
     description: `Replaces every tag; at most ${MAX_TAGS} of 1 to ${MAX_TAG_LENGTH} characters, trimmed, repeats dropped`,
   })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @NormalizeTags()
   @IsArray()
   @ArrayMaxSize(MAX_TAGS)
@@ -71,7 +71,7 @@ export class UpdateContactDto {
   tags?: string[];
 
   @ApiPropertyOptional({ ...ATTRIBUTES_SCHEMA, description: `Replaces the whole object. ${ATTRIBUTES_SCHEMA.description}` })
-  @IsOptionalNonNull()
+  @IsOmittable()
   @IsContactAttributes()
   attributes?: Record<string, AttributeValue>;
 }

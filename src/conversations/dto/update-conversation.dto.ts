@@ -1,19 +1,18 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
 import { IsTagList } from './conversation-fields.js';
 
 /** Present means set; `null` is refused except for `subject`, where it clears the subject. */
-const unlessAbsent = ValidateIf((_: unknown, value: unknown) => value !== undefined);
-
 export class UpdateConversationDto {
   @ApiPropertyOptional({ enum: PRIORITIES })
-  @unlessAbsent
+  @IsOmittable()
   @IsIn(PRIORITIES)
   priority?: Priority;
 
   @ApiPropertyOptional({ type: [String], example: ['vip', 'billing'], description: 'Replaces the tags' })
-  @unlessAbsent
+  @IsOmittable()
   @IsTagList()
   tags?: string[];
 
@@ -29,7 +28,7 @@ export class UpdateConversationDto {
       'Only `queued`: hands a bot conversation off to the queue, or unassigns a human one. ' +
       'Assign with POST /conversations/{id}/assign, close with POST /conversations/{id}/close.',
   })
-  @unlessAbsent
+  @IsOmittable()
   @IsIn(['queued'], { message: 'status may only be set to queued here; assign or close through their own routes' })
   status?: 'queued';
 }

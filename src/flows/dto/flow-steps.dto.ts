@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsMongoId, IsString, Length, ValidateBy, ValidateIf, type ValidationArguments } from 'class-validator';
+import { IsIn, IsMongoId, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
 import { PRIORITIES, type Priority } from '../../conversations/conversation.schema.js';
 import { IsTagList } from '../../conversations/dto/conversation-fields.js';
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/settings.schema.js';
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** Optional, but not null. */
-const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /** Any step: only its `type` is known here. An unknown type lands on this class and fails on it. */
 export class FlowStepDto {

@@ -11,14 +11,13 @@ import {
   IsString,
   Length,
   MaxLength,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { FLOW_TRIGGER_TYPES, MAX_FLOW_STEPS, type FlowTriggerType } from '../flow.schema.js';
 import { FLOW_STEP_SCHEMA, toFlowSteps, type FlowStepDto } from './flow-steps.dto.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** Optional, but not null. */
-const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class FlowTriggerDto {
   @ApiProperty({ enum: FLOW_TRIGGER_TYPES, description: '`manual`: run through POST /flows/{id}/execute only' })

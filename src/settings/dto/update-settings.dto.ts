@@ -12,16 +12,15 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { ASSIGNMENT_STRATEGIES, WEEKDAYS, type AssignmentStrategy, type Weekday } from '../settings.schema.js';
 import { IsBcp47Language, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /** Optional, but not null: a PATCH that sends null for a field would otherwise erase it. */
-const IsOmittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 export class BusinessHoursWindowDto {
   @ApiProperty({ enum: WEEKDAYS, example: 'monday' })
