@@ -29,8 +29,7 @@ export class WebhookLanesRepository {
         { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } },
         { sort: { nextDueAt: 1 }, returnDocument: 'after' },
       )
-      // No projection: an attempt needs most of the webhook anyway, and the embedded engine answers a
-      // projected findAndModify wrongly when the update changes a filtered field (see its repro specs).
+      // The whole webhook, secret included: an attempt needs most of it.
       .select('+secret')
       .setOptions({ [CROSS_TENANT]: true })
       .lean()
