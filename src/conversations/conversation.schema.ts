@@ -83,6 +83,7 @@ ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
+ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });
 ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },

@@ -47,7 +47,7 @@ const PARIS: Record<string, ConversationSpec> = {
     inbound: ['2025-03-29T23:00:00Z'], // 03-30
     outbound: ['2025-03-29T23:01:30Z', '2025-03-30T21:59:59Z'], // 03-30, 03-30
   },
-  // The last minute of March, answered in April: first response counted where the conversation began.
+  // The last minute of March, answered in April: the first response counts where it happened.
   c3: {
     createdAt: '2025-03-31T21:59:00Z', // 03-31 23:59
     firstResponseAt: '2025-03-31T22:01:00Z', // 04-01 00:01, 120 s
@@ -222,8 +222,15 @@ describe('GET /v1/analytics/metrics', () => {
             avgFirstResponseSeconds: 90,
             avgResolutionSeconds: 82799,
           },
-          { period: '2025-03-31', ...EMPTY, conversationsCreated: 1, messagesReceived: 1, avgFirstResponseSeconds: 120 },
-          { period: '2025-04-01', ...EMPTY, conversationsClosed: 1, messagesSent: 1, avgResolutionSeconds: 1029600 },
+          { period: '2025-03-31', ...EMPTY, conversationsCreated: 1, messagesReceived: 1 },
+          {
+            period: '2025-04-01',
+            ...EMPTY,
+            conversationsClosed: 1,
+            messagesSent: 1,
+            avgFirstResponseSeconds: 120,
+            avgResolutionSeconds: 1029600,
+          },
           { period: '2025-04-02', ...EMPTY, flowsExecuted: 1 },
           { period: '2025-04-03', ...EMPTY },
           { period: '2025-04-04', ...EMPTY },
@@ -280,7 +287,7 @@ describe('GET /v1/analytics/metrics', () => {
           messagesReceived: 4,
           messagesSent: 3,
           flowsExecuted: 1,
-          avgFirstResponseSeconds: 80,
+          avgFirstResponseSeconds: 60, // c1 and c2; c3 was first answered in April
           avgResolutionSeconds: 300599,
         },
         {
@@ -291,6 +298,7 @@ describe('GET /v1/analytics/metrics', () => {
           messagesReceived: 1,
           messagesSent: 1,
           flowsExecuted: 1,
+          avgFirstResponseSeconds: 120,
           avgResolutionSeconds: 1029600,
         },
       ]);

@@ -47,7 +47,7 @@ export class DashboardView {
     nullable: true,
     example: 48.2,
     description:
-      'Mean seconds to first response of the conversations created today that have had one; null when none. ' +
+      'Mean seconds from creation to first response of the conversations first answered today; null when none. ' +
       'Millisecond precision',
   })
   avgFirstResponseSecondsToday: number | null;

@@ -25,9 +25,9 @@ export class MetricsFiguresView {
     nullable: true,
     example: 94.5,
     description:
-      'Mean seconds from creation to first response, over the conversations created here that have had one ' +
-      '(anchored on createdAt, so a later first response updates the bucket where the conversation began); ' +
-      'null when there is none. Millisecond precision',
+      'Mean seconds from creation to first response, over the conversations first answered here (anchored on ' +
+      'firstResponseAt, like resolution on closedAt, so a past bucket never changes); null when there is none. ' +
+      'Millisecond precision',
   })
   avgFirstResponseSeconds: number | null;
 

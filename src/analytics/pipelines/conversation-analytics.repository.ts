@@ -4,7 +4,7 @@ import type { Model } from 'mongoose';
 import { Conversation, type ConversationStatus } from '../../conversations/conversation.schema.js';
 import { TenantRepository, type CompanyId } from '../../database/tenancy/tenant-repository.js';
 import type { BucketRow } from '../metrics-series.js';
-import { bucketOf, countWhere, within, type BucketWindow } from './bucket-window.js';
+import { bucketOf, within, type BucketWindow } from './bucket-window.js';
 
 export const OPEN_STATUSES = ['bot', 'queued', 'human'] as const satisfies readonly ConversationStatus[];
 export type OpenStatus = (typeof OPEN_STATUSES)[number];
@@ -15,13 +15,13 @@ export interface ConversationSnapshot {
   firstResponses: { count: number; totalMs: number }[];
 }
 
-const hasFirstResponse = { $eq: [{ $type: '$firstResponseAt' }, 'date'] };
 const firstResponseMs = { $subtract: ['$firstResponseAt', '$createdAt'] };
 
 /**
  * Conversation figures, one aggregation each for metrics and dashboard: a leading `$match` whose `$or` branches
- * are each served by an index ({companyId, createdAt}, {companyId, closedAt}, {companyId, status}), then a `$facet`
- * per figure, because the figures are anchored on different dates.
+ * are each served by an index ({companyId, createdAt}, {companyId, closedAt}, {companyId, firstResponseAt},
+ * {companyId, status}), then a `$facet` per figure, because the figures are anchored on different dates: each
+ * counts where its event happened, so a past bucket does not change when a late answer or close arrives.
  */
 @Injectable()
 export class ConversationAnalyticsRepository extends TenantRepository<Conversation> {
@@ -29,21 +29,24 @@ export class ConversationAnalyticsRepository extends TenantRepository<Conversati
     super(model);
   }
 
-  /** Created and first-response figures by createdAt; closed and resolution figures by closedAt. */
+  /** Created figures by createdAt, first responses by firstResponseAt, closed and resolution figures by closedAt. */
   async buckets(companyId: CompanyId, window: BucketWindow): Promise<BucketRow[]> {
     const range = within(window);
-    const [facets] = await this.aggregate<{ created: BucketRow[]; closed: BucketRow[] }>(companyId, [
-      { $match: { $or: [{ createdAt: range }, { closedAt: range }] } },
+    const [facets] = await this.aggregate<{ created: BucketRow[]; answered: BucketRow[]; closed: BucketRow[] }>(companyId, [
+      { $match: { $or: [{ createdAt: range }, { firstResponseAt: range }, { closedAt: range }] } },
       {
         $facet: {
           created: [
             { $match: { createdAt: range } },
+            { $group: { _id: bucketOf('$createdAt', window), conversationsCreated: { $sum: 1 } } },
+          ],
+          answered: [
+            { $match: { firstResponseAt: range } },
             {
               $group: {
-                _id: bucketOf('$createdAt', window),
-                conversationsCreated: { $sum: 1 },
-                firstResponses: countWhere(hasFirstResponse),
-                firstResponseMs: { $sum: { $cond: [hasFirstResponse, firstResponseMs, 0] } },
+                _id: bucketOf('$firstResponseAt', window),
+                firstResponses: { $sum: 1 },
+                firstResponseMs: { $sum: firstResponseMs },
               },
             },
           ],
@@ -61,14 +64,14 @@ export class ConversationAnalyticsRepository extends TenantRepository<Conversati
         },
       },
     ]);
-    return [...facets.created, ...facets.closed];
+    return [...facets.created, ...facets.answered, ...facets.closed];
   }
 
-  /** Open conversations by status (with the oldest queue entry), and what was closed or answered since `since`. */
+  /** Open conversations by status (with the oldest queue entry), and what was closed or first answered since `since`. */
   async snapshot(companyId: CompanyId, since: Date): Promise<ConversationSnapshot> {
     const open = { $in: OPEN_STATUSES };
     const [snapshot] = await this.aggregate<ConversationSnapshot>(companyId, [
-      { $match: { $or: [{ status: open }, { closedAt: { $gte: since } }, { createdAt: { $gte: since } }] } },
+      { $match: { $or: [{ status: open }, { closedAt: { $gte: since } }, { firstResponseAt: { $gte: since } }] } },
       {
         $facet: {
           open: [
@@ -77,7 +80,7 @@ export class ConversationAnalyticsRepository extends TenantRepository<Conversati
           ],
           closedToday: [{ $match: { closedAt: { $gte: since } } }, { $count: 'count' }],
           firstResponses: [
-            { $match: { createdAt: { $gte: since }, firstResponseAt: { $type: 'date' } } },
+            { $match: { firstResponseAt: { $gte: since } } },
             { $group: { _id: null, count: { $sum: 1 }, totalMs: { $sum: firstResponseMs } } },
           ],
         },
