@@ -24,8 +24,3 @@ export function bucketOf(field: string, window: BucketWindow): Record<string, un
     },
   };
 }
-
-/** `$sum` of 1 for each document where `condition` holds. */
-export function countWhere(condition: unknown): { $sum: unknown } {
-  return { $sum: { $cond: [condition, 1, 0] } };
-}
