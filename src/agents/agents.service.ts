@@ -4,8 +4,7 @@ import { AutoAssigner } from '../assignment/auto-assigner.js';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { roleAllows } from '../auth/guards/permissions.guard.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
-import { decodeCursor } from '../common/pagination/cursor.js';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -32,9 +31,7 @@ export class AgentsService {
     const filter: QueryFilter<Agent> = {};
     if (query.status) filter.status = query.status;
     if (query.isActive !== undefined) filter.isActive = query.isActive;
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const page = await this.agents.page(companyId, filter, { limit: query.limit, after });
-    return { data: page.data.map((agent) => AgentView.from(agent)), nextCursor: page.nextCursor };
+    return mapPage(await this.agents.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), AgentView.from);
   }
 
   async get(companyId: CompanyId, id: string): Promise<AgentView> {

@@ -1,7 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { decodeCursor } from '../common/pagination/cursor.js';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import type { AgentPrincipal, ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { toObjectId } from '../database/object-id.js';
@@ -43,9 +42,7 @@ export class ApiKeysService {
   }
 
   async list(companyId: CompanyId, query: PageQueryDto): Promise<Page<ApiKeyView>> {
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const page = await this.apiKeys.page(companyId, {}, { limit: query.limit, after });
-    return { data: page.data.map((key) => ApiKeyView.from(key)), nextCursor: page.nextCursor };
+    return mapPage(await this.apiKeys.page(companyId, {}, { limit: query.limit, cursor: query.cursor }), ApiKeyView.from);
   }
 
   /** Revocation is immediate: the next request with the key is refused. Revoking twice is harmless. */

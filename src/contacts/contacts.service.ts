@@ -2,8 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { isEmail } from 'class-validator';
 import type { UpdateQuery } from 'mongoose';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { decodeCursor } from '../common/pagination/cursor.js';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -93,10 +92,9 @@ export class ContactsService {
   }
 
   async list(companyId: CompanyId, query: ListContactsQueryDto): Promise<Page<ContactView>> {
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const filter = contactListFilter({ search: query.search, tags: query.tags });
-    const page = await this.contacts.page(companyId, filter, { limit: query.limit, after });
-    return { data: page.data.map((contact) => ContactView.from(contact)), nextCursor: page.nextCursor };
+    const page = await this.contacts.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
+    return mapPage(page, ContactView.from);
   }
 
   async get(companyId: CompanyId, id: string): Promise<ContactView> {

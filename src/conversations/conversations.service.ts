@@ -2,8 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { decodeCursor } from '../common/pagination/cursor.js';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
@@ -64,9 +63,8 @@ export class ConversationsService {
     if (query.status) filter.status = query.status;
     if (query.priority) filter.priority = query.priority;
     if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
-    const after = query.startAfter ? decodeCursor(query.startAfter) : undefined;
-    const page = await this.conversations.page(companyId, filter, { limit: query.limit, after });
-    return { data: page.data.map((conversation) => ConversationView.from(conversation)), nextCursor: page.nextCursor };
+    const page = await this.conversations.page(companyId, filter, { limit: query.limit, cursor: query.startAfter });
+    return mapPage(page, ConversationView.from);
   }
 
   /** Null for a missing, malformed or foreign id. */

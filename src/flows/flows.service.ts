@@ -2,8 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import type { QueryFilter } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
-import { decodeCursor } from '../common/pagination/cursor.js';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { FlowExecutionSnapshot } from '../events/domain-events.js';
@@ -33,9 +32,7 @@ export class FlowsService {
 
   async list(companyId: CompanyId, query: ListFlowsQueryDto): Promise<Page<FlowView>> {
     const filter: QueryFilter<Flow> = query.isActive === undefined ? {} : { isActive: query.isActive };
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const page = await this.flows.page(companyId, filter, { limit: query.limit, after });
-    return { data: page.data.map((flow) => FlowView.from(flow)), nextCursor: page.nextCursor };
+    return mapPage(await this.flows.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), FlowView.from);
   }
 
   async get(companyId: CompanyId, id: string): Promise<FlowView> {

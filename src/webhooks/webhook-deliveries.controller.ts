@@ -4,7 +4,7 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
 import { ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveredDeliveriesView } from './dto/delivery-requests.dto.js';
 import { DeliveryView } from './dto/delivery.view.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
@@ -23,7 +23,7 @@ export class WebhookDeliveriesController {
   @ApiPageResponse(DeliveryView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto): Promise<Page<DeliveryView>> {
     const page = await this.deliveries.page(agent.companyId, id, query);
-    return { data: page.data.map((delivery) => DeliveryView.from(delivery)), nextCursor: page.nextCursor };
+    return mapPage(page, DeliveryView.from);
   }
 
   @Post('deliveries/:deliveryId/retry')

@@ -1,6 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Types } from 'mongoose';
-import { decodeCursor } from '../common/pagination/cursor.js';
 import type { Page } from '../common/pagination/page.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
@@ -23,9 +22,8 @@ export class WebhookDeliveriesService {
 
   async page(companyId: CompanyId, webhookId: string, query: ListDeliveriesQueryDto): Promise<Page<Stored<WebhookDelivery>>> {
     const webhook = await this.webhooks.get(companyId, webhookId);
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
     const filter = query.status ? { webhookId: webhook._id, status: query.status } : { webhookId: webhook._id };
-    return this.deliveries.page(companyId, filter, { limit: query.limit, after });
+    return this.deliveries.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
   }
 
   /**

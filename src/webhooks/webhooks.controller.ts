@@ -4,7 +4,7 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { ApiPageResponse, type Page } from '../common/pagination/page.js';
+import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
@@ -35,7 +35,7 @@ export class WebhooksController {
   @ApiPageResponse(WebhookView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<WebhookView>> {
     const page = await this.webhooks.page(agent.companyId, query);
-    return { data: page.data.map((webhook) => WebhookView.from(webhook)), nextCursor: page.nextCursor };
+    return mapPage(page, WebhookView.from);
   }
 
   @Get(':id')

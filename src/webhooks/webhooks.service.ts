@@ -1,6 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import type { UpdateQuery } from 'mongoose';
-import { decodeCursor } from '../common/pagination/cursor.js';
 import type { Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -52,8 +51,7 @@ export class WebhooksService {
   }
 
   async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<Stored<Webhook>>> {
-    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-    return this.webhooks.page(companyId, {}, { limit: query.limit, after });
+    return this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor });
   }
 
   /** Every webhook of the company, newest first (at most MAX_WEBHOOKS_PER_COMPANY). */

@@ -7,6 +7,11 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** The same page with each record turned into its view. */
+export function mapPage<T, V>(page: Page<T>, view: (record: T) => V): Page<V> {
+  return { data: page.data.map((record) => view(record)), nextCursor: page.nextCursor };
+}
+
 export class PageMeta {
   @ApiProperty({ type: String, nullable: true, description: 'Opaque; null on the last page' })
   nextCursor: string | null;

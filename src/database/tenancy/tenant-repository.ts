@@ -1,5 +1,5 @@
 import type { Model, PipelineStage, ProjectionType, QueryFilter, SortOrder, Types, UpdateQuery } from 'mongoose';
-import { encodeCursor } from '../../common/pagination/cursor.js';
+import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import type { Page } from '../../common/pagination/page.js';
 import { parseObjectId, toObjectId } from '../object-id.js';
 
@@ -48,15 +48,15 @@ export class TenantRepository<T> {
   }
 
   /**
-   * Newest first by `_id`, continuing strictly below `after`: records inserted meanwhile get larger
+   * Newest first by `_id`, continuing strictly below the cursor's `_id` (a forged cursor is a 400): records inserted meanwhile get larger
    * ids and land on the first page, so walking the pages never repeats or skips one.
    */
   async page(
     companyId: CompanyId,
     filter: QueryFilter<T>,
-    options: { limit: number; after?: Types.ObjectId; projection?: ProjectionType<T> },
+    options: { limit: number; cursor?: string; projection?: ProjectionType<T> },
   ): Promise<Page<Stored<T>>> {
-    const window = options.after ? { ...filter, _id: { $lt: options.after } } : filter;
+    const window = options.cursor ? { ...filter, _id: { $lt: decodeCursor(options.cursor) } } : filter;
     const rows = await this.find(companyId, window as QueryFilter<T>, {
       sort: { _id: -1 },
       limit: options.limit + 1,
