@@ -14,6 +14,11 @@ export function newEventId(): string {
   return `evt_${randomBytes(16).toString('base64url')}`;
 }
 
+export interface EventOrigin {
+  id: string;
+  occurredAt: Date;
+}
+
 /**
  * Publishes domain events on the Nest event-emitter bus, after the change they describe is stored.
  * `publish` waits for every listener: the webhook outbox is written before the request that caused
@@ -23,8 +28,14 @@ export function newEventId(): string {
 export class DomainEventBus {
   constructor(private readonly emitter: EventEmitter2) {}
 
-  async publish<N extends DomainEventName>(name: N, companyId: string, data: DomainEventData[N]): Promise<DomainEvent<N>> {
-    const event: DomainEvent<N> = { id: newEventId(), name, companyId, occurredAt: new Date(), data };
+  /** `origin` gives the event's id and time when they were chosen before (an event published again keeps them). */
+  async publish<N extends DomainEventName>(
+    name: N,
+    companyId: string,
+    data: DomainEventData[N],
+    origin: EventOrigin = { id: newEventId(), occurredAt: new Date() },
+  ): Promise<DomainEvent<N>> {
+    const event: DomainEvent<N> = { ...origin, name, companyId, data };
     await this.emitter.emitAsync(name, event);
     return event;
   }

@@ -19,6 +19,19 @@ export interface MessageMedia {
   size: number;
 }
 
+/** The message's event while it may not be published yet (see MessageEventRecovery). */
+@Schema({ _id: false })
+export class PendingEvent {
+  /** The `evt_...` id, kept if the event has to be published again. */
+  @Prop({ required: true })
+  id: string;
+
+  /** When the message was stored, or last claimed by a recovery. */
+  @Prop({ required: true })
+  since: Date;
+}
+const PendingEventSchema = SchemaFactory.createForClass(PendingEvent);
+
 /** One message of a conversation (contract section 4). */
 @Schema({ collection: 'messages', timestamps: true })
 export class Message {
@@ -47,9 +60,15 @@ export class Message {
   /** The contact's, agent's or flow's id; null for an anonymous bot. */
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
+
+  /** Stored with the message and removed once its event is published; a process that dies in between leaves it. */
+  @Prop({ type: PendingEventSchema })
+  pendingEvent?: PendingEvent;
 }
 
 export const MessageSchema = SchemaFactory.createForClass(Message);
 MessageSchema.plugin(tenantScopePlugin);
 MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
 MessageSchema.index({ companyId: 1, createdAt: 1 });
+// The recovery's sweep across companies; sparse, so it holds only the few messages whose event is pending.
+MessageSchema.index({ 'pendingEvent.since': 1 }, { sparse: true });

@@ -7,10 +7,10 @@ import { ConversationsService } from '../conversations/conversations.service.js'
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
-import { DomainEventBus } from '../events/domain-event-bus.js';
+import { DomainEventBus, newEventId } from '../events/domain-event-bus.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
-import type { MediaType, Message, MessageMedia } from './message.schema.js';
+import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
 import { MessagesRepository, type MessageWindow } from './messages.repository.js';
 import { parseTimestamp } from './timestamp.js';
@@ -29,6 +29,10 @@ export interface SendMediaInput {
 }
 
 type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'senderType' | 'senderId'>;
+
+export function messageEventName(direction: MessageDirection): 'message.received' | 'message.sent' {
+  return direction === 'inbound' ? 'message.received' : 'message.sent';
+}
 
 /** A stored message with its conversation as it stands after the message. */
 export interface DeliveredMessage {
@@ -161,11 +165,13 @@ export class MessagesService {
     const at = new Date();
     const conversation = await this.conversations.recordMessage(companyId, conversationId, at, draft.direction === 'outbound');
     if (!conversation) return null;
-    // The message's time is the conversation's lastMessageAt, so the two always agree.
-    const stored = await this.messages.create(companyId, { ...draft, conversationId: id, createdAt: at } as Partial<Message>);
+    // The message's time is the conversation's lastMessageAt, so the two always agree. It carries its
+    // event until the event is published, for MessageEventRecovery should this process die meanwhile.
+    const pendingEvent = { id: newEventId(), since: at };
+    const stored = await this.messages.create(companyId, { ...draft, conversationId: id, createdAt: at, pendingEvent } as Partial<Message>);
     const message = MessageView.from(stored);
-    const name = draft.direction === 'inbound' ? 'message.received' : 'message.sent';
-    await this.events.publish(name, String(companyId), { message, conversation });
+    await this.events.publish(messageEventName(draft.direction), String(companyId), { message, conversation }, { id: pendingEvent.id, occurredAt: at });
+    await this.messages.clearPendingEvent(companyId, stored._id);
     return { message, conversation };
   }
 

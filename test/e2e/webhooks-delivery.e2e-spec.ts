@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
+import type { Stored } from '../../src/database/tenancy/tenant-repository.js';
 import { DomainEventBus } from '../../src/events/domain-event-bus.js';
 import type { AnyDomainEvent, DomainEventData, DomainEventName } from '../../src/events/domain-events.js';
+import { MessageEventRecovery, PENDING_EVENT_GRACE_MS } from '../../src/messages/message-event-recovery.js';
+import { Message } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
+import { WebhookOutboxListener } from '../../src/webhooks/webhook-outbox.listener.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -201,6 +205,40 @@ describe('webhook delivery', () => {
     expect(bodies[2].data.message).toEqual(reply.body);
     expect(bodies[3].data).toMatchObject({ conversation: { id: conversationId, status: 'closed' }, reason: 'resolved' });
     expect(bodies.every((body) => body.companyId === acme.companyId)).toBe(true);
+  });
+
+  // Found by the crash drill (drill/crash.mjs): a process killed between storing a message and writing its
+  // deliveries lost the event for good.
+  it('publishes the event of a message stored by a process that died before recording it', async () => {
+    const key = await createApiKey(t.http, acme, ['messages:write']);
+    const hook = await webhook('/lost-event', { events: ['CHAT_RECEIVED'] });
+    const from = { phone: '+14155550177' };
+    await t.http.post('/api/external/messages').set('x-api-key', key).send({ from, text: 'First' }).expect(201);
+    await receiver.received('/lost-event', 1);
+    // The outbox write fails, which leaves what a process killed at that point leaves: the message stored, its event nowhere.
+    const outbox = jest.spyOn(t.app.get(WebhookOutboxListener), 'record').mockRejectedValueOnce(new Error('process killed'));
+    await t.http.post('/api/external/messages').set('x-api-key', key).send({ from, text: 'Lost?' }).expect(500);
+    outbox.mockRestore();
+    const messages = t.model<Message>(Message.name);
+    const [lost] = await messages.find({ companyId: acme.companyId, text: 'Lost?' }).lean<Stored<Message>[]>();
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    expect((await messages.findOne({ companyId: acme.companyId, text: 'First' }).lean())?.pendingEvent).toBeUndefined();
+
+    const recovery = t.app.get(MessageEventRecovery);
+    // Within the grace period the request that stored it might still be publishing.
+    expect(await recovery.recover(new Date())).toBe(0);
+    const later = new Date(lost.createdAt.getTime() + PENDING_EVENT_GRACE_MS);
+    expect(await recovery.recover(later)).toBe(1);
+    expect(await recovery.recover(new Date(later.getTime() + PENDING_EVENT_GRACE_MS))).toBe(0);
+
+    const [, request] = await receiver.received('/lost-event', 2);
+    expect(JSON.parse(request.body)).toMatchObject({
+      id: lost.pendingEvent?.id,
+      type: 'CHAT_RECEIVED',
+      timestamp: lost.createdAt.toISOString(),
+      data: { message: { id: lost._id.toHexString(), text: 'Lost?' }, conversation: { id: lost.conversationId.toHexString() } },
+    });
+    expect((await messages.findOne({ _id: lost._id, companyId: acme.companyId }).lean())?.pendingEvent).toBeUndefined();
   });
 
   it('has written the delivery when publish returns', async () => {
