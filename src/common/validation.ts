@@ -13,10 +13,12 @@ export function createValidationPipe(): ValidationPipe {
   });
 }
 
+/** Deeper than any request of the API needs, far shallower than what overflows class-transformer's recursion. */
 const MAX_DEPTH = 32;
 
 function findOperatorKey(value: unknown, depth = 0): string | undefined {
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (depth > MAX_DEPTH) throw new BadRequestException(`Values may not be nested more than ${MAX_DEPTH} levels deep`);
   for (const [key, nested] of Object.entries(value)) {
     if (key.startsWith('$')) return key;
     const found = findOperatorKey(nested, depth + 1);
@@ -28,7 +30,7 @@ function findOperatorKey(value: unknown, depth = 0): string | undefined {
 /**
  * Refuses `$`-prefixed keys anywhere in a body or query (`{"$gt": ""}`, `status[$ne]=x`) before any
  * DTO sees them, including inside free-form objects such as contact attributes, which would
- * otherwise reach MongoDB filters and updates unchecked.
+ * otherwise reach MongoDB filters and updates unchecked; and values nested deeper than MAX_DEPTH.
  */
 @Injectable()
 export class RejectOperatorKeysPipe implements PipeTransform {

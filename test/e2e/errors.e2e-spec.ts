@@ -110,6 +110,16 @@ describe('error bodies, request ids and input hygiene', () => {
     await t.http.get('/v1/api-keys').query({ limit: '{"$gt":0}' }).set(acme.auth).expect(400);
   });
 
+  // Found by the bad-input drill: class-transformer recursed until the stack overflowed, a 500.
+  it('400 for values nested deeper than 32 levels', async () => {
+    const deepObject = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const a = await t.http.post('/v1/auth/login').set('content-type', 'application/json').send(deepObject).expect(400);
+    expect(a.body.message).toBe('Values may not be nested more than 32 levels deep');
+    const deepArray = `{"name": ${'['.repeat(100_000)}${']'.repeat(100_000)}, "scopes": []}`;
+    const b = await t.http.post('/v1/api-keys').set(acme.auth).set('content-type', 'application/json').send(deepArray).expect(400);
+    expect(b.body.message).toBe('Values may not be nested more than 32 levels deep');
+  });
+
   it('400 for a limit outside 1..100 and for a forged cursor', async () => {
     await t.http.get('/v1/api-keys?limit=0').set(acme.auth).expect(400);
     await t.http.get('/v1/api-keys?limit=101').set(acme.auth).expect(400);
