@@ -16,12 +16,15 @@ export function createValidationPipe(): ValidationPipe {
 /** Deeper than any request of the API needs, far shallower than what overflows class-transformer's recursion. */
 const MAX_DEPTH = 32;
 
-function findOperatorKey(value: unknown, depth = 0): string | undefined {
+/** Keys class-transformer drops without a word (its guard against prototype pollution): refused like unknown fields. */
+const DROPPED_KEYS = new Set(['__proto__', 'constructor']);
+
+function findRefusedKey(value: unknown, depth = 0): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   if (depth > MAX_DEPTH) throw new BadRequestException(`Values may not be nested more than ${MAX_DEPTH} levels deep`);
   for (const [key, nested] of Object.entries(value)) {
-    if (key.startsWith('$')) return key;
-    const found = findOperatorKey(nested, depth + 1);
+    if (key.startsWith('$') || DROPPED_KEYS.has(key)) return key;
+    const found = findRefusedKey(nested, depth + 1);
     if (found) return found;
   }
   return undefined;
@@ -30,14 +33,16 @@ function findOperatorKey(value: unknown, depth = 0): string | undefined {
 /**
  * Refuses `$`-prefixed keys anywhere in a body or query (`{"$gt": ""}`, `status[$ne]=x`) before any
  * DTO sees them, including inside free-form objects such as contact attributes, which would
- * otherwise reach MongoDB filters and updates unchecked; and values nested deeper than MAX_DEPTH.
+ * otherwise reach MongoDB filters and updates unchecked; `__proto__` and `constructor` keys, which
+ * would vanish silently; and values nested deeper than MAX_DEPTH.
  */
 @Injectable()
 export class RejectOperatorKeysPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type !== 'body' && metadata.type !== 'query') return value;
-    const key = findOperatorKey(value);
-    if (key) throw new BadRequestException(`Field names starting with "$" are not allowed (found "${key}")`);
+    const key = findRefusedKey(value);
+    if (key?.startsWith('$')) throw new BadRequestException(`Field names starting with "$" are not allowed (found "${key}")`);
+    if (key) throw new BadRequestException(`Field name "${key}" is not allowed`);
     return value;
   }
 }

@@ -120,6 +120,20 @@ describe('error bodies, request ids and input hygiene', () => {
     expect(b.body.message).toBe('Values may not be nested more than 32 levels deep');
   });
 
+  // Found by the bad-input drill: class-transformer dropped these keys and the request went through without them.
+  it('400 for __proto__ and constructor keys, anywhere in a body', async () => {
+    const proto = await t.http
+      .patch('/v1/settings')
+      .set(acme.auth)
+      .set('content-type', 'application/json')
+      .send('{"__proto__": {"timezone": "Europe/Paris"}}')
+      .expect(400);
+    expect(proto.body.message).toBe('Field name "__proto__" is not allowed');
+    await t.http.patch('/v1/settings').set(acme.auth).send({ constructor: { prototype: { language: 'fr' } } }).expect(400);
+    const attribute = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Grace', attributes: { constructor: 'x' } }).expect(400);
+    expect(attribute.body.message).toBe('Field name "constructor" is not allowed');
+  });
+
   it('400 for a limit outside 1..100 and for a forged cursor', async () => {
     await t.http.get('/v1/api-keys?limit=0').set(acme.auth).expect(400);
     await t.http.get('/v1/api-keys?limit=101').set(acme.auth).expect(400);
