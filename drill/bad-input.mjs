@@ -1,0 +1,148 @@
+// Bad-input drill: every operation of /docs-json, called with company A's credentials, gets malformed JSON, wrong
+// types, unknown fields, $-operators in bodies and query strings, 1 MB strings, and path ids that are malformed,
+// nonexistent or company B's. No 5xx, no 2xx where the contract requires a refusal, no answer carrying B's data,
+// and B's stored documents unchanged; then one pass at the default rate limit. Exits 1 on a violation.
+// Run: npm run drill -- bad-input   (or node drill/bad-input.mjs after nest build)
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { casesOf, ownUrl } from './bad-input/cases.mjs';
+import { judge } from './bad-input/judge.mjs';
+import { operationsOf, resolver } from './bad-input/operations.mjs';
+import { rateLimitPass } from './bad-input/rate-limit.mjs';
+import { differences, idsIn, snapshotCompany } from './bad-input/snapshot.mjs';
+import { validBody } from './bad-input/templates.mjs';
+import { buildCompany, mediaForm } from './bad-input/world.mjs';
+import { apiClient } from './lib/client.mjs';
+import { startStack } from './lib/processes.mjs';
+import { startReceiver } from './lib/receiver.mjs';
+import { forEachConcurrently, formatCounts, increment } from './lib/report.mjs';
+
+const IN_FLIGHT = 8;
+/** Cases whose answer may be a cut connection: Node stops reading a request line or body that large. */
+const MAY_CUT_CONNECTION = /1 MiB|1 MB value/;
+/** Baselines that change a conversation's state run in this order, after the others, so that each is allowed. */
+const STATEFUL_ORDER = ['PATCH /v1/conversations/{id}', 'POST /v1/conversations/{id}/assign', 'POST /v1/conversations/{id}/close'];
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function credentialsOf(auth, a) {
+  if (auth === 'bearer') return { token: a.token };
+  if (auth === 'api-key') return { apiKey: a.apiKey };
+  return {};
+}
+
+async function send(client, testCase, a) {
+  const { json, body, contentType, headers } = testCase;
+  try {
+    return await client.call(testCase.method, testCase.url, { ...credentialsOf(testCase.auth, a), json, body, contentType, headers });
+  } catch (error) {
+    return { status: `no answer (${error.code ?? error.name})`, headers: {}, text: '', json: undefined };
+  }
+}
+
+/** Waits until every delivery of both companies' webhooks is done, so that B's documents stay still. */
+async function deliveriesSettled(client, companies) {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const pages = await Promise.all(
+      companies.map((c) => client.expect(200, 'GET', `/v1/webhooks/${c.ids.webhook}/deliveries`, { token: c.token })),
+    );
+    if (pages.every((page) => page.data.every((delivery) => delivery.status === 'succeeded'))) return;
+    await sleep(100);
+  }
+  throw new Error('webhook deliveries of the fixtures did not settle');
+}
+
+/** Sends each operation's valid body once (A's own records), so that a refused template shows up as a warning. */
+async function checkTemplates(client, operations, templates, a) {
+  const warnings = [];
+  const rank = (op) => STATEFUL_ORDER.indexOf(`${op.method} ${op.path}`);
+  const ordered = operations.filter((op) => op.body?.contentType === 'application/json' && op.method !== 'DELETE').sort((x, y) => rank(x) - rank(y));
+  for (const operation of ordered) {
+    const response = await client.call(operation.method, ownUrl(operation, a), { ...credentialsOf(operation.auth, a), json: templates.get(operation) });
+    if (response.status === 400 || response.status >= 500) {
+      warnings.push(`${operation.method} ${operation.path}: valid body answered ${response.status} ${response.text.slice(0, 200)}`);
+    }
+  }
+  return warnings;
+}
+
+/** Sends every case with IN_FLIGHT in flight; every request and answer is written to a file in the temp directory. */
+async function runCases(client, cases, a, secrets) {
+  const run = { statuses: {}, byKind: {}, violations: [], logPath: join(tmpdir(), `parley-drill-bad-input-${process.pid}.jsonl`) };
+  const log = createWriteStream(run.logPath);
+  const started = Date.now();
+  await forEachConcurrently(cases, IN_FLIGHT, async (testCase) => {
+    const response = await send(client, testCase, a);
+    const { operation, kind, label, url } = testCase;
+    log.write(`${JSON.stringify({ operation, kind, label: label.slice(0, 200), url: url.slice(0, 200), status: response.status, answer: response.text.slice(0, 300) })}\n`);
+    increment(run.statuses, response.status);
+    increment((run.byKind[kind] ??= {}), response.status);
+    const answered = typeof response.status === 'number';
+    const problems = answered ? judge(testCase, response, secrets) : MAY_CUT_CONNECTION.test(label) ? [] : ['no answer'];
+    for (const problem of problems) run.violations.push(`${operation} [${kind}: ${label.slice(0, 80)}] ${response.status}: ${problem}`);
+  });
+  run.seconds = ((Date.now() - started) / 1000).toFixed(1);
+  await new Promise((resolve) => log.end(resolve));
+  return run;
+}
+
+/** Company B's documents, after checking that nothing changes them while nobody calls the API. */
+async function stillSnapshot(db, companyId) {
+  const snapshot = await snapshotCompany(db, companyId);
+  await sleep(1000);
+  if (differences(snapshot, await snapshotCompany(db, companyId)).length) throw new Error("company B's documents change on their own");
+  return snapshot;
+}
+
+async function main() {
+  const stack = await startStack('drill-bad-input');
+  const receiver = await startReceiver();
+  const client = apiClient(stack.api.baseUrl, { connections: IN_FLIGHT });
+  const mongo = await MongoClient.connect(stack.mongodbUri);
+  const db = mongo.db();
+  try {
+    const document = await client.expect(200, 'GET', '/docs-json');
+    const a = await buildCompany(client, receiver, 'Alpha', '+14155550101');
+    const b = await buildCompany(client, receiver, 'Bravo', '+14155550202');
+    await deliveriesSettled(client, [a, b]);
+    const before = await stillSnapshot(db, b.companyId);
+    const secrets = [...idsIn(before), b.name, b.name.toLowerCase(), b.token, b.apiKey, b.webhookSecret];
+
+    const operations = operationsOf(document);
+    const resolve = resolver(document);
+    const templates = new Map(operations.map((op) => [op, validBody(op, resolve, a, receiver)]));
+    const templateWarnings = await checkTemplates(client, operations, templates, a);
+    const cases = operations.flatMap((op) => casesOf(op, { template: templates.get(op), resolve, a, b, mediaForm }));
+    const run = await runCases(client, cases, a, secrets);
+
+    const health = await client.call('GET', '/health');
+    if (health.status !== 200) run.violations.push(`GET /health answered ${health.status} after the run`);
+    const changes = differences(before, await snapshotCompany(db, b.companyId));
+    run.violations.push(...changes.map(({ key, change }) => `cross-company write: company B's ${key} was ${change}`));
+    const rateLimit = await rateLimitPass(stack.mongodbUri, a);
+    run.violations.push(...rateLimit.violations.map((line) => `rate limit: ${line}`));
+
+    console.log(`Bad-input drill: ${operations.length} operations, ${cases.length} requests in ${run.seconds} s (${IN_FLIGHT} in flight)`);
+    console.log(`  statuses               ${formatCounts(run.statuses)}`);
+    for (const kind of Object.keys(run.byKind).sort()) console.log(`  ${kind.padEnd(22)} ${formatCounts(run.byKind[kind])}`);
+    console.log(`  company B              ${before.size} documents, ${changes.length} changed`);
+    console.log(`  rate-limit pass        ${formatCounts(rateLimit.statuses)} (default limit, an API process of its own)`);
+    console.log(`  every request          ${run.logPath}`);
+    if (templateWarnings.length) console.log(`\nValid bodies that were refused (cases of these operations test less):\n  ${templateWarnings.join('\n  ')}`);
+    if (run.violations.length) {
+      console.log(`\nVIOLATIONS (${run.violations.length}):\n  ${run.violations.join('\n  ')}`);
+      process.exitCode = 1;
+    } else {
+      console.log('\nBad-input drill passed.');
+    }
+  } finally {
+    await mongo.close();
+    await client.close();
+    await receiver.close();
+    await stack.stop();
+  }
+}
+
+await main();

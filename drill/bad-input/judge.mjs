@@ -1,0 +1,42 @@
+// What an answer to a bad-input case must not be. Answers the problems found, as short strings.
+import { FormData } from 'undici';
+
+/** Everything the request itself carried: an id the caller sent may be echoed back in an error message. */
+function sentText(testCase) {
+  const parts = [testCase.url];
+  if (testCase.json !== undefined) parts.push(JSON.stringify(testCase.json));
+  if (typeof testCase.body === 'string') parts.push(testCase.body);
+  if (testCase.body instanceof FormData) for (const [, value] of testCase.body) if (typeof value === 'string') parts.push(value);
+  return parts.join('\n');
+}
+
+/** The error body of each interface: problem details on /v1, the envelope on /api/external. */
+function errorShapeProblem(testCase, response) {
+  if (testCase.url.startsWith('/api/external')) {
+    const ok = response.json?.success === false && typeof response.json.error === 'string';
+    return ok ? null : 'error body is not the { success: false, error } envelope';
+  }
+  const ok = String(response.headers['content-type']).startsWith('application/problem+json') && response.json?.statusCode === response.status;
+  return ok ? null : 'error body is not problem+json with its statusCode';
+}
+
+/**
+ * `secrets`: strings of company B (its ids, names, credentials) that no answer to company A may contain unless
+ * A sent them itself.
+ */
+export function judge(testCase, response, secrets) {
+  const problems = [];
+  const { status } = response;
+  if (status >= 500) problems.push('server error');
+  if (testCase.foreign && status >= 200 && status < 300) problems.push('cross-company: 2xx to a request aimed at company B');
+  if (testCase.expect === 'refused' && status < 400) problems.push('accepted, the contract requires a 4xx');
+  const sent = sentText(testCase);
+  const leaked = secrets.filter((secret) => response.text.includes(secret) && !sent.includes(secret));
+  if (leaked.length) problems.push(`cross-company read: the answer contains company B's ${leaked.join(', ')}`);
+  // 431 comes from Node's HTTP parser (request line too long) before the application sees the request.
+  if (status >= 400 && status !== 431) {
+    const shape = errorShapeProblem(testCase, response);
+    if (shape) problems.push(shape);
+  }
+  return problems;
+}

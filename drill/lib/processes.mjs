@@ -1,0 +1,149 @@
+// The drills' child processes: the standalone engine and API processes built in dist/, on 127.0.0.1 only.
+// Every child is registered here and killed when the drill ends, fails or is interrupted.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const STARTUP_TIMEOUT_MS = 30_000;
+/** Output kept per child, printed when it fails to start. */
+const OUTPUT_TAIL_CHARS = 4000;
+
+export const JWT_SECRET = 'drill-secret-that-is-long-enough-for-production';
+
+/** Settings every drill API process shares; a drill adds its own on top. */
+export const API_ENV = {
+  NODE_ENV: 'development',
+  LOG_LEVEL: 'warn',
+  DEMO_SEED: 'false',
+  JWT_SECRET,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  // The drills are not about rate limits (the bad-input drill checks them on a process of its own).
+  THROTTLE_LIMIT: '100000000',
+};
+
+const children = new Set();
+
+function killAll() {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the drill's processes`);
+    killAll();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+function track(name, args, env) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  children.add(child);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  exited.then(() => children.delete(child));
+  return { name, child, exited, output: () => output };
+}
+
+function startupFailure(tracked, reason) {
+  tracked.child.kill('SIGKILL');
+  return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `node dist/embedded-mongo/cli.js` on an ephemeral port; answers its URI (without database). */
+export async function startEngine() {
+  const tracked = track('engine', ['dist/embedded-mongo/cli.js', '--host', '127.0.0.1', '--port', '0'], {});
+  const uri = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(startupFailure(tracked, 'timeout')), STARTUP_TIMEOUT_MS);
+    tracked.child.stdout.on('data', () => {
+      const match = /connect with (mongodb:\/\/\S+)/.exec(tracked.output());
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1].replace(/\/$/, ''));
+      }
+    });
+    tracked.exited.then((status) => reject(startupFailure(tracked, `exited with ${status}`)));
+  });
+  return { uri, exited: tracked.exited, stop: () => stop(tracked) };
+}
+
+async function healthy(baseUrl) {
+  try {
+    const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200.
+ * `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
+ */
+export async function startApi({ port, mongodbUri, env = {} }) {
+  const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let status;
+  tracked.exited.then((value) => (status = value));
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (!(await healthy(baseUrl))) {
+    if (status !== undefined) throw startupFailure(tracked, `exited with ${status}`);
+    if (Date.now() > deadline) throw startupFailure(tracked, 'timeout');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    baseUrl,
+    exited: tracked.exited,
+    output: tracked.output,
+    kill: async () => {
+      tracked.child.kill('SIGKILL');
+      await tracked.exited;
+    },
+    stop: () => stop(tracked),
+  };
+}
+
+async function stop(tracked) {
+  if (tracked.child.exitCode !== null || tracked.child.signalCode !== null) return;
+  tracked.child.kill('SIGTERM');
+  const timer = setTimeout(() => tracked.child.kill('SIGKILL'), 20_000);
+  await tracked.exited;
+  clearTimeout(timer);
+}
+
+/** The engine and one API process on it, with the database `name`; `stop()` ends both. */
+export async function startStack(name, env = {}) {
+  const engine = await startEngine();
+  const mongodbUri = `${engine.uri}/${name}`;
+  const port = await freePort();
+  const api = await startApi({ port, mongodbUri, env });
+  return {
+    engine,
+    api,
+    mongodbUri,
+    port,
+    stop: async () => {
+      await api.stop();
+      await engine.stop();
+    },
+  };
+}

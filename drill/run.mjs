@@ -1,0 +1,44 @@
+// npm run drill [-- crash bad-input load]: runs the reliability drills (all of them by default), one after another,
+// each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark measures at the same time.
+// Exits 1 if any drill found a violation or failed to run.
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism, cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const LOCK = '/tmp/parley-load.lock';
+const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs' };
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in DRILLS));
+if (unknown.length) {
+  console.error(`Unknown drill ${unknown.join(', ')}; choose from ${Object.keys(DRILLS).join(', ')}`);
+  process.exit(2);
+}
+
+let current;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  // The drill runs in a process group of its own (flock, node and the processes it starts): stop all of it.
+  process.on(signal, () => {
+    if (current) process.kill(-current.pid, signal);
+    process.exitCode = 130;
+  });
+}
+
+function runDrill(name) {
+  if (spawnSync('flock', ['-n', LOCK, 'true']).status !== 0) console.log(`(waiting for ${LOCK}: a benchmark is running)`);
+  const script = fileURLToPath(new URL(DRILLS[name], import.meta.url));
+  current = spawn('flock', [LOCK, process.execPath, script], { stdio: 'inherit', detached: true });
+  return new Promise((resolve) => current.once('exit', (code, signal) => resolve(signal ? 1 : code)));
+}
+
+const commit = spawnSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).stdout.trim();
+console.log(`Machine: ${availableParallelism()} CPUs (${cpus()[0]?.model}), Node.js ${process.version}; code: ${commit || 'unknown'}`);
+
+const results = {};
+for (const name of requested.length ? requested : Object.keys(DRILLS)) {
+  console.log(`\n=== drill: ${name} ===`);
+  results[name] = await runDrill(name);
+  if (process.exitCode === 130) break;
+}
+console.log(`\n=== drills: ${Object.entries(results).map(([name, code]) => `${name} ${code === 0 ? 'passed' : 'FAILED'}`).join(', ')} ===`);
+if (Object.values(results).some((code) => code !== 0)) process.exitCode = 1;
