@@ -154,7 +154,6 @@ async function verdict(run, state) {
   const requests = receiver.to(KEPT);
   const delivered = deliveredMessageIds(requests);
   const badSignatures = requests.filter((request) => !signatureValid(kept.secret, request)).map((request) => request.headers['webhook-id']);
-  const deletedHits = receiver.to(DELETED).length;
   const missing = stored.filter((id) => !delivered.has(id));
   const ackedNotStored = [...state.acked].filter((id) => !storedSet.has(id));
   const phantom = [...delivered.keys()].filter((id) => !storedSet.has(id));
@@ -168,18 +167,19 @@ async function verdict(run, state) {
   acknowledged not stored  ${ackedNotStored.length}
   delivered, not stored    ${phantom.length}
   bad signatures           ${badSignatures.length}
-  deleted-webhook hits     ${deletedHits}
+  deleted-webhook hits     ${receiver.to(DELETED).length}
   outbox                   kept ${JSON.stringify(outbox.kept)}, deleted ${JSON.stringify(outbox.deleted)}`);
 
-  return [
-    ...state.refused.map((line) => `refused inbound ${line}`),
-    ...missing.slice(0, 20).map((id) => `no CHAT_RECEIVED for stored message ${id}`),
-    ...ackedNotStored.slice(0, 20).map((id) => `acknowledged message ${id} is not stored`),
-    ...phantom.slice(0, 20).map((id) => `CHAT_RECEIVED for message ${id}, which is not stored`),
-    ...badSignatures.slice(0, 20).map((id) => `signature does not verify: delivery ${id}`),
-    ...(deletedHits ? [`${deletedHits} request(s) reached the deleted webhook`] : []),
-    ...(Object.keys(outbox.deleted).length ? ['the deleted webhook still has deliveries in the outbox'] : []),
+  const kinds = [
+    ['inbound requests refused', state.refused],
+    ['stored messages without a CHAT_RECEIVED', missing],
+    ['acknowledged messages not stored', ackedNotStored],
+    ['CHAT_RECEIVED for messages not stored', phantom],
+    ['signatures that do not verify (webhook-id)', badSignatures],
+    ['requests to the deleted webhook', receiver.to(DELETED).map((request) => request.headers['webhook-id'])],
+    ['statuses of deliveries left in the outbox of the deleted webhook', Object.keys(outbox.deleted)],
   ];
+  return kinds.filter(([, items]) => items.length).map(([what, items]) => `${items.length} ${what}, e.g. ${items.slice(0, 3).join('; ')}`);
 }
 
 async function main() {
@@ -196,7 +196,7 @@ async function main() {
   await run.engine.stop();
   await run.receiver.close();
   if (violations.length) {
-    console.log(`\nVIOLATIONS (${violations.length}, each kind cut at 20):\n  ${violations.join('\n  ')}`);
+    console.log(`\nVIOLATIONS:\n  ${violations.join('\n  ')}`);
     process.exit(1);
   }
   console.log('\nCrash drill passed.');
