@@ -1,0 +1,140 @@
+import { median } from './stats.mjs';
+
+const DATABASE = process.env.MONGODB_URI ? 'MONGODB_URI' : 'embedded engine, in the app process';
+
+export const TARGETS = {
+  settingsToNest: 0.75,
+  conversationsToHttp: 0.1,
+  scaleRatio: 1.5,
+  deliveriesPerSecond: 1000,
+  badP99Factor: 2,
+  rssMiB: 300,
+};
+
+const num = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const pad = (text, width) => String(text).padStart(width);
+
+/** Medians across rounds of one scenario's runs. */
+function summarize(runs) {
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+function printRequestTable(rows) {
+  console.log(
+    `${'scenario'.padEnd(48)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('/http', 8)}${pad('/nest', 8)}` +
+      `${pad('CPU µs/req', 12)}${pad('non-2xx', 9)}`,
+  );
+  for (const row of rows) {
+    console.log(
+      `${row.label.padEnd(48)}${pad(num(row.rps), 9)}${pad(num(row.p50, 2), 9)}${pad(num(row.p99, 2), 9)}` +
+        `${pad(row.toHttp === undefined ? '' : num(row.toHttp, 3), 8)}${pad(row.toNest === undefined ? '' : num(row.toNest, 3), 8)}` +
+        `${pad(num(row.cpuUs), 12)}${pad(row.errors, 9)}`,
+    );
+  }
+}
+
+function printFanOut(runs) {
+  console.log(`${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('events/s', 10)}  checks`);
+  for (const r of runs) {
+    const label = r.withBad ? '3 healthy + dead + slow (2 s)' : '3 healthy only';
+    const checks =
+      `${r.delivered}/${r.expected} delivered, ${r.badSignatures} bad signatures` +
+      (r.withBad ? `, slow got ${r.slowDelivered}, dead refused ${r.deadAttempts} attempts` : '');
+    console.log(`${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.eventsPerSecond), 10)}  ${checks}`);
+  }
+}
+
+/** One line per target; a miss is printed loudly but does not fail the run (this is a measurement). */
+function printTargets(checks) {
+  let missed = 0;
+  for (const { name, value, target, pass } of checks) {
+    if (!pass) missed += 1;
+    console.log(`${pass ? 'PASS' : '*** MISS ***'}  ${name}: ${value} (target ${target})`);
+  }
+  if (missed > 0) console.log(`\n*** ${missed} TARGET${missed > 1 ? 'S' : ''} MISSED ***`);
+}
+
+/** Medians across fan-out rounds; counts and checks from the worst round. */
+function summarizeFanOut(list) {
+  return {
+    ...list[0],
+    perSecond: median(list.map((r) => r.perSecond)),
+    eventsPerSecond: median(list.map((r) => r.eventsPerSecond)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    delivered: Math.min(...list.map((r) => r.delivered)),
+    badSignatures: list.reduce((sum, r) => sum + r.badSignatures, 0),
+  };
+}
+
+/** Everything a run measured, then PASS/MISS per target. */
+export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, rss }) {
+  const { machine, otherLoad, rounds, duration, connections, events, companies, largeSize, smallSize } = setup;
+  const bare = (kind, name) => summarize(runs[kind][name]);
+  const rows = scenarios.map((s) => {
+    const own = summarize(runs.app[s.name]);
+    const baseline = s.baseline ?? s.name;
+    return { label: s.label, ...own, toHttp: own.rps / bare('http', baseline).rps, toNest: own.rps / bare('nest', baseline).rps };
+  });
+  const bareRows = Object.keys(bodies).flatMap((name) => [
+    { label: `bare node:http, ${name} body (${Buffer.byteLength(bodies[name])} B)`, ...bare('http', name) },
+    { label: `bare NestJS-Express, ${name} body`, ...bare('nest', name) },
+  ]);
+
+  console.log(`\nParley benchmark: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
+  console.log(`server on CPU 0, autocannon on CPU 1; ${rounds} interleaved rounds of ${duration} s per scenario, -c ${connections}; medians across rounds`);
+  console.log(`other load on the machine before the rounds: at most ${(100 * otherLoad).toFixed(0)}% of its CPU${otherLoad > 0.15 ? ' (*** figures may be disturbed ***)' : ''}`);
+  console.log(`database: ${DATABASE}; ${companies} companies, ${largeSize} + ${smallSize} x ${companies - 1} conversations\n`);
+  printRequestTable([...rows, ...bareRows]);
+
+  const scaleSmall = median(scaleTimes.small);
+  const scaleLarge = median(scaleTimes.large);
+  const scaleRatio = scaleLarge / scaleSmall;
+  console.log(
+    `\nConversations page, one request at a time (${scaleTimes.small.length} each): ${smallSize} conversations ` +
+      `median ${scaleSmall.toFixed(2)} ms, ${largeSize} median ${scaleLarge.toFixed(2)} ms, ratio ${scaleRatio.toFixed(2)}`,
+  );
+
+  const checks = [];
+  if (fan.healthy.length > 0) {
+    console.log(`\nWebhook fan-out, ${events} message.received events through POST /api/external/messages (medians of ${fan.healthy.length} rounds):`);
+    const healthy = summarizeFanOut(fan.healthy);
+    const bad = summarizeFanOut(fan.bad);
+    printFanOut([healthy, bad]);
+    checks.push(
+      {
+        name: 'healthy deliveries/s with dead + slow present',
+        value: bad.perSecond.toFixed(0),
+        target: `>= ${TARGETS.deliveriesPerSecond}`,
+        pass: bad.perSecond >= TARGETS.deliveriesPerSecond && bad.delivered === bad.expected && bad.badSignatures === 0,
+      },
+      {
+        name: 'healthy p99 with / without the bad receivers',
+        value: (bad.p99 / healthy.p99).toFixed(2),
+        target: `<= ${TARGETS.badP99Factor}`,
+        pass: bad.p99 <= TARGETS.badP99Factor * healthy.p99,
+      },
+    );
+  }
+
+  const rssMax = Math.max(rss.afterLoad, rss.afterFanOut);
+  console.log(
+    `\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.seeded.toFixed(0)} MiB seeded, ` +
+      `${rss.afterLoad.toFixed(0)} MiB after the request load, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out\n`,
+  );
+
+  const [settings, page] = rows;
+  printTargets([
+    { name: 'GET /v1/settings / bare NestJS-Express', value: settings.toNest.toFixed(3), target: `>= ${TARGETS.settingsToNest}`, pass: settings.toNest >= TARGETS.settingsToNest },
+    { name: 'conversations page / bare node:http', value: page.toHttp.toFixed(3), target: `>= ${TARGETS.conversationsToHttp}`, pass: page.toHttp >= TARGETS.conversationsToHttp },
+    { name: `page at ${largeSize} / at ${smallSize} (medians)`, value: scaleRatio.toFixed(2), target: `<= ${TARGETS.scaleRatio}`, pass: scaleRatio <= TARGETS.scaleRatio },
+    ...checks,
+    { name: 'app RSS after the load (MiB)', value: rssMax.toFixed(0), target: `< ${TARGETS.rssMiB}`, pass: rssMax < TARGETS.rssMiB },
+  ]);
+}

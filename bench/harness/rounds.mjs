@@ -1,0 +1,88 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'undici';
+import { loadRun, sequentialLatencies } from './load.mjs';
+import { foreignLoad } from './machine.mjs';
+import { requestOptions } from './scenarios.mjs';
+import { freePort, PinnedServer } from './servers.mjs';
+
+const BARE = {
+  http: { name: 'bare node:http', script: 'bare-http.server.mjs' },
+  nest: { name: 'bare NestJS-Express', script: 'bare-nest.server.mjs' },
+};
+const WARMUP_SECONDS = 2;
+const SCALE_BLOCKS = 5;
+const SCALE_BLOCK_SIZE = 40;
+
+/**
+ * Interleaved rounds: in each, the app's scenarios, then bare node:http and bare NestJS-Express on the
+ * same core serving the app's answers, in an order that rotates per round, so that drift and noise on
+ * the machine fall on all three alike. Each bare server lives for one round. Also in each round: the
+ * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
+ * Before each round, the load from anyone else on the machine, which the report shows.
+ */
+export async function runRounds({ app, appBase, scenarios, bodies, rounds, duration, connections, scale, log }) {
+  const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const runs = { app: {}, http: {}, nest: {} };
+  const push = (kind, name, run) => (runs[kind][name] ??= []).push(run);
+  const scaleTimes = { small: [], large: [] };
+  const otherLoad = [];
+  const measure = (server, url, options) => loadRun({ server, url, connections, duration, ...options });
+
+  log(`warming the app up (${WARMUP_SECONDS} s per scenario)`);
+  for (const s of scenarios) await loadRun({ url: appBase + s.path, connections, duration: WARMUP_SECONDS, ...requestOptions(s) });
+
+  try {
+    for (let round = 0; round < rounds; round++) await runRound(round);
+  } finally {
+    rmSync(bodiesFile, { force: true });
+  }
+  return { runs, scaleTimes, otherLoad: Math.max(...otherLoad) };
+
+  async function runRound(round) {
+    otherLoad.push(await foreignLoad());
+    log(`round ${round + 1}: other load on the machine ${(100 * otherLoad.at(-1)).toFixed(0)}% of its CPU`);
+    const order = ['app', 'http', 'nest'];
+    for (let i = 0; i < round % order.length; i++) order.push(order.shift());
+    for (const kind of order) {
+      if (kind === 'app') {
+        for (const s of scenarios) {
+          const run = await measure(app, appBase + s.path, requestOptions(s));
+          log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
+          push('app', s.name, run);
+        }
+        await scaleProbe(appBase, scale, scaleTimes);
+        continue;
+      }
+      const port = await freePort();
+      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, [bodiesFile], { PORT: String(port) });
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        await server.waitUntilServing(`${base}/ready`);
+        for (const name of Object.keys(bodies)) await measure(server, `${base}/body/${name}`, { duration: 1 });
+        for (const name of Object.keys(bodies)) {
+          const run = await measure(server, `${base}/body/${name}`, {});
+          log(`round ${round + 1} ${kind} ${name}: ${run.rps.toFixed(0)} req/s`);
+          push(kind, name, run);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+}
+
+async function scaleProbe(appBase, scale, times) {
+  const client = new Client(appBase);
+  try {
+    for (let block = 0; block < SCALE_BLOCKS; block++) {
+      for (const size of block % 2 ? ['large', 'small'] : ['small', 'large']) {
+        times[size].push(...(await sequentialLatencies(client, scale.path, scale[size], SCALE_BLOCK_SIZE)));
+      }
+    }
+  } finally {
+    await client.close();
+  }
+}

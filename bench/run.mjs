@@ -1,0 +1,112 @@
+// Benchmark of the whole product (a script, not a test): npm run bench [-- --rounds 3 --duration 10 ...]
+// Starts the built app (dist/main.js, embedded engine or MONGODB_URI) on CPU 0, seeds 20 companies (one
+// built through the API, one with 100 000 conversations and 18 with 1 000 written in bulk), then measures
+// from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
+// NestJS-Express app serving the same answers; the conversations page at 1k and 100k conversations; the
+// webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
+// PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { rerunPinnedUnderLock } from './harness/pinning.mjs';
+
+rerunPinnedUnderLock(fileURLToPath(import.meta.url));
+
+const { Api } = await import('./harness/api.mjs');
+const { startApp } = await import('./harness/app.mjs');
+const { describeMachine } = await import('./harness/machine.mjs');
+const { fanOut, startReceivers } = await import('./harness/fanout.mjs');
+const { printReport } = await import('./harness/report.mjs');
+const { runRounds } = await import('./harness/rounds.mjs');
+const { appScenarios } = await import('./harness/scenarios.mjs');
+const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./harness/seed.mjs');
+
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    conversations: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '2000' },
+    'fanout-rounds': { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(options.rounds);
+const duration = Number(options.duration);
+const connections = Number(options.connections);
+const largeSize = Number(options.conversations);
+const events = Number(options.events);
+const fanOutRounds = Number(options['fanout-rounds'] ?? rounds);
+const COMPANIES = 20;
+const SMALL_SIZE = 1_000;
+const THREAD_LENGTH = 200;
+
+const log = (line) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const machine = describeMachine();
+
+// --cpu-prof: the app writes a V8 CPU profile of the whole run into bench/profiles/ when it stops.
+const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
+const { app, base, databaseUri } = await startApp({ nodeArgs: options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+const rss = { started: app.rssMiB() };
+try {
+  const api = new Api(base);
+  log(`app on ${base} (pid ${app.pid}), database ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'embedded, in the app process'}`);
+  log(`seeding ${COMPANIES} companies`);
+  const companies = [];
+  for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
+  const [small, large, fanOutHealthy, fanOutBad] = companies;
+  const smallData = await seedThroughApi(api, small, { contacts: SMALL_SIZE, threadLength: THREAD_LENGTH });
+  const { client, db } = await connect(databaseUri);
+  try {
+    await seedInBulk(db, large, largeSize);
+    for (const company of companies.slice(2)) await seedInBulk(db, company, SMALL_SIZE);
+  } finally {
+    await client.close();
+  }
+  rss.seeded = app.rssMiB();
+  log(`seeded; app RSS ${rss.seeded.toFixed(0)} MiB`);
+
+  const scenarios = appScenarios({ small, large, smallData });
+  const bodies = {};
+  for (const s of scenarios.filter((s) => !s.baseline)) {
+    const body = typeof s.body === 'function' ? s.body() : s.body;
+    bodies[s.name] = await fetchText(base + s.path, { method: s.method ?? 'GET', headers: s.headers, body });
+  }
+  const scale = { path: '/v1/conversations?limit=50', small: scenarios[1].headers, large: scenarios[2].headers };
+
+  const { runs, scaleTimes, otherLoad } = await runRounds({ app, appBase: base, scenarios, bodies, rounds, duration, connections, scale, log });
+  rss.afterLoad = app.rssMiB();
+
+  log(`webhook fan-out: ${events} events, ${fanOutRounds} round(s) each way`);
+  const receivers = await startReceivers();
+  const fan = { healthy: [], bad: [] };
+  try {
+    for (let round = 0; round < fanOutRounds; round++) {
+      fan.healthy.push(await fanOut(api, fanOutHealthy, receivers, { events, withBad: false }));
+      fan.bad.push(await fanOut(api, fanOutBad, receivers, { events, withBad: true }));
+      log(`fan-out round ${round + 1}: ${fan.healthy.at(-1).perSecond.toFixed(0)} / ${fan.bad.at(-1).perSecond.toFixed(0)} healthy deliveries/s`);
+    }
+  } finally {
+    await receivers.close();
+  }
+  rss.afterFanOut = app.rssMiB();
+
+  printReport({
+    setup: { machine, otherLoad, rounds, duration, connections, events, companies: COMPANIES, largeSize, smallSize: SMALL_SIZE },
+    scenarios,
+    bodies,
+    runs,
+    scaleTimes,
+    fan,
+    rss,
+  });
+} finally {
+  await app.stop();
+}
+
+async function fetchText(url, { method, headers, body }) {
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  return text;
+}
