@@ -6,6 +6,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { CompaniesModule } from '../companies/companies.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { AccessTokenService } from './access-token.service.js';
+import { AgentAccessCache } from './agent-access.cache.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { JwtKey, JwtKeyModule } from './jwt-key.js';
@@ -34,6 +35,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
   controllers: [AuthController],
   providers: [
     AccessTokenService,
+    AgentAccessCache,
     AuthService,
     PasswordHasher,
     JwtStrategy,

@@ -1,0 +1,54 @@
+import type { WriteGeneration } from './write-generation.js';
+
+export interface ReadThroughCacheOptions {
+  /** How long a value is served after it was read: the bound on staleness from other processes' writes. */
+  ttlMs: number;
+  /** The most keys held; beyond, the oldest goes. */
+  maxEntries: number;
+  /** The clock, in epoch milliseconds. Default `Date.now`; tests pass one they control. */
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: Promise<V>;
+  generation: number;
+  expiresAt: number;
+}
+
+/**
+ * Serves values of one collection from memory. An entry is used only while no write to that collection
+ * has completed in this process since its read began (WriteGeneration) and for at most `ttlMs`; a write
+ * elsewhere shows here within `ttlMs`. Concurrent misses of one key share one read. The values are
+ * shared between callers: treat them as read-only.
+ */
+export class ReadThroughCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly generation: WriteGeneration,
+    private readonly options: ReadThroughCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string, read: () => Promise<V>): Promise<V> {
+    const now = this.now();
+    const cached = this.entries.get(key);
+    if (cached && cached.generation === this.generation.current && cached.expiresAt > now) return cached.value;
+
+    // Tagged with the count before the read: a write that completes meanwhile makes the entry stale.
+    const entry: Entry<V> = { value: read(), generation: this.generation.current, expiresAt: now + this.options.ttlMs };
+    this.entries.delete(key);
+    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, entry);
+    entry.value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return entry.value;
+  }
+}
