@@ -1,21 +1,39 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, UpdateQuery } from 'mongoose';
+import { ReadThroughCache } from '../database/caching/read-through-cache.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { Settings } from './settings.schema.js';
+import { Settings, SETTINGS_WRITES } from './settings.schema.js';
+
+/** How long another process's change to a company's settings may take to apply here. */
+export const SETTINGS_TTL_MS = 2_000;
+const MAX_CACHED_COMPANIES = 10_000;
 
 @Injectable()
 export class SettingsRepository extends TenantRepository<Settings> {
+  private readonly cache = new ReadThroughCache<Stored<Settings>>(SETTINGS_WRITES, {
+    ttlMs: SETTINGS_TTL_MS,
+    maxEntries: MAX_CACHED_COMPANIES,
+  });
+
   constructor(@InjectModel(Settings.name) model: Model<Settings>) {
     super(model);
   }
 
   /**
-   * The company's settings. They are created with the company; a company that somehow lacks them
-   * gets the defaults here rather than an error (the unique index settles two first reads at once).
+   * The company's settings, read on many requests, so served from memory: a change made in this process
+   * applies at once (SETTINGS_WRITES), one made by another process within SETTINGS_TTL_MS. Read-only.
    */
-  async forCompany(companyId: CompanyId): Promise<Stored<Settings>> {
+  forCompany(companyId: CompanyId): Promise<Stored<Settings>> {
+    return this.cache.get(String(companyId), () => this.readOrCreate(companyId));
+  }
+
+  /**
+   * They are created with the company; a company that somehow lacks them gets the defaults here rather
+   * than an error (the unique index settles two first reads at once).
+   */
+  private async readOrCreate(companyId: CompanyId): Promise<Stored<Settings>> {
     const existing = await this.findOne(companyId, {});
     if (existing) return existing;
     try {
@@ -27,7 +45,7 @@ export class SettingsRepository extends TenantRepository<Settings> {
   }
 
   async patch(companyId: CompanyId, update: UpdateQuery<Settings>): Promise<Stored<Settings>> {
-    await this.forCompany(companyId);
+    await this.readOrCreate(companyId);
     return (await this.updateOne(companyId, {}, update)) as Stored<Settings>;
   }
 }
