@@ -22,8 +22,10 @@ export function earlyRequestMiddleware(req: IncomingMessage, res: ServerResponse
 
 function logUnseenRequest(req: LoggedRequest, res: ServerResponse, startedAt: number): void {
   const root = PinoLogger.root; // the request logger's own pino instance, with its serializers and redaction
-  if (root === undefined) return;
+  const level = completionLevel(res.statusCode);
+  // At `silent` the request logger is not mounted, so every request comes here: skip building its line.
+  if (root === undefined || !root.isLevelEnabled(level)) return;
   root
     .child({ [REQUEST_ID_LOG_KEY]: req.id, req, ...principalFields(req.user) })
-    [completionLevel(res.statusCode)]({ res, responseTime: Date.now() - startedAt }, 'request completed');
+    [level]({ res, responseTime: Date.now() - startedAt }, 'request completed');
 }

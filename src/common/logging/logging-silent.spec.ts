@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Get, Logger as NestLogger, Module, type INestApplication } from '@nestjs/common';
+import { Controller, Get, Logger as NestLogger, Module, Req, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import request from 'supertest';
 import { AppConfigModule } from '../../config/app-config.module.js';
 import { earlyRequestMiddleware } from './early-request.middleware.js';
@@ -11,10 +11,18 @@ import { LoggingModule } from './logging.module.js';
 
 @Controller()
 class QuietController {
+  constructor(private readonly pino: PinoLogger) {}
+
   @Get('hello')
   hello() {
     new NestLogger('Quiet').error('not even errors');
     return { ok: true };
+  }
+
+  @Get('context')
+  async context(@Req() req: { log?: unknown }) {
+    await Promise.resolve();
+    return { requestLogger: req.log !== undefined, requestContext: this.pino.logger !== PinoLogger.root };
   }
 }
 
@@ -49,5 +57,10 @@ describe('LoggingModule with LOG_LEVEL=silent', () => {
     await request(app.getHttpServer()).post('/hello').set('content-type', 'application/json').send('{').expect(400);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(written).toEqual([]);
+  });
+
+  it('does not mount the request logger, nor run requests in its async context', async () => {
+    const res = await request(app.getHttpServer()).get('/context').expect(200);
+    expect(res.body).toEqual({ requestLogger: false, requestContext: false });
   });
 });
