@@ -1,18 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
+import { ReadThroughCache } from '../database/caching/read-through-cache.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type Stored } from '../database/tenancy/tenant-repository.js';
-import { ApiKey } from './api-key.schema.js';
+import { API_KEY_WRITES, ApiKey } from './api-key.schema.js';
+
+/** How long a revocation made by another process may take to apply here. */
+export const API_KEY_TTL_MS = 2_000;
+const MAX_CACHED_KEYS = 10_000;
 
 @Injectable()
 export class ApiKeysRepository extends TenantRepository<ApiKey> {
+  private readonly byHash = new ReadThroughCache<Stored<ApiKey> | null>(API_KEY_WRITES, {
+    ttlMs: API_KEY_TTL_MS,
+    maxEntries: MAX_CACHED_KEYS,
+  });
+
   constructor(@InjectModel(ApiKey.name) model: Model<ApiKey>) {
     super(model);
   }
 
-  /** The key's hash is what identifies the company, so this lookup is necessarily cross-tenant. */
-  async findActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
+  /**
+   * The key's hash is what identifies the company, so this lookup is necessarily cross-tenant. Every
+   * Interface B request makes it, so it is served from memory: a revocation in this process applies
+   * from the next request on (API_KEY_WRITES), one made by another process within API_KEY_TTL_MS.
+   */
+  findActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
+    return this.byHash.get(keyHash, () => this.readActiveByHash(keyHash));
+  }
+
+  private async readActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
     return (await this.model
       .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1 })
       .setOptions({ [CROSS_TENANT]: true })
