@@ -16,8 +16,18 @@ export const USER_AGENT = 'Parley-Webhooks/1.0';
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /**
- * One turn of a claimed lane: attempt its head delivery if it is due, record the attempt, then give
- * the lane up with the time its new head is due.
+ * Attempts a claimed lane makes in a row before it is given up, so that the claim and release (four
+ * database round trips) are shared by many deliveries while other lanes still get their turn.
+ */
+export const MAX_ATTEMPTS_PER_CLAIM = 20;
+
+const isDue = (delivery: Stored<WebhookDelivery> | null): delivery is Stored<WebhookDelivery> =>
+  delivery?.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= Date.now();
+
+/**
+ * One turn of a claimed lane: attempt its head delivery while one is due, in order, recording each
+ * attempt (up to MAX_ATTEMPTS_PER_CLAIM, stopping at a failure, which leaves the head due later), then
+ * give the lane up with the time its new head is due.
  */
 @Injectable()
 export class LaneRunner {
@@ -29,16 +39,23 @@ export class LaneRunner {
     private readonly secrets: WebhookSecretBox,
   ) {}
 
-  async run(lane: Lane): Promise<void> {
-    const head = await this.deliveries.head(lane.companyId, lane._id);
-    if (head?.nextAttemptAt && head.nextAttemptAt.getTime() <= Date.now()) await this.attempt(lane, head);
+  /** `leaseMs`: what the worker leases a lane for. `keepGoing`: false once the worker is shutting down. */
+  async run(lane: Lane, { leaseMs, keepGoing }: { leaseMs: number; keepGoing: () => boolean }): Promise<void> {
+    let head = await this.deliveries.head(lane.companyId, lane._id);
+    for (let attempts = 0; attempts < MAX_ATTEMPTS_PER_CLAIM && isDue(head) && keepGoing(); attempts += 1) {
+      // A further attempt first renews the lease, which also checks the lane is still ours and active.
+      if (attempts > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) break;
+      if (!(await this.attempt(lane, head))) break;
+      head = await this.deliveries.head(lane.companyId, lane._id);
+    }
     // The version is read before the new head, so a delivery queued after this read is noticed.
     const version = await this.lanes.queueVersion(lane);
     const next = await this.deliveries.head(lane.companyId, lane._id);
     await this.lanes.release(lane, version, next?.nextAttemptAt ?? undefined);
   }
 
-  private async attempt(lane: Lane, delivery: Stored<WebhookDelivery>): Promise<void> {
+  /** False when the attempt disabled the webhook (410 Gone): nothing more goes to it. */
+  private async attempt(lane: Lane, delivery: Stored<WebhookDelivery>): Promise<boolean> {
     const at = new Date();
     const sent = await this.send(lane, deliveryPublicId(delivery._id), delivery.payload, at);
     const result = this.resultOf(lane, delivery, sent);
@@ -46,7 +63,9 @@ export class LaneRunner {
     const recorded = await this.deliveries.recordAttempt(lane.companyId, delivery, { at, statusCode, durationMs, error }, result);
     if (recorded && statusCode === 410) {
       await this.webhooks.disable(lane.companyId, lane._id, `The receiver answered 410 Gone on ${at.toISOString()}`);
+      return false;
     }
+    return true;
   }
 
   private async send(lane: Lane, webhookId: string, body: string, at: Date): Promise<SendResult> {

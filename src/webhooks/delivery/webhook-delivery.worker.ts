@@ -70,7 +70,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       while (this.running && this.inFlight.size < MAX_IN_FLIGHT) {
         const lane = await this.lanes.claim(this.id, new Date(), this.leaseMs);
         if (!lane) return;
-        this.track(this.runner.run(lane));
+        this.track(this.runner.run(lane, { leaseMs: this.leaseMs, keepGoing: () => this.running }));
       }
     } catch (error) {
       // The database is unreachable or failing: the next poll tries again.

@@ -36,6 +36,20 @@ export class WebhookLanesRepository {
       .exec()) as Lane | null;
   }
 
+  /**
+   * Extends the lease by `leaseMs` for one more attempt. False when the lane is no longer this worker's
+   * (its lease expired and another took it) or the webhook was paused or deleted meanwhile.
+   */
+  async renew(lane: Lane, now: Date, leaseMs: number): Promise<boolean> {
+    const renewed = await this.model
+      .updateOne(
+        { _id: lane._id, companyId: lane.companyId, leaseOwner: lane.leaseOwner, isActive: true },
+        { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } },
+      )
+      .exec();
+    return renewed.matchedCount === 1;
+  }
+
   async queueVersion(lane: Lane): Promise<number | null> {
     const webhook = await this.model.findOne({ _id: lane._id, companyId: lane.companyId }, { queueVersion: 1 }).lean().exec();
     return webhook?.queueVersion ?? null;

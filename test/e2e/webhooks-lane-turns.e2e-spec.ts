@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { MongoClient, ObjectId } from 'mongodb';
+import { Types } from 'mongoose';
+import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import type { DomainEvent } from '../../src/events/domain-events.js';
+import { WebhookLanesRepository, type Lane } from '../../src/webhooks/delivery/webhook-lanes.repository.js';
+import { Webhook } from '../../src/webhooks/webhook.schema.js';
+import { registerCompany, type TestCompany } from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+import { waitFor } from '../support/wait-for.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+const hex = () => new Types.ObjectId().toHexString();
+
+/** A claimed lane attempts the deliveries due behind its head in the same turn, in order, and stops when it must. */
+describe('webhook lanes: several attempts per claim', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let acme: TestCompany;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await createTestApp({ env: { WEBHOOK_TIMEOUT_MS: '2000' } });
+    acme = await registerCompany(t.http, 'Acme');
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const publish = (app: TestApp = t, company: TestCompany = acme): Promise<DomainEvent<'flow.executed'>> =>
+    app.app.get(DomainEventBus).publish('flow.executed', company.companyId, {
+      execution: { executionId: hex(), flowId: hex(), conversationId: hex(), status: 'completed', steps: [] },
+    });
+
+  async function webhook(path: string, app: TestApp = t, company: TestCompany = acme): Promise<string> {
+    const response = await app.http.post('/v1/webhooks').set(company.auth).send({ url: receiver.url(path), events: ['flow.executed'] }).expect(201);
+    return response.body.id;
+  }
+
+  const eventIds = (path: string) => receiver.to(path).map((request) => JSON.parse(request.body).id as string);
+
+  it('attempts the deliveries queued behind the head under the same claim, in event order', async () => {
+    // The first answer takes a while, so the next five events queue up behind it while the lane is held.
+    receiver.answer('/turn', { delayMs: 300 }, {});
+    const id = await webhook('/turn');
+    const claims = jest.spyOn(t.app.get(WebhookLanesRepository), 'claim');
+    try {
+      const events = [await publish()];
+      await receiver.received('/turn', 1);
+      for (let i = 0; i < 5; i++) events.push(await publish());
+      await receiver.received('/turn', 6);
+      expect(eventIds('/turn')).toEqual(events.map((event) => event.id));
+      const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
+        (lane) => lane?._id.toHexString() === id.slice(3),
+      );
+      expect(claimed).toHaveLength(1);
+    } finally {
+      claims.mockRestore();
+    }
+  });
+
+  it('stops the turn at the attempt in flight when the webhook is paused, and goes on in order on resume', async () => {
+    receiver.answer('/paused-turn', { delayMs: 150 });
+    const id = await webhook('/paused-turn');
+    const events = [];
+    for (let i = 0; i < 5; i++) events.push(await publish());
+    await receiver.received('/paused-turn', 1);
+    await t.http.patch(`/v1/webhooks/${id}`).set(acme.auth).send({ isActive: false }).expect(200);
+    const lane = () => t.model<Webhook>(Webhook.name).findOne({ companyId: acme.companyId, _id: id.slice(3) }).lean();
+    await waitFor(async () => (await lane())?.leaseOwner === null);
+    expect(receiver.to('/paused-turn').length).toBeLessThanOrEqual(2);
+
+    await t.http.patch(`/v1/webhooks/${id}`).set(acme.auth).send({ isActive: true }).expect(200);
+    await receiver.received('/paused-turn', 5);
+    expect(eventIds('/paused-turn')).toEqual(events.map((event) => event.id));
+  });
+
+  it('stops the turn at the attempt in flight when the app shuts down, leaving the rest pending', async () => {
+    const engine = await startEmbeddedMongo();
+    const client = await new MongoClient(`${engine.uri}closing`).connect();
+    try {
+      const app = await createTestApp({ env: { MONGODB_URI: `${engine.uri}closing`, WEBHOOK_TIMEOUT_MS: '2000' } });
+      const company = await registerCompany(app.http, 'Closing');
+      receiver.answer('/closing', { delayMs: 300 });
+      const id = await webhook('/closing', app, company);
+      for (let i = 0; i < 5; i++) await publish(app, company);
+      await receiver.received('/closing', 1);
+      await app.close();
+
+      expect(receiver.to('/closing').length).toBeLessThanOrEqual(2);
+      const stored = await client.db().collection('webhook_deliveries').find({ webhookId: new ObjectId(id.slice(3)) }).toArray();
+      expect(stored.filter((delivery) => delivery.status === 'pending').length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await client.close();
+      await engine.stop();
+    }
+  });
+});
