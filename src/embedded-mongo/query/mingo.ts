@@ -47,14 +47,24 @@ const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec,
   });
 };
 
+const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
+
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc },
   pipeline: { ...pipelineOperators, $lookup },
   projection: projectionOperators,
-  query: { ...queryOperators, ...queryOverrides },
+  query: QUERY_OPERATORS,
   window: windowOperators,
 });
+
+/**
+ * mingo copies the whole operator Context into every Query and every update it runs (some 270
+ * operators, and an update adds a few sets more), which made that copying a large share of a simple
+ * find or update. Filters, projections and operator updates that use no aggregation expression get
+ * this context of the query and projection operators alone (about 40).
+ */
+const QUERY_CONTEXT = Context.init({ query: QUERY_OPERATORS, projection: projectionOperators });
 
 /** Stages MongoDB knows that need server features this engine does not have (mingo's $out/$merge only write to arrays). */
 export const UNSUPPORTED_STAGES = new Set([
@@ -79,6 +89,27 @@ const BASE_OPTIONS: Partial<Options> = {
   scriptEnabled: false,
   processingMode: ProcessingMode.CLONE_OFF,
 };
+const QUERY_OPTIONS: Partial<Options> = { ...BASE_OPTIONS, context: QUERY_CONTEXT };
+
+/** Whether `$expr` (aggregation expressions inside a query) appears anywhere in `value`. */
+function usesExpressions(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(usesExpressions);
+  return Object.entries(value).some(([key, nested]) => key === '$expr' || usesExpressions(nested));
+}
+
+const PROJECTION_OPERATORS = new Set(['$slice', '$elemMatch']);
+
+/** Whether a find projection computes values (field paths, expressions) rather than only keeping or dropping fields. */
+function projectsExpressions(projection: Document): boolean {
+  return Object.values(projection).some((value) => {
+    if (typeof value === 'number' || typeof value === 'boolean') return false;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
+    return Object.keys(value).some((key) => !PROJECTION_OPERATORS.has(key)) || usesExpressions(value);
+  });
+}
+
+const optionsFor = (needsExpressions: boolean) => (needsExpressions ? BASE_OPTIONS : QUERY_OPTIONS);
 
 export type OperatorType = 'pipeline' | 'expression' | 'accumulator' | 'query' | 'projection' | 'window';
 
@@ -108,14 +139,15 @@ const MATCH_ALL: Matcher = { test: () => true };
 
 export function compileFilter(filter: Document | undefined | null): Matcher {
   if (!filter || Object.keys(filter).length === 0) return MATCH_ALL;
-  const query = withMingo(() => new Query(filter, BASE_OPTIONS));
+  const query = withMingo(() => new Query(filter, optionsFor(usesExpressions(filter))));
   return { test: (doc) => withMingo(() => query.test(doc)) };
 }
 
 /** Applies a find projection (inclusion/exclusion, $slice, $elemMatch, positional `$` against `filter`). */
 export function compileProjection(projection: Document | undefined, filter: Document | undefined): ((docs: Document[]) => Document[]) | null {
   if (!projection || Object.keys(projection).length === 0) return null;
-  const query = withMingo(() => new Query(filter ?? {}, BASE_OPTIONS));
+  const options = optionsFor(projectsExpressions(projection) || usesExpressions(filter));
+  const query = withMingo(() => new Query(filter ?? {}, options));
   return (docs) => withMingo(() => query.find(docs, projection).all() as Document[]);
 }
 
@@ -135,5 +167,6 @@ export function runPipeline(docs: Document[], pipeline: Document[], readCollecti
 
 /** Applies update operators to `doc` in place; returns the modified paths (empty when nothing changed). */
 export function applyOperators(doc: Document, modifier: Document, arrayFilters: Document[] | undefined, condition: Document | undefined): string[] {
-  return withMingo(() => mingoUpdate(doc, modifier, arrayFilters, condition, { queryOptions: BASE_OPTIONS }));
+  const queryOptions = optionsFor(usesExpressions(arrayFilters) || usesExpressions(condition));
+  return withMingo(() => mingoUpdate(doc, modifier, arrayFilters, condition, { queryOptions }));
 }
