@@ -1,10 +1,13 @@
-// Benchmark of the whole product (a script, not a test): npm run bench [-- --rounds 3 --duration 10 ...]
+// Benchmark of the whole product (a script, not a test): npm run bench [-- options]
 // Starts the built app (dist/main.js, embedded engine or MONGODB_URI) on CPU 0, seeds 20 companies (one
 // built through the API, one with 100 000 conversations and 18 with 1 000 written in bulk), then measures
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
 // NestJS-Express app serving the same answers; the conversations page at 1k and 100k conversations; the
 // webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
+// Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
+// --events 2000 --fanout-rounds <rounds> --engine-process (the engine in its own process: the app's RSS
+// alone) --app-node-options "<node flags for the app>" --cpu-prof (profile of the app into bench/profiles/).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from './harness/pinning.mjs';
@@ -29,6 +32,8 @@ const { values: options } = parseArgs({
     events: { type: 'string', default: '2000' },
     'fanout-rounds': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
+    'engine-process': { type: 'boolean', default: false },
+    'app-node-options': { type: 'string', default: '' },
   },
 });
 const rounds = Number(options.rounds);
@@ -46,11 +51,19 @@ const machine = describeMachine();
 
 // --cpu-prof: the app writes a V8 CPU profile of the whole run into bench/profiles/ when it stops.
 const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
-const { app, base, databaseUri } = await startApp({ nodeArgs: options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+// --app-node-options "--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
+const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
+const { app, engine, base, databaseUri } = await startApp({
+  nodeArgs: [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+  engineProcess: options['engine-process'],
+});
+const database =
+  (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
+  (appNodeOptions.length ? `; app run with ${appNodeOptions.join(' ')}` : '');
 const rss = { started: app.rssMiB() };
 try {
   const api = new Api(base);
-  log(`app on ${base} (pid ${app.pid}), database ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'embedded, in the app process'}`);
+  log(`app on ${base} (pid ${app.pid}), database: ${database}`);
   log(`seeding ${COMPANIES} companies`);
   const companies = [];
   for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
@@ -90,9 +103,10 @@ try {
     await receivers.close();
   }
   rss.afterFanOut = app.rssMiB();
+  rss.engine = engine?.rssMiB();
 
   printReport({
-    setup: { machine, otherLoad, rounds, duration, connections, events, companies: COMPANIES, largeSize, smallSize: SMALL_SIZE },
+    setup: { machine, otherLoad, database, rounds, duration, connections, events, companies: COMPANIES, largeSize, smallSize: SMALL_SIZE },
     scenarios,
     bodies,
     runs,
@@ -102,6 +116,7 @@ try {
   });
 } finally {
   await app.stop();
+  await engine?.stop();
 }
 
 async function fetchText(url, { method, headers, body }) {

@@ -1,3 +1,4 @@
+import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freePort, PinnedServer } from './servers.mjs';
@@ -7,11 +8,34 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EMBEDDED_DATABASE = 'parley';
 
 /**
+ * The embedded engine as its own process (dist/embedded-mongo/cli.js) on the servers' core, as the
+ * drills and a multi-process deployment run it: the app's RSS is then the app's alone.
+ */
+async function startEngineProcess() {
+  const port = await freePort();
+  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', ['--port', String(port)], {}, { cwd: ROOT });
+  const uri = `mongodb://127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 500 });
+      await client.close();
+      return { engine, uri };
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the engine did not start: ${error.message}\n${engine.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
- * allowed to 127.0.0.1 (the fan-out's receivers). MONGODB_URI is passed through when set.
+ * allowed to 127.0.0.1 (the fan-out's receivers). The database: MONGODB_URI when set, else the embedded
+ * engine, in the app's process or (`engineProcess`) in its own.
  */
-export async function startApp({ nodeArgs = [] } = {}) {
+export async function startApp({ nodeArgs = [], engineProcess = false } = {}) {
+  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess() : null;
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -20,11 +44,17 @@ export async function startApp({ nodeArgs = [] } = {}) {
     JWT_SECRET: randomBytes(48).toString('base64'),
     THROTTLE_LIMIT: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...(separate ? { MONGODB_URI: separate.uri } : {}),
   };
   const app = new PinnedServer('app', 'dist/main.js', [], env, { cwd: ROOT, nodeArgs });
   const base = `http://127.0.0.1:${port}`;
-  await app.waitUntilServing(`${base}/health`);
-  return { app, base, databaseUri: process.env.MONGODB_URI || embeddedUri(app, port) };
+  try {
+    await app.waitUntilServing(`${base}/health`);
+  } catch (error) {
+    await Promise.all([app.stop(), separate?.engine.stop()]);
+    throw error;
+  }
+  return { app, engine: separate?.engine, base, databaseUri: process.env.MONGODB_URI || separate?.uri || embeddedUri(app, port) };
 }
 
 /** The in-process engine listens on the app's one other port (the app logs it only at warn level). */
@@ -33,5 +63,3 @@ function embeddedUri(app, appPort) {
   if (ports.length !== 1) throw new Error(`expected the embedded engine's port among ${ports}, found ${ports.length}`);
   return `mongodb://127.0.0.1:${ports[0]}/${EMBEDDED_DATABASE}`;
 }
-
-export { ROOT };

@@ -1,7 +1,5 @@
 import { median } from './stats.mjs';
 
-const DATABASE = process.env.MONGODB_URI ? 'MONGODB_URI' : 'embedded engine, in the app process';
-
 export const TARGETS = {
   settingsToNest: 0.75,
   conversationsToHttp: 0.1,
@@ -75,7 +73,7 @@ function summarizeFanOut(list) {
 
 /** Everything a run measured, then PASS/MISS per target. */
 export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, rss }) {
-  const { machine, otherLoad, rounds, duration, connections, events, companies, largeSize, smallSize } = setup;
+  const { machine, otherLoad, database, rounds, duration, connections, events, companies, largeSize, smallSize } = setup;
   const bare = (kind, name) => summarize(runs[kind][name]);
   const rows = scenarios.map((s) => {
     const own = summarize(runs.app[s.name]);
@@ -90,7 +88,7 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   console.log(`\nParley benchmark: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
   console.log(`server on CPU 0, autocannon on CPU 1; ${rounds} interleaved rounds of ${duration} s per scenario, -c ${connections}; medians across rounds`);
   console.log(`other load on the machine before the rounds: at most ${(100 * otherLoad).toFixed(0)}% of its CPU${otherLoad > 0.15 ? ' (*** figures may be disturbed ***)' : ''}`);
-  console.log(`database: ${DATABASE}; ${companies} companies, ${largeSize} + ${smallSize} x ${companies - 1} conversations\n`);
+  console.log(`database: ${database}; ${companies} companies, ${largeSize} + ${smallSize} x ${companies - 1} conversations\n`);
   printRequestTable([...rows, ...bareRows]);
 
   const scaleSmall = median(scaleTimes.small);
@@ -126,7 +124,8 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   const rssMax = Math.max(rss.afterLoad, rss.afterFanOut);
   console.log(
     `\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.seeded.toFixed(0)} MiB seeded, ` +
-      `${rss.afterLoad.toFixed(0)} MiB after the request load, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out\n`,
+      `${rss.afterLoad.toFixed(0)} MiB after the request load, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out` +
+      `${rss.engine === undefined ? '' : `; the engine's own process ${rss.engine.toFixed(0)} MiB`}\n`,
   );
 
   const [settings, page] = rows;
