@@ -24,10 +24,9 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
     await this.model.insertMany(deliveries.map((delivery) => ({ ...delivery, companyId: companyObjectId })));
   }
 
-  /** The webhook's oldest pending delivery in event order: the only one its lane may attempt. */
-  async head(companyId: CompanyId, webhookId: Types.ObjectId): Promise<Stored<WebhookDelivery> | null> {
-    const [head] = await this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit: 1 });
-    return head ?? null;
+  /** The webhook's `limit` oldest pending deliveries in event order: its lane attempts them from the first (the head). */
+  async pendingInOrder(companyId: CompanyId, webhookId: Types.ObjectId, limit: number): Promise<Stored<WebhookDelivery>[]> {
+    return this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit });
   }
 
   /**

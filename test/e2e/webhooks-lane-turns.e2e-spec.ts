@@ -41,8 +41,9 @@ describe('webhook lanes: several attempts per claim', () => {
 
   const eventIds = (path: string) => receiver.to(path).map((request) => JSON.parse(request.body).id as string);
 
-  it('attempts the deliveries queued behind the head under the same claim, in event order', async () => {
-    // The first answer takes a while, so the next five events queue up behind it while the lane is held.
+  it('attempts the deliveries pending when a turn begins under one claim, in event order', async () => {
+    // The first answer takes a while, so the next five events queue up while the lane is held: that turn
+    // read its queue before them, and the next turn attempts all five.
     receiver.answer('/turn', { delayMs: 300 }, {});
     const id = await webhook('/turn');
     const claims = jest.spyOn(t.app.get(WebhookLanesRepository), 'claim');
@@ -55,7 +56,7 @@ describe('webhook lanes: several attempts per claim', () => {
       const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
         (lane) => lane?._id.toHexString() === id.slice(3),
       );
-      expect(claimed).toHaveLength(1);
+      expect(claimed).toHaveLength(2);
     } finally {
       claims.mockRestore();
     }

@@ -16,18 +16,27 @@ export const USER_AGENT = 'Parley-Webhooks/1.0';
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /**
- * Attempts a claimed lane makes in a row before it is given up, so that the claim and release (four
- * database round trips) are shared by many deliveries while other lanes still get their turn.
+ * Attempts a claimed lane makes in a row before it is given up, so that the claim, the read of its queue
+ * and the release are shared by many deliveries while other lanes still get their turn.
  */
 export const MAX_ATTEMPTS_PER_CLAIM = 20;
 
-const isDue = (delivery: Stored<WebhookDelivery> | null): delivery is Stored<WebhookDelivery> =>
-  delivery?.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= Date.now();
+const isDue = (delivery: Stored<WebhookDelivery>, now: number): boolean =>
+  delivery.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= now;
 
 /**
- * One turn of a claimed lane: attempt its head delivery while one is due, in order, recording each
- * attempt (up to MAX_ATTEMPTS_PER_CLAIM, stopping at a failure, which leaves the head due later), then
- * give the lane up with the time its new head is due.
+ * What the lane's queue looks like after an attempt: go on with the next delivery, wait (the head
+ * failed and is due again `until`), or `unknown` (the delivery changed under the worker, or the
+ * webhook was disabled): the lane is left due, and the next claim reads the queue afresh.
+ */
+type AfterAttempt = { next: 'continue' } | { next: 'wait'; until: Date } | { next: 'unknown' };
+
+/**
+ * One turn of a claimed lane. One read gives the deliveries pending when the turn began, in order;
+ * they are attempted while the head is due (up to MAX_ATTEMPTS_PER_CLAIM, recording each attempt,
+ * stopping at a failure, which leaves the head due later). Then the lane is given up with the time its
+ * new head is due. That hint holds only if nothing was queued since the claim (its `queueVersion`);
+ * otherwise the lane stays due and the next claim picks up what was queued meanwhile.
  */
 @Injectable()
 export class LaneRunner {
@@ -41,31 +50,41 @@ export class LaneRunner {
 
   /** `leaseMs`: what the worker leases a lane for. `keepGoing`: false once the worker is shutting down. */
   async run(lane: Lane, { leaseMs, keepGoing }: { leaseMs: number; keepGoing: () => boolean }): Promise<void> {
-    let head = await this.deliveries.head(lane.companyId, lane._id);
-    for (let attempts = 0; attempts < MAX_ATTEMPTS_PER_CLAIM && isDue(head) && keepGoing(); attempts += 1) {
-      // A further attempt first renews the lease, which also checks the lane is still ours and active.
-      if (attempts > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) break;
-      if (!(await this.attempt(lane, head))) break;
-      head = await this.deliveries.head(lane.companyId, lane._id);
-    }
-    // The version is read before the new head, so a delivery queued after this read is noticed.
-    const version = await this.lanes.queueVersion(lane);
-    const next = await this.deliveries.head(lane.companyId, lane._id);
-    await this.lanes.release(lane, version, next?.nextAttemptAt ?? undefined);
+    const queue = await this.deliveries.pendingInOrder(lane.companyId, lane._id, MAX_ATTEMPTS_PER_CLAIM + 1);
+    await this.lanes.release(lane, await this.attemptInOrder(lane, queue, leaseMs, keepGoing));
   }
 
-  /** False when the attempt disabled the webhook (410 Gone): nothing more goes to it. */
-  private async attempt(lane: Lane, delivery: Stored<WebhookDelivery>): Promise<boolean> {
+  /** Attempts `queue` in order while its head is due; answers when the new head is due (`null`: unknown, `undefined`: none). */
+  private async attemptInOrder(
+    lane: Lane,
+    queue: Stored<WebhookDelivery>[],
+    leaseMs: number,
+    keepGoing: () => boolean,
+  ): Promise<Date | null | undefined> {
+    for (let index = 0; index < queue.length; index += 1) {
+      const head = queue[index];
+      if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !keepGoing()) return head.nextAttemptAt;
+      // A further attempt first renews the lease, which also checks the lane is still ours and active.
+      if (index > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) return null;
+      const after = await this.attempt(lane, head);
+      if (after.next === 'wait') return after.until;
+      if (after.next === 'unknown') return null;
+    }
+    return undefined;
+  }
+
+  private async attempt(lane: Lane, delivery: Stored<WebhookDelivery>): Promise<AfterAttempt> {
     const at = new Date();
     const sent = await this.send(lane, deliveryPublicId(delivery._id), delivery.payload, at);
     const result = this.resultOf(lane, delivery, sent);
     const { statusCode, durationMs, error } = sent;
     const recorded = await this.deliveries.recordAttempt(lane.companyId, delivery, { at, statusCode, durationMs, error }, result);
-    if (recorded && statusCode === 410) {
+    if (!recorded) return { next: 'unknown' };
+    if (statusCode === 410) {
       await this.webhooks.disable(lane.companyId, lane._id, `The receiver answered 410 Gone on ${at.toISOString()}`);
-      return false;
+      return { next: 'unknown' };
     }
-    return true;
+    return result.status === 'pending' ? { next: 'wait', until: result.nextAttemptAt } : { next: 'continue' };
   }
 
   private async send(lane: Lane, webhookId: string, body: string, at: Date): Promise<SendResult> {

@@ -6,7 +6,7 @@ import { CROSS_TENANT } from '../../database/tenancy/tenant-scope.plugin.js';
 import { LANE_FREE, Webhook } from '../webhook.schema.js';
 
 /** A webhook whose lane a worker holds, with what an attempt needs (the sealed secret included). */
-export type Lane = Pick<Stored<Webhook>, '_id' | 'companyId' | 'url' | 'retryConfig' | 'secret' | 'leaseOwner'>;
+export type Lane = Pick<Stored<Webhook>, '_id' | 'companyId' | 'url' | 'retryConfig' | 'secret' | 'leaseOwner' | 'queueVersion'>;
 
 /**
  * The delivery lanes: one per webhook, held by at most one worker at a time through a lease on the
@@ -50,22 +50,18 @@ export class WebhookLanesRepository {
     return renewed.matchedCount === 1;
   }
 
-  async queueVersion(lane: Lane): Promise<number | null> {
-    const webhook = await this.model.findOne({ _id: lane._id, companyId: lane.companyId }, { queueVersion: 1 }).lean().exec();
-    return webhook?.queueVersion ?? null;
-  }
-
   /**
-   * Gives the lane up, saying when its new head is due (`undefined`: nothing pending). That hint is
-   * only written if nobody queued anything since `version` was read; otherwise the lane keeps its
-   * earlier, sooner hint, and the next claim looks again.
+   * Gives the lane up, saying when its new head is due (`undefined`: nothing pending; `null`: not
+   * known, so the lane keeps its earlier hint, due already). The hint is only written if nobody queued
+   * anything since the lane was claimed (its `queueVersion` then); otherwise the lane keeps its earlier,
+   * sooner hint, and the next claim looks again.
    */
-  async release(lane: Lane, version: number | null, nextDueAt: Date | undefined): Promise<void> {
+  async release(lane: Lane, nextDueAt: Date | null | undefined): Promise<void> {
     const free = { leaseOwner: null, leaseUntil: LANE_FREE };
     const mine = { _id: lane._id, companyId: lane.companyId, leaseOwner: lane.leaseOwner };
-    if (version !== null) {
+    if (nextDueAt !== null) {
       const update = nextDueAt ? { $set: { ...free, nextDueAt } } : { $set: free, $unset: { nextDueAt: 1 } };
-      const hinted = await this.model.updateOne({ ...mine, queueVersion: version }, update).exec();
+      const hinted = await this.model.updateOne({ ...mine, queueVersion: lane.queueVersion }, update).exec();
       if (hinted.matchedCount === 1) return;
     }
     await this.model.updateOne(mine, { $set: free }).exec();
