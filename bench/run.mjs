@@ -1,13 +1,15 @@
 // Benchmark of the whole product (a script, not a test): npm run bench [-- options]
-// Starts the built app (dist/main.js, embedded engine or MONGODB_URI) on CPU 0, seeds 20 companies (one
+// Starts the built app (dist/main.js, on MONGODB_URI or the embedded engine in its own process, as a
+// deployment runs its database, so that the app's RSS is the app's own) on CPU 0, seeds 20 companies (one
 // built through the API, one with 100 000 conversations and 18 with 1 000 written in bulk), then measures
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
 // NestJS-Express app serving the same answers; the conversations page at 1k and 100k conversations; the
 // webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
-// --events 2000 --fanout-rounds <rounds> --engine-process (the engine in its own process: the app's RSS
-// alone) --app-node-options "<node flags for the app>" --cpu-prof (profile of the app into bench/profiles/).
+// --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
+// `npm start` runs it: the app's RSS then holds the whole database) --app-node-options "<node flags for
+// the app>" --cpu-prof (profile of the app into bench/profiles/).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from './harness/pinning.mjs';
@@ -32,7 +34,7 @@ const { values: options } = parseArgs({
     events: { type: 'string', default: '2000' },
     'fanout-rounds': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
-    'engine-process': { type: 'boolean', default: false },
+    'engine-in-app': { type: 'boolean', default: false },
     'app-node-options': { type: 'string', default: '' },
   },
 });
@@ -55,7 +57,7 @@ const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
 const { app, engine, base, databaseUri } = await startApp({
   nodeArgs: [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-  engineProcess: options['engine-process'],
+  engineProcess: !options['engine-in-app'],
 });
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
