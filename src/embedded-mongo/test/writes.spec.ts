@@ -171,4 +171,46 @@ describe('embedded engine: writes', () => {
     expect((await c.findOne({ _id: 1 as never }))?.list).toEqual([1, 2, 9]);
     await cursor.close();
   });
+
+  /**
+   * Regression (found by the app): findAndModify with `new: true` and `fields` must answer the updated document
+   * even when the update changes a field the query filters on. Mongoose always sends `fields` for a schema with a
+   * `select: false` path (agents' passwordHash), so { _id, isActive: true } → { isActive: false } used to look like
+   * "no match": the projection re-applied the filter to the post-image.
+   */
+  it.each([
+    ['an exclusion projection', { secret: 0 }],
+    ['an inclusion projection', { flag: 1 }],
+  ])('answers the updated document with %s when the update changes a filtered field', async (_name, projection) => {
+    const collection = db.collection(`agents_${Object.values(projection)[0]}`);
+    const { insertedId } = await collection.insertOne({ flag: true, secret: 's' });
+
+    const updated = await collection.findOneAndUpdate(
+      { _id: insertedId, flag: true },
+      { $set: { flag: false } },
+      { returnDocument: 'after', projection },
+    );
+
+    expect(await collection.findOne({ _id: insertedId })).toMatchObject({ flag: false });
+    expect(updated).toMatchObject({ _id: insertedId, flag: false });
+  });
+
+  /**
+   * Regression (found by the app): `$push` with `$each` and `$slice` on a field the document does not have yet
+   * must apply `$slice` to the array it creates: `{ $push: { a: { $each: [1, 2, 3], $slice: -2 } } }` stores
+   * `[2, 3]`, as MongoDB does (mingo alone stores `[1, 2, 3]`).
+   */
+  it('applies $slice when $push creates the array', async () => {
+    const collection = db.collection('push_slice');
+    const { insertedId } = await collection.insertOne({});
+    await collection.updateOne({ _id: insertedId }, { $push: { a: { $each: [1, 2, 3], $slice: -2 } } } as never);
+    expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, a: [2, 3] });
+  });
+
+  it('applies $slice to an existing array (control)', async () => {
+    const collection = db.collection('push_slice_existing');
+    const { insertedId } = await collection.insertOne({ a: [0] });
+    await collection.updateOne({ _id: insertedId }, { $push: { a: { $each: [1, 2, 3], $slice: -2 } } } as never);
+    expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, a: [2, 3] });
+  });
 });
