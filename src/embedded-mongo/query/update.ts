@@ -79,30 +79,43 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   const modifier = checkUpdate(doc, requested);
   if (Object.keys(modifier).length === 0) return { doc, changed: false };
   const next = cloneDoc(doc);
-  seedMissingPushArrays(next, modifier.$push as Document | undefined);
+  const seeded = seedMissingPushArrays(next, modifier.$push as Document | undefined);
   // The positional operator needs the filter to know which element matched; otherwise the filter is not passed,
   // because mingo would skip the update when the document does not match it (an upsert's seed may not).
   const positional = !opts.inserting && Object.values(modifier).some((v) => Object.keys(v as Document).some((p) => /\.\$(\.|$)/.test(p)));
   const paths = applyOperators(next, modifier, opts.arrayFilters, positional ? opts.query : undefined);
   immutableId(doc, next);
-  return { doc: next, changed: paths.length > 0 };
+  return { doc: next, changed: seeded || paths.length > 0 };
 }
 
-function getPath(doc: Document, path: string): unknown {
+const PUSH_MODIFIERS = ['$slice', '$sort', '$position'];
+
+/** Whether `path` is missing from `doc` and every document on the way to it is a plain object (or missing too). */
+function missingThroughObjects(doc: Document, path: string): boolean {
   let value: unknown = doc;
-  for (const part of path.split('.')) value = isPlainObject(value) ? (value as Document)[part] : undefined;
-  return value;
+  for (const part of path.split('.')) {
+    if (value === undefined) return true;
+    if (!isPlainObject(value)) return false;
+    value = (value as Document)[part];
+  }
+  return value === undefined;
 }
 
 /**
  * mingo ignores `$slice`/`$sort`/`$position` when `$push` creates the array; MongoDB applies them to the new
- * array. Starting such a missing field as `[]` gives MongoDB's result (update-checks has already refused paths
- * through scalars).
+ * array. Starting such a missing field as `[]` gives MongoDB's result. Paths through arrays are left to mingo,
+ * which creates those itself. Answers whether any field was created.
  */
-function seedMissingPushArrays(doc: Document, push: Document | undefined): void {
+function seedMissingPushArrays(doc: Document, push: Document | undefined): boolean {
+  let seeded = false;
   for (const [path, spec] of Object.entries(push ?? {})) {
-    if (isPlainObject(spec) && '$each' in spec && !path.includes('$') && getPath(doc, path) === undefined) setPath(doc, path, []);
+    const modified = isPlainObject(spec) && '$each' in spec && PUSH_MODIFIERS.some((modifier) => modifier in spec);
+    if (modified && !path.includes('$') && missingThroughObjects(doc, path)) {
+      setPath(doc, path, []);
+      seeded = true;
+    }
   }
+  return seeded;
 }
 
 function setPath(doc: Document, path: string, value: unknown): void {

@@ -207,6 +207,23 @@ describe('embedded engine: writes', () => {
     expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, a: [2, 3] });
   });
 
+  it('leaves $push through an array element and an empty $each without modifiers as they were', async () => {
+    const collection = db.collection<Loose>('push_through_array');
+    const { insertedId } = await collection.insertOne({ lines: [{ tags: ['y'] }, { tags: ['z'] }] });
+    await collection.updateOne({ _id: insertedId }, { $push: { 'lines.0.tags': { $each: ['x'], $slice: -5 } } } as never);
+    expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, lines: [{ tags: ['y', 'x'] }, { tags: ['z'] }] });
+
+    const empty = await collection.insertOne({});
+    const pushed = await collection.updateOne({ _id: empty.insertedId }, { $push: { a: { $each: [] } } } as never);
+    expect(pushed.modifiedCount).toBe(1);
+    expect(await collection.findOne({ _id: empty.insertedId })).toEqual({ _id: empty.insertedId, a: [] });
+
+    const sliced = await collection.insertOne({});
+    const created = await collection.updateOne({ _id: sliced.insertedId }, { $push: { 'n.a': { $each: [], $slice: 1 } } } as never);
+    expect(created.modifiedCount).toBe(1);
+    expect(await collection.findOne({ _id: sliced.insertedId })).toEqual({ _id: sliced.insertedId, n: { a: [] } });
+  });
+
   it('applies $slice to an existing array (control)', async () => {
     const collection = db.collection('push_slice_existing');
     const { insertedId } = await collection.insertOne({ a: [0] });
