@@ -15,6 +15,8 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
   private readonly byHash = new ReadThroughCache<Stored<ApiKey> | null>(API_KEY_WRITES, {
     ttlMs: API_KEY_TTL_MS,
     maxEntries: MAX_CACHED_KEYS,
+    // Anyone can send made-up keys: only keys that exist take a place, so a flood of them cannot push the real ones out.
+    keep: (key) => key !== null,
   });
 
   constructor(@InjectModel(ApiKey.name) model: Model<ApiKey>) {

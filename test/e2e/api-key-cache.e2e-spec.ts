@@ -27,6 +27,17 @@ describe('API keys, from memory', () => {
     }
   });
 
+  it('reads an unknown key on every request, keeping no place for it', async () => {
+    const unknown = `${(await createApiKey(t.http, acme, ['webhooks:manage'])).slice(0, -4)}0000`;
+    const reads = jest.spyOn(t.model(ApiKey.name), 'findOne');
+    try {
+      for (let i = 0; i < 3; i++) await listWebhooks(unknown).expect(401);
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
   it('refuses a key on the request after its revocation, however recently it was used', async () => {
     const key = await createApiKey(t.http, acme, ['webhooks:manage']);
     await listWebhooks(key).expect(200);

@@ -3,12 +3,13 @@ import { ReadThroughCache } from './read-through-cache.js';
 import { WriteGeneration } from './write-generation.js';
 
 /** A cache on a clock the test moves, and a read that counts its calls and answers what `value` holds. */
-function setUp(options: { ttlMs?: number; maxEntries?: number } = {}) {
+function setUp(options: { ttlMs?: number; maxEntries?: number; keep?: (value: string) => boolean } = {}) {
   const clock = { now: 1_000_000 };
   const writes = new WriteGeneration();
   const cache = new ReadThroughCache<string>(writes, {
     ttlMs: options.ttlMs ?? 2_000,
     maxEntries: options.maxEntries ?? 100,
+    keep: options.keep,
     now: () => clock.now,
   });
   const source = { value: 'v1', reads: 0 };
@@ -73,12 +74,29 @@ describe('ReadThroughCache', () => {
     const { cache, source, read } = setUp({ maxEntries: 2 });
     await cache.get('a', read);
     await cache.get('b', read);
+    await cache.get('a', read);
     await cache.get('c', read);
     expect(cache.size).toBe(2);
-    await cache.get('b', read);
-    await cache.get('c', read);
     expect(source.reads).toBe(3);
     await cache.get('a', read);
+    await cache.get('c', read);
+    expect(source.reads).toBe(3);
+    await cache.get('b', read);
     expect(source.reads).toBe(4);
+  });
+
+  it('does not keep an answer `keep` refuses, but shares its read with concurrent callers', async () => {
+    const { cache, source, read } = setUp({ keep: (value) => value !== 'missing' });
+    source.value = 'missing';
+    expect(await Promise.all([cache.get('a', read), cache.get('a', read)])).toEqual(['missing', 'missing']);
+    expect(source.reads).toBe(1);
+    expect(cache.size).toBe(0);
+    expect(await cache.get('a', read)).toBe('missing');
+    expect(source.reads).toBe(2);
+    source.value = 'found';
+    await cache.get('a', read);
+    await cache.get('a', read);
+    expect(source.reads).toBe(3);
+    expect(cache.size).toBe(1);
   });
 });

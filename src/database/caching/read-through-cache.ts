@@ -1,10 +1,15 @@
 import type { WriteGeneration } from './write-generation.js';
 
-export interface ReadThroughCacheOptions {
+export interface ReadThroughCacheOptions<V> {
   /** How long a value is served after it was read: the bound on staleness from other processes' writes. */
   ttlMs: number;
-  /** The most keys held; beyond, the oldest goes. */
+  /** The most keys held; beyond, the least recently read goes. */
   maxEntries: number;
+  /**
+   * Which answers are kept once read (default: all). An answer not kept still serves the callers that
+   * shared its read, so a flood of one unknown key costs one read at a time, but fills no entry.
+   */
+  keep?: (value: V) => boolean;
   /** The clock, in epoch milliseconds. Default `Date.now`; tests pass one they control. */
   now?: () => number;
 }
@@ -27,7 +32,7 @@ export class ReadThroughCache<V> {
 
   constructor(
     private readonly generation: WriteGeneration,
-    private readonly options: ReadThroughCacheOptions,
+    private readonly options: ReadThroughCacheOptions<V>,
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -39,16 +44,24 @@ export class ReadThroughCache<V> {
   get(key: string, read: () => Promise<V>): Promise<V> {
     const now = this.now();
     const cached = this.entries.get(key);
-    if (cached && cached.generation === this.generation.current && cached.expiresAt > now) return cached.value;
+    // Reinserted on every hit, so that the Map's first key is always the least recently read.
+    this.entries.delete(key);
+    if (cached && cached.generation === this.generation.current && cached.expiresAt > now) {
+      this.entries.set(key, cached);
+      return cached.value;
+    }
 
     // Tagged with the count before the read: a write that completes meanwhile makes the entry stale.
     const entry: Entry<V> = { value: read(), generation: this.generation.current, expiresAt: now + this.options.ttlMs };
-    this.entries.delete(key);
     if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
-    entry.value.catch(() => {
+    const forget = () => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    };
+    const keep = this.options.keep;
+    entry.value.then((value) => {
+      if (keep && !keep(value)) forget();
+    }, forget);
     return entry.value;
   }
 }
