@@ -5,7 +5,7 @@ import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { Agent } from './agent.schema.js';
 
-export type AssignableAgent = Pick<Stored<Agent>, '_id' | 'lastAssignedAt'>;
+type AssignableAgent = Pick<Stored<Agent>, '_id' | 'lastAssignedAt'>;
 
 @Injectable()
 export class AgentsRepository extends TenantRepository<Agent> {

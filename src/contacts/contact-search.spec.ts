@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { contactListFilter, escapeRegExp } from './contact-search.js';
+import { escapeRegExp } from '../common/escape-regexp.js';
+import { contactListFilter } from './contact-search.js';
 
 type Clause = Record<string, RegExp>;
 

@@ -1,12 +1,9 @@
 import type { QueryFilter } from 'mongoose';
+import { escapeRegExp } from '../common/escape-regexp.js';
 import type { Contact } from './contact.schema.js';
 
 /** What people type between the digits of a phone number; stored phones are E.164 ("+" and digits). */
 const PHONE_PUNCTUATION = /[\s\-().+]/g;
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * The list filter: every listed tag (`$all`), and the search text anywhere in the name or e-mail

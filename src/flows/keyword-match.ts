@@ -1,9 +1,7 @@
+import { escapeRegExp } from '../common/escape-regexp.js';
+
 /** Letters, digits and the underscore make up words; anything else separates them. */
 const WORD_CHAR = String.raw`[\p{L}\p{N}_]`;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** How keywords are stored: trimmed, inner spaces collapsed, lower-cased, without duplicates or blanks. */
 export function normalizeKeywords(keywords: readonly string[]): string[] {

@@ -4,8 +4,6 @@ import { ROLES, type Role } from '../../auth/auth-principal.js';
 import { AGENT_STATUSES, type AgentStatus } from '../agent.schema.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
-/** Optional, but not null: null would otherwise reach the update. */
-
 export class UpdateAgentDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Admins only' })
   @IsOmittable()

@@ -6,8 +6,8 @@ import { TenantRepository, type CompanyId } from '../../database/tenancy/tenant-
 import type { BucketRow } from '../metrics-series.js';
 import { bucketOf, within, type BucketWindow } from './bucket-window.js';
 
-export const OPEN_STATUSES = ['bot', 'queued', 'human'] as const satisfies readonly ConversationStatus[];
-export type OpenStatus = (typeof OPEN_STATUSES)[number];
+const OPEN_STATUSES = ['bot', 'queued', 'human'] as const satisfies readonly ConversationStatus[];
+type OpenStatus = (typeof OPEN_STATUSES)[number];
 
 export interface ConversationSnapshot {
   open: { _id: OpenStatus; count: number; oldestQueuedAt: Date | null }[];

@@ -7,8 +7,6 @@ import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/s
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
-/** Optional, but not null. */
-
 /** Any step: only its `type` is known here. An unknown type lands on this class and fails on it. */
 export class FlowStepDto {
   @ApiProperty({ enum: FLOW_STEP_TYPES })

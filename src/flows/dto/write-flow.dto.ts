@@ -17,8 +17,6 @@ import { FLOW_TRIGGER_TYPES, MAX_FLOW_STEPS, type FlowTriggerType } from '../flo
 import { FLOW_STEP_SCHEMA, toFlowSteps, type FlowStepDto } from './flow-steps.dto.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
-/** Optional, but not null. */
-
 export class FlowTriggerDto {
   @ApiProperty({ enum: FLOW_TRIGGER_TYPES, description: '`manual`: run through POST /flows/{id}/execute only' })
   @IsIn(FLOW_TRIGGER_TYPES)

@@ -20,8 +20,6 @@ import { IsOmittable } from '../../common/dto-decorators.js';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
-/** Optional, but not null: a PATCH that sends null for a field would otherwise erase it. */
-
 export class BusinessHoursWindowDto {
   @ApiProperty({ enum: WEEKDAYS, example: 'monday' })
   @IsIn(WEEKDAYS)
