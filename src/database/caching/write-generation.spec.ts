@@ -52,6 +52,8 @@ describe('trackWrites', () => {
     await Thing.create({ name: 'y' });
     expect(await bumps(() => Thing.updateOne({ name: 'y' }, { $set: { name: 'x' } }).exec())).toBe(1);
     expect(await bumps(() => Thing.create({ name: 'x' }))).toBe(1);
+    expect(await bumps(() => Thing.insertMany([{ name: 'x' }]))).toBe(1);
+    expect(await bumps(() => Thing.bulkWrite([{ insertOne: { document: { name: 'z' } } }, { insertOne: { document: { name: 'x' } } }]))).toBe(1);
     expect(await bumps(() => Thing.find({}).lean().exec())).toBe(0);
     expect(await bumps(() => Thing.countDocuments({}).exec())).toBe(0);
   });

@@ -47,5 +47,6 @@ export function trackWrites(generation: WriteGeneration) {
     schema.post('insertMany', bump);
     schema.post('insertMany', { errorHandler: true }, bumpOnError);
     schema.post('bulkWrite', bump);
+    schema.post('bulkWrite', { errorHandler: true }, bumpOnError);
   };
 }
