@@ -93,7 +93,7 @@ export class AgentsService {
           .catch((error: unknown) => this.rethrowDuplicate(error, current.email))) ?? this.notFound(id);
       if (demotesAdmin) await this.keepAnAdmin(companyId, current);
     }
-    if (isActive === false) return this.deactivate(companyId, id);
+    if (isActive === false) return this.deactivateStored(companyId, updated);
     if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
       await this.autoAssigner.serveQueue(companyId);
     }
@@ -106,7 +106,11 @@ export class AgentsService {
    * stays. Deactivating twice answers the agent as it is; the last active admin cannot go (409).
    */
   async deactivate(companyId: CompanyId, id: string): Promise<AgentView> {
-    const current = await this.findStored(companyId, id);
+    return this.deactivateStored(companyId, await this.findStored(companyId, id));
+  }
+
+  private async deactivateStored(companyId: CompanyId, current: Stored<Agent>): Promise<AgentView> {
+    const id = current._id.toHexString();
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
     if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
