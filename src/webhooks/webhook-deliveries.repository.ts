@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, QueryFilter, Types } from 'mongoose';
+import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
 import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDelivery, type DeliveryAttempt } from './webhook-delivery.schema.js';
@@ -12,6 +12,11 @@ export const MAX_LOGGED_ATTEMPTS = 50;
 export type AttemptResult =
   | { status: 'succeeded' | 'failed' }
   | { status: 'pending'; nextAttemptAt: Date };
+
+/** Pending again, due `now`, with a fresh round of retries. */
+const requeued = (now: Date): UpdateQuery<WebhookDelivery> => ({
+  $set: { status: 'pending', attemptCount: 0, nextAttemptAt: now, completedAt: null },
+});
 
 @Injectable()
 export class WebhookDeliveriesRepository extends TenantRepository<WebhookDelivery> {
@@ -56,6 +61,11 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
 
   /** Queues deliveries for an attempt now, with a fresh round of retries; answers how many. */
   async requeue(companyId: CompanyId, filter: QueryFilter<WebhookDelivery>, now: Date): Promise<number> {
-    return this.updateMany(companyId, filter, { $set: { status: 'pending', attemptCount: 0, nextAttemptAt: now, completedAt: null } });
+    return this.updateMany(companyId, filter, requeued(now));
+  }
+
+  /** Queues the first delivery matching `filter` like `requeue`, in one write; answers it as updated, or null when none matched. */
+  async requeueOne(companyId: CompanyId, filter: QueryFilter<WebhookDelivery>, now: Date): Promise<Stored<WebhookDelivery> | null> {
+    return this.updateOne(companyId, filter, requeued(now));
   }
 }

@@ -33,11 +33,10 @@ export class WebhookDeliveriesService {
   async retry(companyId: CompanyId, webhookId: string, deliveryId: string): Promise<Stored<WebhookDelivery>> {
     const webhook = await this.webhooks.get(companyId, webhookId);
     const _id = parsePublicId(DELIVERY_ID_PREFIX, deliveryId);
-    const delivery = _id && (await this.deliveries.findOne(companyId, { _id, webhookId: webhook._id }));
+    const delivery = _id && (await this.deliveries.requeueOne(companyId, { _id, webhookId: webhook._id }, new Date()));
     if (!delivery) throw new NotFoundException(`Delivery ${deliveryId} not found`);
-    await this.deliveries.requeue(companyId, { _id: delivery._id }, new Date());
     await this.queued(companyId, webhook._id);
-    return (await this.deliveries.findOne(companyId, { _id: delivery._id })) ?? delivery;
+    return delivery;
   }
 
   /** Queues again every failed delivery of the webhook created at or after `since`; answers how many. */
