@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Agent } from '../../src/agents/agent.schema.js';
 import { AssignmentLeaseRepository } from '../../src/assignment/assignment-lease.repository.js';
 import { AssignmentLease } from '../../src/assignment/assignment-lease.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
@@ -163,6 +164,8 @@ describe('auto-assignment', () => {
     const [away, gone] = await agents(company, 2);
     await t.http.patch(`/v1/agents/${away.agentId}`).set(away.auth).send({ status: 'away' }).expect(200);
     await t.http.delete(`/v1/agents/${gone.agentId}`).set(company.auth).expect(200);
+    // Deactivation also sets the agent offline; online again, only isActive keeps it out.
+    await t.model<Agent>(Agent.name).updateOne({ companyId: company.companyId, _id: gone.agentId }, { $set: { status: 'online' } });
     const id = await openConversation(company);
     await handOff(company, id);
     expect((await stored(company, [id]))[0]).toMatchObject({ status: 'queued', assignedAgentId: null });
