@@ -3,9 +3,10 @@
 // and nothing may reach the webhook deleted before the run. Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { MongoClient, ObjectId } from 'mongodb';
+import { freePort } from '../bench/harness/children.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
-import { API_ENV, freePort, startApi, startEngine } from './lib/processes.mjs';
+import { API_ENV, startApi, startEngine } from './lib/processes.mjs';
 import { startReceiver } from './lib/receiver.mjs';
 import { signatureValid } from './lib/signature.mjs';
 

@@ -1,7 +1,7 @@
-import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort, PinnedServer } from './servers.mjs';
+import { engineUri, freePort } from './children.mjs';
+import { PinnedServer } from './servers.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The database name the app gives the embedded engine (src/database/database-target.ts). */
@@ -12,19 +12,13 @@ const EMBEDDED_DATABASE = 'parley';
  * drills and a multi-process deployment run it: the app's RSS is then the app's alone.
  */
 async function startEngineProcess() {
-  const port = await freePort();
-  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', ['--port', String(port)], {}, { cwd: ROOT });
-  const uri = `mongodb://127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 500 });
-      await client.close();
-      return { engine, uri };
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the engine did not start: ${error.message}\n${engine.output}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', ['--host', '127.0.0.1', '--port', '0'], {}, { cwd: ROOT });
+  try {
+    const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
+    return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };
+  } catch (failure) {
+    await engine.stop();
+    throw new Error(`the engine did not start: ${failure.message}\n${engine.output}`);
   }
 }
 

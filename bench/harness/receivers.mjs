@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { freePort } from './servers.mjs';
+import { freePort } from './children.mjs';
 
 /** The README's Standard Webhooks check: HMAC-SHA256 of `<id>.<timestamp>.<body>` under the decoded secret. */
 export function signatureIsValid(secret, headers, rawBody) {

@@ -2,10 +2,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
+import { freePort } from './children.mjs';
 import { loadRun, sequentialLatencies } from './load.mjs';
 import { foreignLoad } from './machine.mjs';
 import { requestOptions } from './scenarios.mjs';
-import { freePort, PinnedServer } from './servers.mjs';
+import { PinnedServer } from './servers.mjs';
 
 const BARE = {
   http: { name: 'bare node:http', script: 'bare-http.server.mjs' },

@@ -1,20 +1,9 @@
 import { execSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { stopChild, waitForHttp200 } from './children.mjs';
 import { SERVER_CPU } from './pinning.mjs';
 
 const CLOCK_TICKS_PER_SECOND = Number(execSync('getconf CLK_TCK').toString().trim());
-
-/** A port nobody listens on right now (the OS picks it). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A Node.js server started as a child process on the servers' core. `taskset` execs node, so the
@@ -42,21 +31,12 @@ export class PinnedServer {
 
   /** Polls `url` until it answers 200; fails if the process exits or `timeoutMs` passes. */
   async waitUntilServing(url, timeoutMs = 60_000) {
-    const deadline = Date.now() + timeoutMs;
-    let exited = null;
-    this.exited.then((status) => (exited = status));
-    while (Date.now() < deadline) {
-      if (exited) throw new Error(`${this.name} exited (${JSON.stringify(exited)}) before serving:\n${this.output}`);
-      try {
-        const response = await fetch(url);
-        await response.arrayBuffer();
-        if (response.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      await waitForHttp200(url, this.exited, timeoutMs);
+    } catch (failure) {
+      if (failure.exited) throw new Error(`${this.name} exited (${JSON.stringify(failure.status)}) before serving:\n${this.output}`);
+      throw new Error(`${this.name} did not serve ${url} within ${timeoutMs} ms:\n${this.output}`);
     }
-    throw new Error(`${this.name} did not serve ${url} within ${timeoutMs} ms:\n${this.output}`);
   }
 
   /** Resident set size in MiB, from /proc. */
@@ -96,11 +76,7 @@ export class PinnedServer {
   }
 
   /** SIGTERM (the app drains and exits 0), SIGKILL if it is still there after `graceMs`. */
-  async stop(graceMs = 20_000) {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-    await this.exited;
-    clearTimeout(timer);
+  stop(graceMs = 20_000) {
+    return stopChild(this.child, this.exited, graceMs);
   }
 }

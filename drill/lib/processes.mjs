@@ -1,8 +1,8 @@
 // The drills' child processes: the standalone engine and API processes built in dist/, on 127.0.0.1 only.
 // Every child is registered here and killed when the drill ends, fails or is interrupted.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { engineUri, freePort, stopChild, waitForHttp200 } from '../../bench/harness/children.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -57,42 +57,16 @@ function startupFailure(tracked, reason) {
   return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** `node dist/embedded-mongo/cli.js` on an ephemeral port; answers its URI (without database). */
 export async function startEngine() {
   const tracked = track('engine', ['dist/embedded-mongo/cli.js', '--host', '127.0.0.1', '--port', '0'], {});
-  const uri = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(startupFailure(tracked, 'timeout')), STARTUP_TIMEOUT_MS);
-    tracked.child.stdout.on('data', () => {
-      const match = /connect with (mongodb:\/\/\S+)/.exec(tracked.output());
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1].replace(/\/$/, ''));
-      }
-    });
-    tracked.exited.then((status) => reject(startupFailure(tracked, `exited with ${status}`)));
-  });
-  return { uri, exited: tracked.exited, stop: () => stop(tracked) };
-}
-
-async function healthy(baseUrl) {
+  let uri;
   try {
-    const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(1000) });
-    return response.status === 200;
-  } catch {
-    return false;
+    uri = await engineUri(tracked.child, tracked.output, tracked.exited, STARTUP_TIMEOUT_MS);
+  } catch (failure) {
+    throw startupFailure(tracked, failure.message);
   }
+  return { uri, exited: tracked.exited, stop: () => stopChild(tracked.child, tracked.exited) };
 }
 
 /**
@@ -102,13 +76,10 @@ async function healthy(baseUrl) {
 export async function startApi({ port, mongodbUri, env = {} }) {
   const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
   const baseUrl = `http://127.0.0.1:${port}`;
-  let status;
-  tracked.exited.then((value) => (status = value));
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (!(await healthy(baseUrl))) {
-    if (status !== undefined) throw startupFailure(tracked, `exited with ${status}`);
-    if (Date.now() > deadline) throw startupFailure(tracked, 'timeout');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitForHttp200(`${baseUrl}/health`, tracked.exited, STARTUP_TIMEOUT_MS);
+  } catch (failure) {
+    throw startupFailure(tracked, failure.message);
   }
   return {
     baseUrl,
@@ -118,16 +89,8 @@ export async function startApi({ port, mongodbUri, env = {} }) {
       tracked.child.kill('SIGKILL');
       await tracked.exited;
     },
-    stop: () => stop(tracked),
+    stop: () => stopChild(tracked.child, tracked.exited),
   };
-}
-
-async function stop(tracked) {
-  if (tracked.child.exitCode !== null || tracked.child.signalCode !== null) return;
-  tracked.child.kill('SIGTERM');
-  const timer = setTimeout(() => tracked.child.kill('SIGKILL'), 20_000);
-  await tracked.exited;
-  clearTimeout(timer);
 }
 
 /** The engine and one API process on it, with the database `name`; `stop()` ends both. */
