@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types } from 'mongoose';
+import type { Model, Types, UpdateQuery } from 'mongoose';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import type { WebhookEventName } from './webhook-events.js';
 import { Webhook } from './webhook.schema.js';
+
+/**
+ * The update that tells a webhook's lane deliveries became pending, due from `at`: a new queueVersion
+ * (so a worker whose view of the queue predates it notices) and a due time no later than `at`.
+ */
+export const queuedUpdate = (at: Date): UpdateQuery<Webhook> => ({ $inc: { queueVersion: 1 }, $min: { nextDueAt: at } });
 
 @Injectable()
 export class WebhooksRepository extends TenantRepository<Webhook> {
@@ -30,9 +36,7 @@ export class WebhooksRepository extends TenantRepository<Webhook> {
    * them pending, so that a worker whose view of the queue predates it notices (queueVersion).
    */
   async markQueued(companyId: CompanyId, webhookIds: Types.ObjectId[], at: Date): Promise<void> {
-    await this.model
-      .updateMany(this.scope(companyId, { _id: { $in: webhookIds } }), { $inc: { queueVersion: 1 }, $min: { nextDueAt: at } })
-      .exec();
+    await this.model.updateMany(this.scope(companyId, { _id: { $in: webhookIds } }), queuedUpdate(at)).exec();
   }
 
   async disable(companyId: CompanyId, webhookId: Types.ObjectId, reason: string): Promise<void> {

@@ -12,7 +12,7 @@ import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { DEFAULT_RETRY_CONFIG, type Webhook } from './webhook.schema.js';
-import { WebhooksRepository } from './webhooks.repository.js';
+import { queuedUpdate, WebhooksRepository } from './webhooks.repository.js';
 
 /** Bounds the fan-out of one event and Interface B's list, which has no pages. */
 export const MAX_WEBHOOKS_PER_COMPANY = 100;
@@ -78,7 +78,7 @@ export class WebhooksService {
     const resuming = dto.isActive === true && !existing.isActive;
     if (resuming) {
       $set.disabledReason = null;
-      Object.assign(update, { $inc: { queueVersion: 1 }, $min: { nextDueAt: new Date() } });
+      Object.assign(update, queuedUpdate(new Date()));
     }
     const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
