@@ -1,5 +1,4 @@
 import { ConflictException, HttpException, Injectable, Logger } from '@nestjs/common';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AutoAssigner } from '../assignment/auto-assigner.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { toObjectId } from '../database/object-id.js';
@@ -11,9 +10,6 @@ import type { Flow, FlowStep, FlowTriggerType } from './flow.schema.js';
 import { FlowExecutionsRepository } from './flow-executions.repository.js';
 
 const NO_AGENT_AVAILABLE = 'No agent is available: none is active and online with room under maxConversationsPerAgent';
-
-/** The conversations that flows are running on in the current call chain. */
-const running = new AsyncLocalStorage<ReadonlySet<string>>();
 
 function errorText(error: unknown): string {
   const response = error instanceof HttpException ? error.getResponse() : undefined;
@@ -39,19 +35,13 @@ export class FlowRunner {
     private readonly events: DomainEventBus,
   ) {}
 
-  /** True inside a run on this conversation: whatever that run causes must not trigger flows on it again. */
-  isRunningOn(conversationId: string): boolean {
-    return running.getStore()?.has(conversationId) ?? false;
-  }
-
   async run(
     companyId: CompanyId,
     flow: Stored<Flow>,
     conversationId: string,
     trigger: FlowTriggerType,
   ): Promise<FlowExecutionSnapshot> {
-    const context = new Set(running.getStore()).add(conversationId);
-    const steps = await running.run(context, () => this.runSteps(companyId, flow, conversationId));
+    const steps = await this.runSteps(companyId, flow, conversationId);
     const status = steps.some((step) => step.status === 'failed') ? 'failed' : 'completed';
     const stored = await this.executions.create(companyId, {
       flowId: flow._id,

@@ -29,7 +29,6 @@ export class InboundFlowTrigger {
   async onMessageReceived(event: DomainEvent<'message.received'>): Promise<void> {
     const { message, conversation } = event.data;
     if (message.direction !== 'inbound' || conversation.status !== 'bot') return;
-    if (this.runner.isRunningOn(conversation.id)) return;
     const flows = await this.flows.findInboundTriggered(event.companyId, CANDIDATE_FLOWS);
     let ran = 0;
     for (const flow of flows) {
