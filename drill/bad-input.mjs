@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { startReceiver } from '../bench/harness/receivers.mjs';
 import { casesOf, ownUrl } from './bad-input/cases.mjs';
 import { judge } from './bad-input/judge.mjs';
 import { operationsOf, resolver } from './bad-input/operations.mjs';
@@ -16,7 +17,6 @@ import { validBody } from './bad-input/templates.mjs';
 import { buildCompany, mediaForm } from './bad-input/world.mjs';
 import { apiClient } from './lib/client.mjs';
 import { startStack } from './lib/processes.mjs';
-import { startReceiver } from './lib/receiver.mjs';
 import { forEachConcurrently, formatCounts, increment } from './lib/report.mjs';
 
 const IN_FLIGHT = 8;

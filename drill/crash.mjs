@@ -4,11 +4,10 @@
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { MongoClient, ObjectId } from 'mongodb';
 import { freePort } from '../bench/harness/children.mjs';
+import { signatureValid, startReceiver } from '../bench/harness/receivers.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { API_ENV, startApi, startEngine } from './lib/processes.mjs';
-import { startReceiver } from './lib/receiver.mjs';
-import { signatureValid } from './lib/signature.mjs';
 
 const MESSAGES = 2000;
 const IN_FLIGHT = 20;

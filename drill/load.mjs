@@ -5,10 +5,10 @@
 // Run: npm run drill -- load   (or node drill/load.mjs after nest build); DRILL_LOAD_SECONDS shortens it.
 import autocannon from 'autocannon';
 import { Worker } from 'node:worker_threads';
+import { startReceiver } from '../bench/harness/receivers.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { startStack } from './lib/processes.mjs';
-import { startReceiver } from './lib/receiver.mjs';
 import { formatCounts, percentile } from './lib/report.mjs';
 
 const SECONDS = Number(process.env.DRILL_LOAD_SECONDS ?? 60);
