@@ -6,6 +6,7 @@
 // Run: npm run bench:engine   (builds, then runs this file against dist/ with --expose-gc)
 import mongoose from 'mongoose';
 import { startEmbeddedMongo } from '../dist/embedded-mongo/index.js';
+import { percentile } from './harness/stats.mjs';
 
 const COMPANIES = 4; // 4 companies x 4 statuses: 62 matches per page query at 1 000 docs, 6 250 at 100 000
 const STATUSES = ['bot', 'queued', 'human', 'closed'];
@@ -26,8 +27,6 @@ const schema = new mongoose.Schema(
   { timestamps: true },
 );
 schema.index({ companyId: 1, status: 1, createdAt: -1 });
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function load(size) {
   const engine = await startEmbeddedMongo();
@@ -82,10 +81,7 @@ try {
   for (const set of sets) await set.close();
 }
 
-const [small, large] = sets.map((s) => {
-  const sorted = [...s.times].sort((a, b) => a - b);
-  return { size: s.size, seedMs: s.seedMs, median: percentile(sorted, 50), p99: percentile(sorted, 99) };
-});
+const [small, large] = sets.map((s) => ({ size: s.size, seedMs: s.seedMs, median: percentile(s.times, 50), p99: percentile(s.times, 99) }));
 const fmt = (n) => n.toFixed(3).padStart(8);
 console.log('Embedded engine: Mongoose page find({companyId, status}).sort({createdAt:-1}).limit(50)');
 console.log(`${ROUNDS * PAGES_PER_ROUND} pages per size in alternating rounds of ${PAGES_PER_ROUND}; index { companyId: 1, status: 1, createdAt: -1 }`);

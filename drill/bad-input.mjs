@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { forEachConcurrently } from '../bench/harness/api.mjs';
 import { startReceiver } from '../bench/harness/receivers.mjs';
 import { casesOf, ownUrl } from './bad-input/cases.mjs';
 import { judge } from './bad-input/judge.mjs';
@@ -17,7 +18,7 @@ import { validBody } from './bad-input/templates.mjs';
 import { buildCompany, mediaForm } from './bad-input/world.mjs';
 import { apiClient } from './lib/client.mjs';
 import { startStack } from './lib/processes.mjs';
-import { forEachConcurrently, formatCounts, increment } from './lib/report.mjs';
+import { formatCounts, increment } from './lib/report.mjs';
 
 const IN_FLIGHT = 8;
 /** Cases whose answer may be a cut connection: Node stops reading a request line or body that large. */

@@ -20,11 +20,16 @@ export class Api {
   }
 }
 
-/** Runs `task(i)` for i in [0, count) with at most `concurrency` at once. */
-export async function forEachConcurrently(count, concurrency, task) {
+/**
+ * Runs `task(item)` for every item of `items`, with at most `inFlight` at once, in order of start. `items` is a
+ * list, or a count n for the indices 0..n-1 (the benchmark's seeding and fan-out).
+ */
+export async function forEachConcurrently(items, inFlight, task) {
+  const count = typeof items === 'number' ? items : items.length;
+  const item = typeof items === 'number' ? (i) => i : (i) => items[i];
   let next = 0;
   const worker = async () => {
-    while (next < count) await task(next++);
+    while (next < count) await task(item(next++));
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
 }

@@ -1,13 +1,4 @@
-// Small helpers the drills share: bounded concurrency and printing counts.
-
-/** Runs `task(item)` over `items` with at most `inFlight` at once, in order of start. */
-export async function forEachConcurrently(items, inFlight, task) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
-}
+// Small helpers the drills share: counting and printing counts.
 
 /** `{ "200": 3, "400": 5 }` as "200: 3, 400: 5", keys in order. */
 export function formatCounts(counts) {
@@ -19,10 +10,4 @@ export function formatCounts(counts) {
 
 export function increment(counts, key) {
   counts[key] = (counts[key] ?? 0) + 1;
-}
-
-/** The value below which `fraction` of the sorted numbers fall. */
-export function percentile(sorted, fraction) {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
