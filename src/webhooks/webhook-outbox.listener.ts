@@ -33,9 +33,11 @@ export class WebhookOutboxListener {
     const now = new Date();
     const rows = await Promise.all(
       subscribers.map(async (webhook): Promise<Partial<WebhookDelivery> | null> => {
-        const sequence = await this.webhooks.nextSequence(event.companyId, webhook._id);
+        // The name first: a webhook not subscribed to this event takes no sequence number.
         const type = subscribedNameFor(webhook.events, event.name);
-        if (sequence === null || !type) return null;
+        if (!type) return null;
+        const sequence = await this.webhooks.nextSequence(event.companyId, webhook._id);
+        if (sequence === null) return null;
         return { webhookId: webhook._id, eventId: event.id, type, payload: serializeEvent(event, type), sequence, status: 'pending', nextAttemptAt: now };
       }),
     );
