@@ -10,6 +10,7 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import mongoose from 'mongoose';
 import { AppModule } from '../dist/app.module.js';
 import { configureApp } from '../dist/app.setup.js';
+import { insertInBatches } from './harness/seed.mjs';
 
 const MESSAGES = 100_000;
 const CONVERSATIONS = 10_000;
@@ -48,14 +49,6 @@ async function register(name) {
   return { token: accessToken, companyId: new ObjectId(company.id) };
 }
 
-async function insertAll(collection, count, make) {
-  for (let from = 0; from < count; from += 5000) {
-    const batch = [];
-    for (let i = from; i < Math.min(count, from + 5000); i++) batch.push(make(i));
-    await collection.insertMany(batch, { ordered: false });
-  }
-}
-
 const spread = (i, count, from = START, to = END) => new Date(from + Math.floor(((i + 0.5) * (to - from)) / count));
 
 try {
@@ -67,7 +60,7 @@ try {
 
   const seedStart = performance.now();
   const conversationIds = Array.from({ length: CONVERSATIONS }, () => new ObjectId());
-  await insertAll(db.collection('conversations'), CONVERSATIONS, (i) => {
+  await insertInBatches(db.collection('conversations'), CONVERSATIONS, (i) => {
     const createdAt = spread(i, CONVERSATIONS);
     // Two in three closed, after 1 to 72 hours: some of those late in the range close after it.
     const closedAt = i % 3 ? new Date(createdAt.getTime() + (1 + (i % 72)) * 3_600_000) : null;
@@ -99,13 +92,13 @@ try {
     createdAt,
     updatedAt: createdAt,
   });
-  await insertAll(db.collection('messages'), MESSAGES, (i) => {
+  await insertInBatches(db.collection('messages'), MESSAGES, (i) => {
     expected[i % 2 ? 'messagesSent' : 'messagesReceived'] += 1;
     return message(acme.companyId, i, spread(i, MESSAGES));
   });
-  await insertAll(db.collection('messages'), NOISE, (i) => message(acme.companyId, i, spread(i, NOISE, START - 90 * 86_400_000, START)));
-  await insertAll(db.collection('messages'), NOISE, (i) => message(globex.companyId, i, spread(i, NOISE)));
-  await insertAll(db.collection('flow_executions'), FLOW_RUNS, (i) => ({
+  await insertInBatches(db.collection('messages'), NOISE, (i) => message(acme.companyId, i, spread(i, NOISE, START - 90 * 86_400_000, START)));
+  await insertInBatches(db.collection('messages'), NOISE, (i) => message(globex.companyId, i, spread(i, NOISE)));
+  await insertInBatches(db.collection('flow_executions'), FLOW_RUNS, (i) => ({
     companyId: acme.companyId,
     flowId: new ObjectId(),
     conversationId: conversationIds[i % CONVERSATIONS],
