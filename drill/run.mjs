@@ -4,8 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { LOAD_LOCK as LOCK } from '../bench/harness/pinning.mjs';
 
-const LOCK = '/tmp/parley-load.lock';
 const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs' };
 
 const requested = process.argv.slice(2);
