@@ -4,6 +4,7 @@ import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
+import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { FlowExecutionSnapshot } from '../events/domain-events.js';
 import type { ExecuteFlowDto } from './dto/execute-flow.dto.js';
@@ -52,9 +53,9 @@ export class FlowsService {
 
   /** Its past executions stay: they are the history analytics counts. */
   async remove(companyId: CompanyId, id: string): Promise<DeletedFlowView> {
-    const current = await this.findStored(companyId, id);
-    if (!(await this.flows.deleteOne(companyId, { _id: current._id }))) this.notFound(id);
-    return { id: current._id.toHexString(), deleted: true };
+    const _id = parseObjectId(id);
+    if (!_id || !(await this.flows.deleteOne(companyId, { _id }))) this.notFound(id);
+    return { id: _id.toHexString(), deleted: true };
   }
 
   /**

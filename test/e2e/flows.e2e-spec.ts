@@ -227,6 +227,7 @@ describe('/v1/flows (management)', () => {
     await t.http.delete(`/v1/flows/${flow.id}`).set(globex.auth).expect(404);
     await t.http.post(`/v1/flows/${flow.id}/execute`).set(globex.auth).send({ conversationId: flow.id }).expect(404);
     await t.http.get('/v1/flows/not-an-id').set(acme.auth).expect(404);
+    await t.http.delete('/v1/flows/not-an-id').set(acme.auth).expect(404);
     const list = await t.http.get('/v1/flows').set(globex.auth).expect(200);
     expect(list.body.data.map((item: { id: string }) => item.id)).not.toContain(flow.id);
     expect((await t.http.get(`/v1/flows/${flow.id}`).set(acme.auth).expect(200)).body.name).toBe('Acme secret');
