@@ -31,6 +31,9 @@ const isDue = (delivery: Stored<WebhookDelivery>, now: number): boolean =>
  */
 type AfterAttempt = { next: 'continue' } | { next: 'wait'; until: Date } | { next: 'unknown' };
 
+/** The lane's signing secret, or why it cannot be read (each attempt then records that error). */
+type SigningSecret = { secret: string } | { error: string };
+
 /**
  * One turn of a claimed lane. One read gives the deliveries pending when the turn began, in order;
  * they are attempted while the head is due (up to MAX_ATTEMPTS_PER_CLAIM, recording each attempt,
@@ -51,13 +54,17 @@ export class LaneRunner {
   /** `leaseMs`: what the worker leases a lane for. `keepGoing`: false once the worker is shutting down. */
   async run(lane: Lane, { leaseMs, keepGoing }: { leaseMs: number; keepGoing: () => boolean }): Promise<void> {
     const queue = await this.deliveries.pendingInOrder(lane.companyId, lane._id, MAX_ATTEMPTS_PER_CLAIM + 1);
-    await this.lanes.release(lane, await this.attemptInOrder(lane, queue, leaseMs, keepGoing));
+    // Decrypted once per turn, when the first attempt needs it, and shared by the turn's attempts.
+    let opened: SigningSecret | undefined;
+    const secret = () => (opened ??= this.openSecret(lane));
+    await this.lanes.release(lane, await this.attemptInOrder(lane, queue, secret, leaseMs, keepGoing));
   }
 
   /** Attempts `queue` in order while its head is due; answers when the new head is due (`null`: unknown, `undefined`: none). */
   private async attemptInOrder(
     lane: Lane,
     queue: Stored<WebhookDelivery>[],
+    secret: () => SigningSecret,
     leaseMs: number,
     keepGoing: () => boolean,
   ): Promise<Date | null | undefined> {
@@ -66,16 +73,16 @@ export class LaneRunner {
       if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !keepGoing()) return head.nextAttemptAt;
       // A further attempt first renews the lease, which also checks the lane is still ours and active.
       if (index > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) return null;
-      const after = await this.attempt(lane, head);
+      const after = await this.attempt(lane, secret(), head);
       if (after.next === 'wait') return after.until;
       if (after.next === 'unknown') return null;
     }
     return undefined;
   }
 
-  private async attempt(lane: Lane, delivery: Stored<WebhookDelivery>): Promise<AfterAttempt> {
+  private async attempt(lane: Lane, secret: SigningSecret, delivery: Stored<WebhookDelivery>): Promise<AfterAttempt> {
     const at = new Date();
-    const sent = await this.send(lane, deliveryPublicId(delivery._id), delivery.payload, at);
+    const sent = await this.send(lane, secret, deliveryPublicId(delivery._id), delivery.payload, at);
     const result = this.resultOf(lane, delivery, sent);
     const { statusCode, durationMs, error } = sent;
     const recorded = await this.deliveries.recordAttempt(lane.companyId, delivery, { at, statusCode, durationMs, error }, result);
@@ -87,14 +94,17 @@ export class LaneRunner {
     return result.status === 'pending' ? { next: 'wait', until: result.nextAttemptAt } : { next: 'continue' };
   }
 
-  private async send(lane: Lane, webhookId: string, body: string, at: Date): Promise<SendResult> {
-    let secret: string;
+  private openSecret(lane: Lane): SigningSecret {
     try {
-      secret = this.secrets.open(lane.secret);
+      return { secret: this.secrets.open(lane.secret) };
     } catch (error) {
       if (!(error instanceof UnreadableSecretError)) throw error;
-      return { statusCode: null, durationMs: 0, error: error.message };
+      return { error: error.message };
     }
+  }
+
+  private async send(lane: Lane, secret: SigningSecret, webhookId: string, body: string, at: Date): Promise<SendResult> {
+    if ('error' in secret) return { statusCode: null, durationMs: 0, error: secret.error };
     const timestamp = Math.floor(at.getTime() / 1000);
     return this.sender.post(
       lane.url,
@@ -103,7 +113,7 @@ export class LaneRunner {
         'user-agent': USER_AGENT,
         'webhook-id': webhookId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(secret, webhookId, timestamp, body),
+        'webhook-signature': signWebhook(secret.secret, webhookId, timestamp, body),
       },
       body,
     );
