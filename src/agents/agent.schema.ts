@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { ROLES, type Role } from '../auth/auth-principal.js';
-import { trackWrites, WriteGeneration } from '../database/caching/write-generation.js';
+import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const AGENT_STATUSES = ['online', 'offline', 'away', 'busy'] as const;
@@ -33,12 +33,10 @@ export class Agent {
   lastAssignedAt: Date | null;
 }
 
-/** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
-export const AGENT_WRITES = new WriteGeneration();
-
 export const AgentSchema = SchemaFactory.createForClass(Agent);
 AgentSchema.plugin(tenantScopePlugin);
-AgentSchema.plugin(trackWrites(AGENT_WRITES));
+/** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
+export const AGENT_WRITES = writeGenerationOf(AgentSchema);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });
 // Login is by e-mail alone, so an e-mail that can log in belongs to one agent across all companies.
 AgentSchema.index({ email: 1 }, { unique: true, partialFilterExpression: { passwordHash: { $type: 'string' } } });

@@ -1,7 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../auth/auth-principal.js';
-import { trackWrites, WriteGeneration } from '../database/caching/write-generation.js';
+import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 /** An Interface B credential. Only the SHA-256 of the key is stored; the key itself is shown once. */
@@ -27,11 +27,9 @@ export class ApiKey {
   revokedAt: Date | null;
 }
 
-/** Bumped by every write to API keys in this process: ApiKeysRepository's lookup cache follows it. */
-export const API_KEY_WRITES = new WriteGeneration();
-
 export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
 ApiKeySchema.plugin(tenantScopePlugin);
-ApiKeySchema.plugin(trackWrites(API_KEY_WRITES));
+/** Bumped by every write to API keys in this process: ApiKeysRepository's lookup cache follows it. */
+export const API_KEY_WRITES = writeGenerationOf(ApiKeySchema);
 ApiKeySchema.index({ keyHash: 1 }, { unique: true });
 ApiKeySchema.index({ companyId: 1, _id: -1 });

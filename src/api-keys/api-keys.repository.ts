@@ -6,15 +6,9 @@ import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type Stored } from '../database/tenancy/tenant-repository.js';
 import { API_KEY_WRITES, ApiKey } from './api-key.schema.js';
 
-/** How long a revocation made by another process may take to apply here. */
-export const API_KEY_TTL_MS = 2_000;
-const MAX_CACHED_KEYS = 10_000;
-
 @Injectable()
 export class ApiKeysRepository extends TenantRepository<ApiKey> {
   private readonly byHash = new ReadThroughCache<Stored<ApiKey> | null>(API_KEY_WRITES, {
-    ttlMs: API_KEY_TTL_MS,
-    maxEntries: MAX_CACHED_KEYS,
     // Anyone can send made-up keys: only keys that exist take a place, so a flood of them cannot push the real ones out.
     keep: (key) => key !== null,
   });
@@ -26,7 +20,7 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
   /**
    * The key's hash is what identifies the company, so this lookup is necessarily cross-tenant. Every
    * Interface B request makes it, so it is served from memory: a revocation in this process applies
-   * from the next request on (API_KEY_WRITES), one made by another process within API_KEY_TTL_MS.
+   * from the next request on (API_KEY_WRITES), one made by another process within CROSS_PROCESS_STALENESS_MS.
    */
   findActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
     return this.byHash.get(keyHash, () => this.readActiveByHash(keyHash));

@@ -6,16 +6,9 @@ import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { Settings, SETTINGS_WRITES } from './settings.schema.js';
 
-/** How long another process's change to a company's settings may take to apply here. */
-export const SETTINGS_TTL_MS = 2_000;
-const MAX_CACHED_COMPANIES = 10_000;
-
 @Injectable()
 export class SettingsRepository extends TenantRepository<Settings> {
-  private readonly cache = new ReadThroughCache<Stored<Settings>>(SETTINGS_WRITES, {
-    ttlMs: SETTINGS_TTL_MS,
-    maxEntries: MAX_CACHED_COMPANIES,
-  });
+  private readonly cache = new ReadThroughCache<Stored<Settings>>(SETTINGS_WRITES);
 
   constructor(@InjectModel(Settings.name) model: Model<Settings>) {
     super(model);
@@ -23,7 +16,7 @@ export class SettingsRepository extends TenantRepository<Settings> {
 
   /**
    * The company's settings, read on many requests, so served from memory: a change made in this process
-   * applies at once (SETTINGS_WRITES), one made by another process within SETTINGS_TTL_MS. Read-only.
+   * applies at once (SETTINGS_WRITES), one made by another process within CROSS_PROCESS_STALENESS_MS. Read-only.
    */
   forCompany(companyId: CompanyId): Promise<Stored<Settings>> {
     return this.cache.get(String(companyId), () => this.readOrCreate(companyId));

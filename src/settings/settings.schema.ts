@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { trackWrites, WriteGeneration } from '../database/caching/write-generation.js';
+import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -49,10 +49,8 @@ export class Settings {
   language: string;
 }
 
-/** Bumped by every write to settings in this process: SettingsRepository's cache follows it. */
-export const SETTINGS_WRITES = new WriteGeneration();
-
 export const SettingsSchema = SchemaFactory.createForClass(Settings);
 SettingsSchema.plugin(tenantScopePlugin);
-SettingsSchema.plugin(trackWrites(SETTINGS_WRITES));
+/** Bumped by every write to settings in this process: SettingsRepository's cache follows it. */
+export const SETTINGS_WRITES = writeGenerationOf(SettingsSchema);
 SettingsSchema.index({ companyId: 1 }, { unique: true });

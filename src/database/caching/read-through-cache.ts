@@ -1,10 +1,14 @@
 import type { WriteGeneration } from './write-generation.js';
 
+/** How long a write made by another process may take to show in this one's caches, by default. */
+export const CROSS_PROCESS_STALENESS_MS = 2_000;
+const DEFAULT_MAX_ENTRIES = 10_000;
+
 export interface ReadThroughCacheOptions<V> {
-  /** How long a value is served after it was read: the bound on staleness from other processes' writes. */
-  ttlMs: number;
-  /** The most keys held; beyond, the least recently read goes. */
-  maxEntries: number;
+  /** How long a value is served after it was read: the bound on staleness from other processes' writes. Default CROSS_PROCESS_STALENESS_MS. */
+  ttlMs?: number;
+  /** The most keys held; beyond, the least recently read goes. Default 10 000. */
+  maxEntries?: number;
   /**
    * Which answers are kept once read (default: all). An answer not kept still serves the callers that
    * shared its read, so a flood of one unknown key costs one read at a time, but fills no entry.
@@ -29,12 +33,18 @@ interface Entry<V> {
 export class ReadThroughCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private readonly now: () => number;
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly keep?: (value: V) => boolean;
 
   constructor(
     private readonly generation: WriteGeneration,
-    private readonly options: ReadThroughCacheOptions<V>,
+    options: ReadThroughCacheOptions<V> = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.ttlMs = options.ttlMs ?? CROSS_PROCESS_STALENESS_MS;
+    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.keep = options.keep;
   }
 
   get size(): number {
@@ -52,13 +62,13 @@ export class ReadThroughCache<V> {
     }
 
     // Tagged with the count before the read: a write that completes meanwhile makes the entry stale.
-    const entry: Entry<V> = { value: read(), generation: this.generation.current, expiresAt: now + this.options.ttlMs };
-    if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    const entry: Entry<V> = { value: read(), generation: this.generation.current, expiresAt: now + this.ttlMs };
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
     const forget = () => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     };
-    const keep = this.options.keep;
+    const keep = this.keep;
     entry.value.then((value) => {
       if (keep && !keep(value)) forget();
     }, forget);

@@ -50,3 +50,10 @@ export function trackWrites(generation: WriteGeneration) {
     schema.post('bulkWrite', { errorHandler: true }, bumpOnError);
   };
 }
+
+/** A new generation that `schema`'s writes move (the schema gets the trackWrites plugin). */
+export function writeGenerationOf(schema: Schema): WriteGeneration {
+  const generation = new WriteGeneration();
+  schema.plugin(trackWrites(generation));
+  return generation;
+}
