@@ -4,8 +4,9 @@ import { Types } from 'mongoose';
 import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { DomainEventBus } from '../../src/events/domain-event-bus.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
+import { MAX_ATTEMPTS_PER_CLAIM } from '../../src/webhooks/delivery/lane-runner.js';
 import { WebhookLanesRepository, type Lane } from '../../src/webhooks/delivery/webhook-lanes.repository.js';
-import { Webhook } from '../../src/webhooks/webhook.schema.js';
+import { LANE_FREE, Webhook } from '../../src/webhooks/webhook.schema.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
@@ -55,6 +56,30 @@ describe('webhook lanes: several attempts per claim', () => {
       expect(eventIds('/turn')).toEqual(events.map((event) => event.id));
       const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
         (lane) => lane?._id.toHexString() === id.slice(3),
+      );
+      expect(claimed).toHaveLength(2);
+    } finally {
+      claims.mockRestore();
+    }
+  });
+
+  it(`attempts at most ${MAX_ATTEMPTS_PER_CLAIM} deliveries per claim, and the rest under the next one, in event order`, async () => {
+    // One more than a turn may attempt queues up while another worker holds the lane. The first turn after it reads
+    // them all (it reads one beyond the cap, to learn when the rest is due) but stops at the cap: a second turn sends the last.
+    const id = await webhook('/capped');
+    const lane = { companyId: acme.companyId, _id: id.slice(3) };
+    const webhooks = t.model<Webhook>(Webhook.name);
+    await webhooks.updateOne(lane, { $set: { leaseOwner: 'another-worker', leaseUntil: new Date(Date.now() + 60_000) } });
+    const claims = jest.spyOn(t.app.get(WebhookLanesRepository), 'claim');
+    try {
+      const events = [];
+      for (let i = 0; i < MAX_ATTEMPTS_PER_CLAIM + 1; i++) events.push(await publish());
+      expect(receiver.to('/capped')).toHaveLength(0);
+      await webhooks.updateOne(lane, { $set: { leaseOwner: null, leaseUntil: LANE_FREE } });
+      await receiver.received('/capped', events.length);
+      expect(eventIds('/capped')).toEqual(events.map((event) => event.id));
+      const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
+        (claim) => claim?._id.toHexString() === id.slice(3),
       );
       expect(claimed).toHaveLength(2);
     } finally {
