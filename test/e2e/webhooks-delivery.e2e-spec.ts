@@ -10,6 +10,8 @@ import { Message } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { WebhookOutboxListener } from '../../src/webhooks/webhook-outbox.listener.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
+import { UnreadableSecretError } from '../../src/webhooks/webhook-secret-box.js';
+import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
@@ -339,6 +341,28 @@ describe('webhook delivery', () => {
     const delivery = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'failed'));
     expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: 302, error: 'HTTP 302: redirects are not followed' })]);
     expect(receiver.to('/redirect-target')).toHaveLength(0);
+  });
+
+  it('records an unreadable signing secret as an error on every attempt, and sends nothing', async () => {
+    const hook = await webhook('/unreadable-secret', { events: ['flow.executed'], retryConfig: { maxRetries: 0 } });
+    // Sealed with another key (JWT_SECRET rotated, say): it cannot be decrypted.
+    await t
+      .model<Webhook>(Webhook.name)
+      .updateOne({ companyId: acme.companyId, _id: hook.id.slice(3) }, { $set: { secret: 'v1.c2VhbGVk.ZWxzZXdoZXJl.eA' } });
+    await bus.publish('flow.executed', acme.companyId, sampleEvents()['flow.executed']);
+    await bus.publish('flow.executed', acme.companyId, sampleEvents()['flow.executed']);
+
+    const failed = await waitFor(async () => {
+      const { data } = await deliveryLog(hook.id, '?status=failed');
+      return data.length === 2 && data;
+    });
+    for (const delivery of failed) {
+      expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1 });
+      expect(delivery.attempts).toEqual([
+        { at: expect.any(String), statusCode: null, durationMs: 0, error: new UnreadableSecretError().message },
+      ]);
+    }
+    expect(receiver.to('/unreadable-secret')).toHaveLength(0);
   });
 
   it('disables the webhook on 410 Gone and records nothing for it afterwards', async () => {
