@@ -410,8 +410,18 @@ describe('webhook delivery', () => {
     const done = await waitFor(async () => (await deliveriesOf(hook.id)).find((row) => row.status === 'succeeded'));
     expect(done.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 200]);
 
-    await t.http.post(`/v1/webhooks/${hook.id}/deliveries/${id}/retry`).set(acme.auth).expect(202);
-    await receiver.received('/redeliver', 3);
+    // A succeeded delivery can be redelivered too: same webhook-id, attemptCount counted again from 0.
+    const again = await t.http.post(`/v1/webhooks/${hook.id}/deliveries/${id}/retry`).set(acme.auth).expect(202);
+    expect(again.body).toMatchObject({ id, status: 'pending', attemptCount: 0, completedAt: null });
+    const [original, , redelivered] = await receiver.received('/redeliver', 3);
+    expect(redelivered.headers['webhook-id']).toBe(original.headers['webhook-id']);
+    expect(redelivered.headers['webhook-id']).toBe(id);
+    const logged = await waitFor(async () => {
+      const [row] = (await deliveryLog(hook.id)).data;
+      return row?.status === 'succeeded' && row;
+    });
+    expect(logged).toMatchObject({ id, status: 'succeeded', attemptCount: 1, nextAttemptAt: null, completedAt: expect.any(String) });
+    expect(logged.attempts.map((attempt: { statusCode: number | null }) => attempt.statusCode)).toEqual([500, 200, 200]);
   });
 
   it('recovers the failed deliveries created since a time, and only those', async () => {
