@@ -54,9 +54,8 @@ export class LaneRunner {
   /** `leaseMs`: what the worker leases a lane for. `keepGoing`: false once the worker is shutting down. */
   async run(lane: Lane, { leaseMs, keepGoing }: { leaseMs: number; keepGoing: () => boolean }): Promise<void> {
     const queue = await this.deliveries.pendingInOrder(lane.companyId, lane._id, MAX_ATTEMPTS_PER_CLAIM + 1);
-    // Decrypted once per turn, when the first attempt needs it, and shared by the turn's attempts.
-    let opened: SigningSecret | undefined;
-    const secret = () => (opened ??= this.openSecret(lane));
+    // Decrypted once per turn and shared by its attempts.
+    const secret = this.openSecret(lane);
     await this.lanes.release(lane, await this.attemptInOrder(lane, queue, secret, leaseMs, keepGoing));
   }
 
@@ -64,7 +63,7 @@ export class LaneRunner {
   private async attemptInOrder(
     lane: Lane,
     queue: Stored<WebhookDelivery>[],
-    secret: () => SigningSecret,
+    secret: SigningSecret,
     leaseMs: number,
     keepGoing: () => boolean,
   ): Promise<Date | null | undefined> {
@@ -73,7 +72,7 @@ export class LaneRunner {
       if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !keepGoing()) return head.nextAttemptAt;
       // A further attempt first renews the lease, which also checks the lane is still ours and active.
       if (index > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) return null;
-      const after = await this.attempt(lane, secret(), head);
+      const after = await this.attempt(lane, secret, head);
       if (after.next === 'wait') return after.until;
       if (after.next === 'unknown') return null;
     }
