@@ -42,6 +42,12 @@ describe('webhook lanes: several attempts per claim', () => {
 
   const eventIds = (path: string) => receiver.to(path).map((request) => JSON.parse(request.body).id as string);
 
+  /** The lanes of webhook `id` among those a spied `claim` answered. */
+  async function claimsOf(claims: { mock: { results: { value: unknown }[] } }, id: string): Promise<Lane[]> {
+    const lanes = await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>));
+    return lanes.filter((lane): lane is Lane => lane?._id.toHexString() === id.slice(3));
+  }
+
   it('attempts the deliveries pending when a turn begins under one claim, in event order', async () => {
     // The first answer takes a while, so the next five events queue up while the lane is held: that turn
     // read its queue before them, and the next turn attempts all five.
@@ -54,10 +60,7 @@ describe('webhook lanes: several attempts per claim', () => {
       for (let i = 0; i < 5; i++) events.push(await publish());
       await receiver.received('/turn', 6);
       expect(eventIds('/turn')).toEqual(events.map((event) => event.id));
-      const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
-        (lane) => lane?._id.toHexString() === id.slice(3),
-      );
-      expect(claimed).toHaveLength(2);
+      expect(await claimsOf(claims, id)).toHaveLength(2);
     } finally {
       claims.mockRestore();
     }
@@ -78,10 +81,7 @@ describe('webhook lanes: several attempts per claim', () => {
       await webhooks.updateOne(lane, { $set: { leaseOwner: null, leaseUntil: LANE_FREE } });
       await receiver.received('/capped', events.length);
       expect(eventIds('/capped')).toEqual(events.map((event) => event.id));
-      const claimed = (await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>))).filter(
-        (claim) => claim?._id.toHexString() === id.slice(3),
-      );
-      expect(claimed).toHaveLength(2);
+      expect(await claimsOf(claims, id)).toHaveLength(2);
     } finally {
       claims.mockRestore();
     }
