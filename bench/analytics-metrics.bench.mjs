@@ -10,7 +10,7 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import mongoose from 'mongoose';
 import { AppModule } from '../dist/app.module.js';
 import { configureApp } from '../dist/app.setup.js';
-import { insertInBatches } from './harness/seed.mjs';
+import { insertInBatches } from './lib/seed.mjs';
 
 const MESSAGES = 100_000;
 const CONVERSATIONS = 10_000;

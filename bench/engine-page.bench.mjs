@@ -6,7 +6,7 @@
 // Run: npm run bench:engine   (builds, then runs this file against dist/ with --expose-gc)
 import mongoose from 'mongoose';
 import { startEmbeddedMongo } from '../dist/embedded-mongo/index.js';
-import { percentile } from './harness/stats.mjs';
+import { percentile } from '../harness/stats.mjs';
 
 const COMPANIES = 4; // 4 companies x 4 statuses: 62 matches per page query at 1 000 docs, 6 250 at 100 000
 const STATUSES = ['bot', 'queued', 'human', 'closed'];

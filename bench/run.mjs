@@ -12,18 +12,18 @@
 // the app>" --cpu-prof (profile of the app into bench/profiles/).
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { rerunPinnedUnderLock } from './harness/pinning.mjs';
+import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
 
 rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
-const { Api } = await import('./harness/api.mjs');
-const { startApp } = await import('./harness/app.mjs');
-const { describeMachine } = await import('./harness/machine.mjs');
-const { fanOut, startReceivers } = await import('./harness/fanout.mjs');
-const { printReport } = await import('./harness/report.mjs');
-const { runRounds } = await import('./harness/rounds.mjs');
-const { appScenarios } = await import('./harness/scenarios.mjs');
-const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./harness/seed.mjs');
+const { Api } = await import('../harness/api.mjs');
+const { startApp } = await import('./lib/app.mjs');
+const { describeMachine } = await import('./lib/machine.mjs');
+const { fanOut, startReceivers } = await import('./lib/fanout.mjs');
+const { printReport } = await import('./lib/report.mjs');
+const { runRounds } = await import('./lib/rounds.mjs');
+const { appScenarios } = await import('./lib/scenarios.mjs');
+const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
   options: {

@@ -3,8 +3,8 @@
 // and nothing may reach the webhook deleted before the run. Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { MongoClient, ObjectId } from 'mongodb';
-import { freePort } from '../bench/harness/children.mjs';
-import { signatureValid, startReceiver } from '../bench/harness/receivers.mjs';
+import { freePort } from '../harness/children.mjs';
+import { signatureValid, startReceiver } from '../harness/receivers.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { API_ENV, startApi, startEngine } from './lib/processes.mjs';

@@ -5,8 +5,8 @@
 // Run: npm run drill -- load   (or node drill/load.mjs after nest build); DRILL_LOAD_SECONDS shortens it.
 import autocannon from 'autocannon';
 import { Worker } from 'node:worker_threads';
-import { startReceiver } from '../bench/harness/receivers.mjs';
-import { percentile } from '../bench/harness/stats.mjs';
+import { startReceiver } from '../harness/receivers.mjs';
+import { percentile } from '../harness/stats.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { startStack } from './lib/processes.mjs';

@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { LOAD_LOCK as LOCK } from '../bench/harness/pinning.mjs';
+import { LOAD_LOCK as LOCK } from '../harness/pinning.mjs';
 
 const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs' };
 

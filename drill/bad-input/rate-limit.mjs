@@ -1,6 +1,6 @@
 // One pass at the default rate limit, on an API process of its own: past the limit, both interfaces answer clean 429s.
-import { forEachConcurrently } from '../../bench/harness/api.mjs';
-import { freePort } from '../../bench/harness/children.mjs';
+import { forEachConcurrently } from '../../harness/api.mjs';
+import { freePort } from '../../harness/children.mjs';
 import { apiClient } from '../lib/client.mjs';
 import { increment } from '../lib/report.mjs';
 import { startApi } from '../lib/processes.mjs';

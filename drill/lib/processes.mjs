@@ -2,7 +2,7 @@
 // Every child is registered here and killed when the drill ends, fails or is interrupted.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { engineUri, freePort, stopChild, waitForHttp200 } from '../../bench/harness/children.mjs';
+import { engineUri, freePort, stopChild, waitForHttp200 } from '../../harness/children.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STARTUP_TIMEOUT_MS = 30_000;

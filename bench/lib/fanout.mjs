@@ -1,7 +1,7 @@
-import { forEachConcurrently } from './api.mjs';
-import { deadUrl, Receiver } from './receivers.mjs';
+import { forEachConcurrently } from '../../harness/api.mjs';
+import { deadUrl, Receiver } from '../../harness/receivers.mjs';
 import { phone } from './seed.mjs';
-import { percentile } from './stats.mjs';
+import { percentile } from '../../harness/stats.mjs';
 
 const SLOW_MS = 2_000;
 const EVENT_CONCURRENCY = 16;

@@ -1,7 +1,7 @@
 import { execSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { stopChild, waitForHttp200 } from './children.mjs';
-import { SERVER_CPU } from './pinning.mjs';
+import { stopChild, waitForHttp200 } from '../../harness/children.mjs';
+import { SERVER_CPU } from '../../harness/pinning.mjs';
 
 const CLOCK_TICKS_PER_SECOND = Number(execSync('getconf CLK_TCK').toString().trim());
 

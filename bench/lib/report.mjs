@@ -1,4 +1,4 @@
-import { median } from './stats.mjs';
+import { median } from '../../harness/stats.mjs';
 
 export const TARGETS = {
   settingsToNest: 0.75,

@@ -1,4 +1,4 @@
-// Child-process primitives the benchmark harness (servers.mjs, app.mjs) and the reliability drills
+// Child-process primitives the benchmarks (bench/lib/servers.mjs, bench/lib/app.mjs) and the reliability drills
 // (drill/lib/processes.mjs) share: a free port, waiting for a server to answer, the engine's URI, stopping.
 import { createServer } from 'node:net';
 

@@ -1,5 +1,5 @@
 import { MongoClient, ObjectId } from 'mongodb';
-import { forEachConcurrently } from './api.mjs';
+import { forEachConcurrently } from '../../harness/api.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 const BATCH = 5_000;

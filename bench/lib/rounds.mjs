@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
-import { freePort } from './children.mjs';
+import { freePort } from '../../harness/children.mjs';
 import { loadRun, sequentialLatencies } from './load.mjs';
 import { foreignLoad } from './machine.mjs';
 import { requestOptions } from './scenarios.mjs';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { engineUri, freePort } from './children.mjs';
+import { engineUri, freePort } from '../../harness/children.mjs';
 import { PinnedServer } from './servers.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { LatencyRecorder } from './stats.mjs';
+import { LatencyRecorder } from '../../harness/stats.mjs';
 
 /**
  * One autocannon run. Latencies are taken from every 2xx response at full precision (autocannon's own
