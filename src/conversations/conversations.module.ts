@@ -15,6 +15,6 @@ import { ConversationsService } from './conversations.service.js';
   ],
   controllers: [ConversationsController],
   providers: [ConversationsRepository, ConversationsService],
-  exports: [ConversationsService],
+  exports: [ConversationsService, ConversationsRepository],
 })
 export class ConversationsModule {}
