@@ -85,7 +85,9 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   /**
    * Records a new message at `at` on an open conversation: `lastMessageAt` only moves forward, and
    * a response (outbound message) sets `firstResponseAt` once. Answers null when the conversation
-   * is missing or closed, so a message can never land in a closed conversation.
+   * is missing or closed, so a message can never land in a closed conversation. Events the
+   * conversation still carries (its creation, written by another process a moment ago) are relayed
+   * now, so they are logged before the message's.
    */
   async recordMessage(
     companyId: CompanyId,

@@ -52,8 +52,25 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
       .findOneAndUpdate(this.scope(companyId, filter), withEvents, { returnDocument: 'after', runValidators: true, timestamps: options.timestamps ?? true })
       .lean()
       .exec()) as Stored<T> | null;
-    if (updated && events.length > 0) this.handOver(companyId, updated._id, events);
+    if (updated) this.handOverPending(companyId, updated);
     return updated;
+  }
+
+  /** Any write: the record may carry events another process has not logged yet (see handOverPending). */
+  override async updateOne(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<Stored<T> | null> {
+    const updated = await super.updateOne(companyId, filter, update);
+    if (updated) this.handOverPending(companyId, updated);
+    return updated;
+  }
+
+  /**
+   * Relays every event the record still carries, in the order they were written: its own, and those of an
+   * earlier write (possibly another process's) not logged yet. Whoever follows up on a record relays what came
+   * before, so the log never shows a later event of a record before an earlier one (the log keeps the first copy).
+   */
+  protected handOverPending(companyId: CompanyId, record: Stored<T>): void {
+    const pending = record.pendingEvents ?? [];
+    if (pending.length > 0) this.handOver(companyId, record._id, pending);
   }
 
   async clearPending(companyId: string, documents: { docId: Types.ObjectId; ids: string[] }[]): Promise<void> {

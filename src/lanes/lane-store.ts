@@ -11,8 +11,11 @@ export function markDueUpdate<T>(at: Date): UpdateQuery<T> {
 }
 
 export interface LaneStoreOptions<T> {
-  /** What a lane must also match to be claimed and to keep its lease (e.g. an active webhook). */
-  eligible?: QueryFilter<T>;
+  /**
+   * What a lane must also match to be claimed and to keep its lease (e.g. an active webhook, a consumer this
+   * process runs); a function when it changes as the process registers work.
+   */
+  eligible?: QueryFilter<T> | (() => QueryFilter<T>);
   /** Fields to read at the claim that the schema hides by default (e.g. `+secret`). */
   select?: string;
 }
@@ -33,7 +36,7 @@ export class LaneStore<T extends LaneFields> {
   async claim(owner: string, now: Date, leaseMs: number): Promise<ClaimedLane<T> | null> {
     const query = this.model
       .findOneAndUpdate(
-        { ...this.options.eligible, nextDueAt: { $lte: now }, leaseUntil: { $lte: now } } as QueryFilter<T>,
+        { ...this.eligible(), nextDueAt: { $lte: now }, leaseUntil: { $lte: now } } as QueryFilter<T>,
         { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } } as UpdateQuery<T>,
         { sort: { nextDueAt: 1 }, returnDocument: 'after' },
       )
@@ -48,7 +51,7 @@ export class LaneStore<T extends LaneFields> {
    */
   async renew(lane: ClaimedLane<T>, now: Date, leaseMs: number): Promise<boolean> {
     const renewed = await this.model
-      .updateOne({ ...this.options.eligible, ...this.held(lane) }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } } as UpdateQuery<T>)
+      .updateOne({ ...this.eligible(), ...this.held(lane) }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } } as UpdateQuery<T>)
       .exec();
     return renewed.matchedCount === 1;
   }
@@ -67,6 +70,11 @@ export class LaneStore<T extends LaneFields> {
       if (result.matchedCount === 1) return;
     }
     await this.model.updateOne(this.held(lane), { $set: free } as UpdateQuery<T>).exec();
+  }
+
+  private eligible(): QueryFilter<T> {
+    const { eligible } = this.options;
+    return typeof eligible === 'function' ? eligible() : (eligible ?? {});
   }
 
   /** The lane, as long as this worker holds it (with its company, for the tenant filter). */

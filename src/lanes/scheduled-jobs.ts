@@ -38,12 +38,12 @@ export class ScheduledJobs implements OnModuleInit, OnApplicationBootstrap {
   onModuleInit(): void {
     this.worker.register({
       name: SCHEDULED_JOB,
-      store: new LaneStore(this.model),
+      // Only the jobs this process runs: another version's jobs are left to the processes that know them.
+      store: new LaneStore(this.model, { eligible: () => ({ _id: { $in: [...this.jobs.keys()] } }) }),
       leaseMs: LEASE_MS,
       maxInFlight: 2,
       run: async (lane, turn) => {
-        const job = this.jobs.get(String(lane._id));
-        if (!job) return turn.release(undefined);
+        const job = this.jobs.get(String(lane._id))!;
         try {
           await job.run();
         } catch (error) {

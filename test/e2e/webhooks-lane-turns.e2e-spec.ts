@@ -7,6 +7,7 @@ import type { DomainEvent } from '../../src/events/domain-events.js';
 import { MAX_ATTEMPTS_PER_CLAIM } from '../../src/webhooks/delivery/lane-runner.js';
 import { LANE_FREE } from '../../src/lanes/lane.schema.js';
 import { WebhookDeliveryLanes, type Lane } from '../../src/webhooks/delivery/webhook-delivery-lanes.js';
+import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -50,15 +51,18 @@ describe('webhook lanes: several attempts per claim', () => {
   }
 
   it('attempts the deliveries pending when a turn begins under one claim, in event order', async () => {
-    // The first answer takes a while, so the next five events queue up while the lane is held: that turn
+    // The first answer takes a while, so the next five events are fanned out while the lane is held: that turn
     // read its queue before them, and the next turn attempts all five.
-    receiver.answer('/turn', { delayMs: 300 }, {});
+    receiver.answer('/turn', { delayMs: 1500 }, {});
     const id = await webhook('/turn');
     const claims = jest.spyOn(t.app.get(WebhookDeliveryLanes).store, 'claim');
+    const deliveries = t.model<WebhookDelivery>(WebhookDelivery.name);
     try {
       const events = [await publish()];
       await receiver.received('/turn', 1);
       for (let i = 0; i < 5; i++) events.push(await publish());
+      await waitFor(async () => (await deliveries.countDocuments({ companyId: acme.companyId, webhookId: id.slice(3) })) === 6);
+      expect(receiver.to('/turn')).toHaveLength(1);
       await receiver.received('/turn', 6);
       expect(eventIds('/turn')).toEqual(events.map((event) => event.id));
       expect(await claimsOf(claims, id)).toHaveLength(2);
@@ -89,7 +93,7 @@ describe('webhook lanes: several attempts per claim', () => {
   });
 
   it('stops the turn at the attempt in flight when the webhook is paused, and goes on in order on resume', async () => {
-    receiver.answer('/paused-turn', { delayMs: 150 });
+    receiver.answer('/paused-turn', { delayMs: 1000 }, {});
     const id = await webhook('/paused-turn');
     const events = [];
     for (let i = 0; i < 5; i++) events.push(await publish());

@@ -28,6 +28,7 @@ export class EventConsumerLane extends LaneFields {
   @Prop({ required: true, default: 0 })
   failures: number;
 
+  /** The last failure (or skip), kept for whoever looks into the consumer; a success does not clear it. */
   @Prop({ type: String, default: null })
   lastError: string | null;
 }

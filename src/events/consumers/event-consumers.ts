@@ -22,6 +22,8 @@ export interface EventConsumer {
   readonly types: readonly DomainEventName[];
   /** Events per call (default 100). */
   readonly batchSize?: number;
+  /** The first retry's wait after a failure, doubling with each further one (default 500 ms). */
+  readonly retryBackoffMs?: number;
   /**
    * Handles a company's events, in log order. After a crash or a failure it is called again with events it
    * may already have handled, so every effect must be keyed by the event id. `events` is empty when the
@@ -38,7 +40,7 @@ const LEASE_MS = 60_000;
 const MAX_IN_FLIGHT = 8;
 /** Failed turns in a row on one event before it is skipped (logged as an error), so it cannot stop the company's log. */
 export const MAX_CONSUMER_FAILURES = 10;
-const RETRY_BACKOFF_MS = 500;
+const DEFAULT_RETRY_BACKOFF_MS = 500;
 
 type ConsumerLane = ClaimedLane<EventConsumerLane> & { companyId: NonNullable<ClaimedLane<EventConsumerLane>['companyId']> };
 
@@ -53,7 +55,8 @@ export class EventConsumers implements OnModuleInit {
     private readonly log: EventLogRepository,
     private readonly worker: LaneWorker,
   ) {
-    this.store = new LaneStore(model);
+    // Only the consumers this process runs: in a rolling deploy, a process without a new consumer leaves its lanes be.
+    this.store = new LaneStore(model, { eligible: () => ({ consumer: { $in: [...this.consumers.keys()] } }) });
   }
 
   onModuleInit(): void {
@@ -124,9 +127,7 @@ export class EventConsumers implements OnModuleInit {
 
   /** One batch of one company's events for one consumer; the position moves only past what was handled. */
   private async turn(lane: ConsumerLane, turn: LaneTurn): Promise<void> {
-    const consumer = this.consumers.get(lane.consumer);
-    // A consumer no longer in the code: its lane rests until one by that name comes back.
-    if (!consumer) return turn.release(undefined);
+    const consumer = this.consumers.get(lane.consumer)!;
     const companyId = lane.companyId.toHexString();
     const batchSize = lane.failures > 0 ? 1 : (consumer.batchSize ?? DEFAULT_BATCH_SIZE);
     const events = await this.log.range(companyId, { after: lane.position, until: lane.head, types: consumer.types }, batchSize);
@@ -136,7 +137,7 @@ export class EventConsumers implements OnModuleInit {
       return this.failed(lane, turn, consumer, events, error);
     }
     const position = events.length === batchSize ? events[events.length - 1].sequence : Math.max(lane.head, lane.position);
-    await turn.release(position < lane.head ? new Date() : undefined, { position, failures: 0, lastError: null });
+    await turn.release(position < lane.head ? new Date() : undefined, { position, failures: 0 });
   }
 
   private async failed(lane: ConsumerLane, turn: LaneTurn, consumer: EventConsumer, events: AnyDomainEvent[], error: unknown): Promise<void> {
@@ -149,7 +150,7 @@ export class EventConsumers implements OnModuleInit {
       return turn.release(new Date(), { position: failing.sequence, failures: 0, lastError: skipped });
     }
     this.logger.warn({ err: error }, `Consumer ${consumer.name} failed (attempt ${failures}); it will retry`);
-    const retryAt = new Date(Date.now() + retryDelayMs(failures, RETRY_BACKOFF_MS));
+    const retryAt = new Date(Date.now() + retryDelayMs(failures, consumer.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS));
     await turn.release(retryAt, { failures, lastError: message });
   }
 }
