@@ -53,7 +53,7 @@ export class Webhook extends LaneFields {
 export const WebhookSchema = SchemaFactory.createForClass(Webhook);
 WebhookSchema.plugin(tenantScopePlugin);
 WebhookSchema.index({ companyId: 1, _id: -1 });
-// The outbox listener: the active webhooks of a company subscribed to either name of an event.
+// The fan-out: the active webhooks of a company subscribed to either name of an event.
 WebhookSchema.index({ companyId: 1, isActive: 1, events: 1 });
 // The worker's claim: active webhooks whose lane is due (the lease is checked on the few it finds).
 WebhookSchema.index({ isActive: 1, nextDueAt: 1 });
