@@ -9,7 +9,7 @@ import { ConversationsService, type AssignmentActor, type EventOptions } from '.
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
-import { chooseAgent, type Candidate } from './agent-chooser.js';
+import { chooseAgent, type Candidate } from './assignment-rules.js';
 import { AssignmentLeaseRepository } from './assignment-lease.repository.js';
 
 /** Long enough for one pass over a batch; a crashed holder blocks its company for at most this. */
