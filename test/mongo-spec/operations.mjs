@@ -123,10 +123,7 @@ const databaseOps = {
   },
   listCollections: (d, a, ctx) => d.listCollections(arg(a, 'filter', ctx) ?? {}, options(a, ctx, ['filter'])).toArray(),
   listCollectionNames: async (d, a, ctx) => (await d.listCollections(arg(a, 'filter', ctx) ?? {}, { ...options(a, ctx, ['filter']), nameOnly: true }).toArray()).map((c) => c.name),
-  createCollection: async (d, a, ctx) => {
-    await d.createCollection(a.collection, options(a, ctx, ['collection']));
-    return undefined;
-  },
+  createCollection: (d, a, ctx) => d.createCollection(a.collection, options(a, ctx, ['collection'])),
   dropCollection: (d, a, ctx) => d.dropCollection(a.collection, options(a, ctx, ['collection'])),
   modifyCollection: (d, a, ctx) => d.command({ collMod: a.collection, ...options(a, ctx, ['collection', 'session']) }, { session: a.session && ctx.entity(a.session, 'session') }),
 };

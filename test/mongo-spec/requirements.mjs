@@ -54,7 +54,10 @@ const FAIL_POINT_OPERATIONS = new Set(['failPoint', 'targetedFailPoint']);
 const NOT_IN_DRIVER = new Set(['mapReduce', 'deleteByName', 'renameByName']);
 
 /** Tests the Node.js driver's own runner skips for a driver limitation, with its reason. */
-const DRIVER_LIMITATIONS = new Map([['download when final chunk is missing', 'the Node.js driver does not detect a missing final GridFS chunk (NODE-6279)']]);
+const DRIVER_LIMITATIONS = new Map([
+  ['download when final chunk is missing', 'the Node.js driver does not detect a missing final GridFS chunk (NODE-6279)'],
+  ...['insertOne', 'insertMany', 'bulkWrite'].map((op) => [`inserting _id with type null via ${op}`, 'the Node.js driver replaces a null _id with an ObjectId before sending']),
+]);
 
 /** Why a test is not run although its requirements are met (fail points, operations the driver lacks); else null. */
 export function unrunnable(test) {
