@@ -23,12 +23,9 @@ const findAndModify: CommandHandler = (ctx) => {
     throw failedToParse("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
   const variables = letVariables(body);
   const collationSpec = optionalDocument(body, 'collation');
-  const fields = optionalDocument(body, 'fields');
-  // The filter is needed only by a positional (`a.$`) projection; otherwise it must not be re-applied, since the
-  // post-image of an update may no longer match it.
-  const positional = Object.keys(fields ?? {}).some((path) => path.endsWith('.$'));
   const collation = collationFor(body, ctx.engine.collection(ctx.db, name));
-  const project = compileProjection(fields, positional ? query : undefined, { collation, variables });
+  // The projection reads the query only for a positional (`a.$`) field (the post-image may no longer match it).
+  const project = compileProjection(optionalDocument(body, 'fields'), query, { collation, variables });
   const out = (doc: Document | undefined) => (doc ? (project ? project([doc])[0] : doc) : null);
 
   if (remove) {

@@ -1,31 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Binary, Double, Long, MongoClient, UUID, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
-
-/** Test documents use numeric _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { describe, expect, it } from '@jest/globals';
+import { Binary, Double, Long, UUID } from 'mongodb';
+import { engineFixture, type Loose } from './fixture.js';
 
 const bin = (bytes: number[], subtype = 0) => new Binary(Buffer.from(bytes), subtype);
 
 describe('embedded engine: query and projection fidelity (answers MongoDB 7 gives)', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
-
-  beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('query_fidelity');
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
+  const fx = engineFixture('query_fidelity');
 
   it('$regex with $options, also inside $not and $elemMatch', async () => {
-    const c = db.collection<Loose>('regex');
+    const c = fx.db.collection<Loose>('regex');
     await c.insertMany([{ _id: 1, s: 'Apple', tags: ['Alpha', 'beta'] }, { _id: 2, s: 'banana', tags: ['gamma'] }]);
     expect(await c.find({ s: { $regex: '^a', $options: 'i' } }).toArray()).toEqual([{ _id: 1, s: 'Apple', tags: ['Alpha', 'beta'] }]);
     expect(await c.countDocuments({ s: { $regex: '^a' } })).toBe(0);
@@ -36,14 +19,14 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('$all against a field that is not an array', async () => {
-    const c = db.collection<Loose>('all');
+    const c = fx.db.collection<Loose>('all');
     await c.insertMany([{ _id: 1, s: 'abc' }, { _id: 2, s: ['abc', 'd'] }, { _id: 3, s: 'x' }]);
     expect((await c.find({ s: { $all: ['abc'] } }).toArray()).map((d) => d._id)).toEqual([1, 2]);
     expect(await c.countDocuments({ s: { $all: [] } })).toBe(0);
   });
 
   it('Binary compares by length, then subtype, then bytes; equality includes the subtype', async () => {
-    const c = db.collection<Loose>('binary');
+    const c = fx.db.collection<Loose>('binary');
     await c.insertMany([{ _id: 1, b: bin([2]) }, { _id: 2, b: bin([1, 1]) }, { _id: 3, b: bin([1, 1], 4) }, { _id: 4, b: bin([0, 0, 0]) }]);
     // A shorter Binary is smaller whatever its bytes: [2] < [1, 1].
     expect((await c.find({ b: { $gt: bin([2]) } }).toArray()).map((d) => d._id)).toEqual([2, 3, 4]);
@@ -53,7 +36,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('$bits* operators on Binary and UUID values, and on 64-bit numbers', async () => {
-    const c = db.collection<Loose>('bits');
+    const c = fx.db.collection<Loose>('bits');
     const uuid = new UUID('00000000-0000-0000-0000-000000000081');
     await c.insertMany([{ _id: 1, v: bin([0b0000_0101]) }, { _id: 2, v: uuid }, { _id: 3, v: Long.fromString('4611686018427387904') }, { _id: 4, v: -1 }]);
     expect((await c.find({ v: { $bitsAllSet: [0, 2] } }).toArray()).map((d) => d._id)).toEqual([1, 4]);
@@ -64,7 +47,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('a whole-number double stays a double (find, $type, update arithmetic)', async () => {
-    const c = db.collection<Loose>('doubles');
+    const c = fx.db.collection<Loose>('doubles');
     await c.insertMany([{ _id: 1, d: new Double(5), i: 5 }, { _id: 2, d: 2.5 }]);
     expect((await c.find({ d: { $type: 'double' } }).toArray()).map((d) => d._id)).toEqual([1, 2]);
     expect(await c.countDocuments({ i: { $type: 'double' } })).toBe(0);
@@ -82,7 +65,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('a projection of only $slice keeps every other field; nested exclusions leave the stored document alone', async () => {
-    const c = db.collection<Loose>('slice');
+    const c = fx.db.collection<Loose>('slice');
     await c.insertOne({ _id: 1, arr: [1, 2, 3, 4], other: 'x', sub: { a: 1, b: 2 } });
     expect(await c.findOne({ _id: 1 }, { projection: { arr: { $slice: 2 } } })).toEqual({ _id: 1, arr: [1, 2], other: 'x', sub: { a: 1, b: 2 } });
     expect(await c.findOne({ _id: 1 }, { projection: { arr: { $slice: [-2, 1] }, other: 0 } })).toEqual({ _id: 1, arr: [3], sub: { a: 1, b: 2 } });
@@ -91,7 +74,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('an inclusion projection returns _id first and fields in document order', async () => {
-    const c = db.collection<Loose>('order');
+    const c = fx.db.collection<Loose>('order');
     await c.insertOne({ _id: 1, a: 1, b: { x: 1, y: 2 }, c: 3 });
     const doc = await c.findOne({ _id: 1 }, { projection: { c: 1, 'b.y': 1, 'b.x': 1, a: 1 } });
     expect(Object.keys(doc!)).toEqual(['_id', 'a', 'b', 'c']);
@@ -99,14 +82,14 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('$elemMatch in a projection with operator-only criteria', async () => {
-    const c = db.collection<Loose>('elemmatch');
+    const c = fx.db.collection<Loose>('elemmatch');
     await c.insertOne({ _id: 1, scores: [3, 8, 9], items: [{ v: 1 }, { v: 7 }] });
     expect(await c.findOne({ _id: 1 }, { projection: { scores: { $elemMatch: { $gt: 5 } } } })).toEqual({ _id: 1, scores: [8] });
     expect(await c.findOne({ _id: 1 }, { projection: { items: { $elemMatch: { v: { $gt: 5 } } } } })).toEqual({ _id: 1, items: [{ v: 7 }] });
   });
 
   it('keeps an own __proto__ field of a subdocument through updates and reads', async () => {
-    const c = db.collection<Loose>('proto');
+    const c = fx.db.collection<Loose>('proto');
     const sub = JSON.parse('{"__proto__": {"p": 1}, "q": 2}');
     await c.insertOne({ _id: 1, sub });
     await c.updateOne({ _id: 1 }, { $set: { other: 1 } });
@@ -116,7 +99,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('collation strength 1 and 2: case-insensitive matching, sorting, counting and distinct', async () => {
-    const c = db.collection<Loose>('collation');
+    const c = fx.db.collection<Loose>('collation');
     await c.insertMany([{ _id: 1, name: 'alice' }, { _id: 2, name: 'Alice' }, { _id: 3, name: 'Álice' }, { _id: 4, name: 'bob' }, { _id: 5, name: 'Bob' }]);
     const secondary = { locale: 'en', strength: 2 };
     const primary = { locale: 'en', strength: 1 };
@@ -133,7 +116,7 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it('an index with a collation: case-insensitive uniqueness, used by queries with the same collation', async () => {
-    const c = db.collection<Loose>('collated_index');
+    const c = fx.db.collection<Loose>('collated_index');
     await c.createIndex({ email: 1 }, { unique: true, collation: { locale: 'en', strength: 2 }, name: 'email_ci' });
     const [spec] = (await c.listIndexes().toArray()).filter((ix) => ix.name === 'email_ci');
     expect(spec.collation).toMatchObject({ locale: 'en', strength: 2, caseLevel: false });
@@ -147,14 +130,14 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
   });
 
   it("a collection's default collation applies to its queries and new indexes", async () => {
-    await db.createCollection('default_collation', { collation: { locale: 'en', strength: 2 } });
-    const c = db.collection<Loose>('default_collation');
+    await fx.db.createCollection('default_collation', { collation: { locale: 'en', strength: 2 } });
+    const c = fx.db.collection<Loose>('default_collation');
     await c.insertMany([{ _id: 1, s: 'x' }, { _id: 2, s: 'X' }]);
     expect(await c.countDocuments({ s: 'x' })).toBe(2);
     await c.createIndex({ s: 1 });
     const [, ix] = await c.listIndexes().toArray();
     expect(ix.collation).toMatchObject({ locale: 'en', strength: 2 });
-    const [info] = await db.listCollections({ name: 'default_collation' }).toArray();
+    const [info] = await fx.db.listCollections({ name: 'default_collation' }).toArray();
     expect((info as Loose).options.collation).toMatchObject({ locale: 'en', strength: 2 });
   });
 });

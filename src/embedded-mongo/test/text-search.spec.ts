@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MongoClient, ObjectId, type Collection, type Db } from 'mongodb';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ObjectId, type Collection } from 'mongodb';
 import mongoose, { Schema } from 'mongoose';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 import { stem } from '../query/stemmer.js';
 import { parseTextQuery, terms } from '../query/text-search.js';
-
-/** Test documents use numeric _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { engineFixture, type Loose } from './fixture.js';
 
 describe('text search: tokenizing, stop words, stemming', () => {
   it('stems English words as Snowball (Porter2) does', () => {
@@ -35,18 +31,13 @@ describe('text search: tokenizing, stop words, stemming', () => {
 });
 
 describe('text search: text indexes, $text and textScore through the driver', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
+  const fx = engineFixture('text_search');
   let conversations: Collection<Loose>;
   const company = new ObjectId();
   const other = new ObjectId();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('text_search');
-    conversations = db.collection<Loose>('conversations');
+    conversations = fx.db.collection<Loose>('conversations');
     await conversations.createIndex({ companyId: 1, subject: 'text', body: 'text' }, { weights: { subject: 10 }, name: 'search' });
     await conversations.insertMany([
       { _id: 1, companyId: company, subject: 'Refund request', body: 'I want my money back for the order' },
@@ -55,11 +46,6 @@ describe('text search: text indexes, $text and textScore through the driver', ()
       { _id: 4, companyId: other, subject: 'Refund', body: 'refunding refunds' },
       { _id: 5, companyId: company, subject: 'Credit card declined', body: 'my credit card was declined' },
     ]);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
   });
 
   it('lists the index as MongoDB stores it, and recreating it is a no-op', async () => {
@@ -98,7 +84,7 @@ describe('text search: text indexes, $text and textScore through the driver', ()
 
   it('a compound text index needs equality on its prefix fields; $text needs a text index', async () => {
     await expect(conversations.find({ $text: { $search: 'refund' } }).toArray()).rejects.toMatchObject({ code: 2 });
-    await expect(db.collection('plain').find({ $text: { $search: 'x' } }).toArray()).rejects.toMatchObject({ code: 27 });
+    await expect(fx.db.collection('plain').find({ $text: { $search: 'x' } }).toArray()).rejects.toMatchObject({ code: 27 });
     await expect(conversations.find({ companyId: company }, { projection: { s: { $meta: 'textScore' } } }).toArray()).rejects.toMatchObject({ code: 40218 });
   });
 
@@ -126,7 +112,7 @@ describe('text search: text indexes, $text and textScore through the driver', ()
     const schema = new Schema({ title: String, notes: [String], language: String });
     schema.index({ title: 'text', notes: 'text' }, { weights: { title: 5 }, default_language: 'english' });
     for (let start = 0; start < 2; start++) {
-      const conn = await mongoose.createConnection(`${engine.uri}text_search_mongoose`).asPromise();
+      const conn = await mongoose.createConnection(`${fx.engine.uri}text_search_mongoose`).asPromise();
       try {
         const Ticket = conn.model('Ticket', schema);
         await Ticket.init();

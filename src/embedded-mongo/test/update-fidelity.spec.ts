@@ -1,30 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Binary, MongoBulkWriteError, MongoClient, ObjectId, Timestamp, type Db } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
+import { Binary, MongoBulkWriteError, ObjectId, Timestamp } from 'mongodb';
 import mongoose, { Schema } from 'mongoose';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
-
-/** Test documents use numeric _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { engineFixture, type Loose } from './fixture.js';
 
 describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and refuses)', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
-
-  beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('update_fidelity');
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
+  const fx = engineFixture('update_fidelity');
 
   it('$pull with $or / $and criteria on subdocuments', async () => {
-    const c = db.collection<Loose>('pull');
+    const c = fx.db.collection<Loose>('pull');
     await c.insertOne({ _id: 1, arr: [{ a: 1, b: 2 }, { a: 3 }, { c: 5 }, 7] });
     await c.updateOne({ _id: 1 }, { $pull: { arr: { $or: [{ a: 1, b: 2 }, { c: 5 }] } } } as Loose);
     expect((await c.findOne({ _id: 1 }))!.arr).toEqual([{ a: 3 }, 7]);
@@ -35,7 +18,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('several paths under the same array element: $, $[] and $[identifier]', async () => {
-    const c = db.collection<Loose>('positional');
+    const c = fx.db.collection<Loose>('positional');
     await c.insertOne({ _id: 1, children: [{ name: 'a', n: 0 }, { name: 'b', n: 0 }, { name: 'c', n: 5 }] });
     await c.updateOne({ _id: 1, 'children.name': 'b' }, { $set: { 'children.$.name': 'B', 'children.$.updatedAt': 1 } });
     await c.updateOne({ _id: 1 }, { $inc: { 'children.$[].n': 1 }, $set: { 'children.$[].seen': true } });
@@ -52,7 +35,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it("Mongoose timestamps on subdocuments (two paths under 'children.$')", async () => {
-    const conn = await mongoose.createConnection(`${engine.uri}update_fidelity_mongoose`).asPromise();
+    const conn = await mongoose.createConnection(`${fx.engine.uri}update_fidelity_mongoose`).asPromise();
     try {
       const Parent = conn.model('Parent', new Schema({ children: [new Schema({ name: String }, { timestamps: true })] }, { timestamps: true }));
       const parent = await Parent.create({ children: [{ name: 'first' }, { name: 'second' }] });
@@ -67,7 +50,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('setting _id to its own value is a no-op; changing it is ImmutableField', async () => {
-    const c = db.collection<Loose>('own_id');
+    const c = fx.db.collection<Loose>('own_id');
     const id = new ObjectId();
     await c.insertOne({ _id: id, x: 1 });
     expect(await c.updateOne({ _id: id }, { $set: { _id: id, x: 2 } })).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
@@ -75,7 +58,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
     await expect(c.updateOne({ _id: id }, { $set: { _id: new ObjectId() } })).rejects.toMatchObject({ code: 66 });
     await expect(c.updateOne({ _id: id }, { $unset: { _id: '' } })).rejects.toMatchObject({ code: 66 });
     expect(await c.findOne({ _id: id })).toEqual({ _id: id, x: 2 });
-    const conn = await mongoose.createConnection(`${engine.uri}update_fidelity`).asPromise();
+    const conn = await mongoose.createConnection(`${fx.engine.uri}update_fidelity`).asPromise();
     try {
       const Thing = conn.model('Thing', new Schema({ x: Number }), 'own_id');
       const whole = (await Thing.findById(id).lean()) as Loose;
@@ -87,7 +70,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('$rename into __proto__, and $set/$unset of __proto__ fields', async () => {
-    const c = db.collection<Loose>('proto_update');
+    const c = fx.db.collection<Loose>('proto_update');
     await c.insertOne({ _id: 1, z: 5 });
     await c.updateOne({ _id: 1 }, { $rename: { z: '__proto__' } });
     const doc = await c.findOne({ _id: 1 });
@@ -96,7 +79,7 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('$set of a field inside an array of subdocuments is PathNotViable (28)', async () => {
-    const c = db.collection<Loose>('path_not_viable');
+    const c = fx.db.collection<Loose>('path_not_viable');
     await c.insertOne({ _id: 1, comments: [{ body: 'a' }], n: 5 });
     await expect(c.updateOne({ _id: 1 }, { $set: { 'comments.body': 'x' } })).rejects.toMatchObject({ code: 28 });
     await expect(c.updateOne({ _id: 1 }, { $set: { 'n.deep': 1 } })).rejects.toMatchObject({ code: 28 });
@@ -105,14 +88,14 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('changing only the subtype of a Binary is written', async () => {
-    const c = db.collection<Loose>('binary_subtype');
+    const c = fx.db.collection<Loose>('binary_subtype');
     await c.insertOne({ _id: 1, b: new Binary(Buffer.from([1, 2, 3]), 0) });
     expect(await c.updateOne({ _id: 1 }, { $set: { b: new Binary(Buffer.from([1, 2, 3]), 5) } })).toMatchObject({ modifiedCount: 1 });
     expect((await c.findOne({ _id: 1 }))!.b.sub_type).toBe(5);
   });
 
   it('documents over 16 MiB are refused, by insert and by update', async () => {
-    const c = db.collection<Loose>('too_large');
+    const c = fx.db.collection<Loose>('too_large');
     await c.insertOne({ _id: 1 });
     await c.updateOne({ _id: 1 }, { $set: { a: 'x'.repeat(9_000_000) } });
     await expect(c.updateOne({ _id: 1 }, { $set: { b: 'x'.repeat(9_000_000) } })).rejects.toMatchObject({ code: 17419 });
@@ -122,14 +105,14 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('an update pipeline that drops _id keeps it ($replaceRoot)', async () => {
-    const c = db.collection<Loose>('replace_root');
+    const c = fx.db.collection<Loose>('replace_root');
     await c.insertOne({ _id: 1, x: 1, t: { u: { v: 1 } } });
     await c.updateOne({ _id: 1 }, [{ $replaceRoot: { newRoot: '$t' } }, { $addFields: { foo: 1 } }]);
     expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, u: { v: 1 }, foo: 1 });
   });
 
   it('updateOne / replaceOne with a sort (MongoDB 8.0) are refused as 7.0 does, in bulkWrite too', async () => {
-    const c = db.collection<Loose>('update_sort');
+    const c = fx.db.collection<Loose>('update_sort');
     await c.insertMany([{ _id: 1, x: 1 }, { _id: 2, x: 2 }]);
     await expect(c.updateOne({}, { $set: { y: 1 } }, { sort: { _id: -1 } } as Loose)).rejects.toMatchObject({ code: 40415 });
     await expect(c.replaceOne({}, { y: 1 }, { sort: { _id: -1 } } as Loose)).rejects.toMatchObject({ code: 40415 });
@@ -138,21 +121,21 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
   });
 
   it('an _id with a $-prefixed field is refused; top-level $-prefixed fields are stored (5.0+)', async () => {
-    const c = db.collection<Loose>('dollar_id');
+    const c = fx.db.collection<Loose>('dollar_id');
     await expect(c.insertOne({ _id: { $a: 1 } })).rejects.toMatchObject({ code: 52 });
     await c.insertOne({ _id: 2, $b: 1, nested: { $c: 2 } });
     expect(await c.findOne({ _id: 2 })).toEqual({ _id: 2, $b: 1, nested: { $c: 2 } });
   });
 
   it('$-prefixed field names inside $set and $setOnInsert values, with upsert', async () => {
-    const c = db.collection<Loose>('dollar_upsert');
+    const c = fx.db.collection<Loose>('dollar_upsert');
     await c.updateOne({ _id: 1 }, { $set: { mixed: { $key: 1, plain: 2 } }, $setOnInsert: { meta: { $created: true } } }, { upsert: true });
     await c.updateOne({ _id: 1 }, { $set: { other: { $x: 1 } } }, { upsert: true });
     expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, mixed: { $key: 1, plain: 2 }, meta: { $created: true }, other: { $x: 1 } });
   });
 
   it('$currentDate with a timestamp, $min/$max in BSON order, $mul on a missing field', async () => {
-    const c = db.collection<Loose>('operators');
+    const c = fx.db.collection<Loose>('operators');
     await c.insertOne({ _id: 1, lo: 5, hi: 'b' });
     await c.updateOne({ _id: 1 }, { $currentDate: { ts: { $type: 'timestamp' }, at: true }, $min: { lo: 'a' }, $max: { hi: 1 }, $mul: { m: 3 } } as Loose);
     const doc = await c.findOne({ _id: 1 });
