@@ -12,7 +12,7 @@ import * as queryOperators from 'mingo/operators/query';
 import { Query } from 'mingo/query';
 import type { Document } from 'bson';
 import { compareBson, identical, isPlainObject, typeRank } from '../bson-values.js';
-import { badValue } from '../errors.js';
+import { badValue, MongoCommandError } from '../errors.js';
 import { bitwiseOperators } from './bitwise.js';
 import { collatorOf, type Collator } from './collation.js';
 import { pathValues } from './paths.js';
@@ -174,6 +174,24 @@ export const projectionOverrides = { $elemMatch: $elemMatchProjection };
 
 const $typeExpression: typeof expressionOperators.$type = (obj, expr, options) => bsonTypeName(evalExpr(obj, expr, options));
 
+type ExpressionOp = typeof expressionOperators.$eq;
+
+/** Expression comparison: BSON order under the collation, a missing value below every other (null included). */
+const compareValues = (a: unknown, b: unknown, collator: Collator | null) =>
+  a === undefined ? (b === undefined ? 0 : -1) : b === undefined ? 1 : compareBson(a, b, collator);
+
+/**
+ * `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$cmp` in expressions compare two values in BSON order (an array is a
+ * value, not a set of candidates as in a query) and strings under the collation; mingo's use query semantics.
+ */
+function comparison(name: string, result: (cmp: number) => unknown): ExpressionOp {
+  return (obj, expr, options) => {
+    if (!Array.isArray(expr) || expr.length !== 2) throw new MongoCommandError(16020, `Expression ${name} takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
+    const [a, b] = evalExpr(obj, expr, options) as unknown[];
+    return result(compareValues(a, b, collatorOf(options))) as boolean;
+  };
+}
+
 export const queryOverrides = {
   $type: $typeQuery,
   $eq,
@@ -188,4 +206,13 @@ export const queryOverrides = {
   $lte: range(queryOperators.$lte, (c) => c <= 0),
 };
 
-export const expressionOverrides = { $type: $typeExpression };
+export const expressionOverrides = {
+  $type: $typeExpression,
+  $eq: comparison('$eq', (c) => c === 0),
+  $ne: comparison('$ne', (c) => c !== 0),
+  $gt: comparison('$gt', (c) => c > 0),
+  $gte: comparison('$gte', (c) => c >= 0),
+  $lt: comparison('$lt', (c) => c < 0),
+  $lte: comparison('$lte', (c) => c <= 0),
+  $cmp: comparison('$cmp', (c) => Math.sign(c)),
+};

@@ -6,6 +6,7 @@
  */
 import type { Document } from 'bson';
 import { Aggregator } from 'mingo/aggregator';
+import { Lazy } from 'mingo/lazy';
 import { Context, ProcessingMode } from 'mingo/core';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
@@ -18,13 +19,14 @@ import type { Options } from 'mingo/types';
 import { update as mingoUpdate } from 'mingo/updater';
 import { evalExpr } from 'mingo/core';
 import { cloneDoc } from '../bson-values.js';
-import { fromMingoError } from '../errors.js';
+import { fromMingoError, MongoCommandError } from '../errors.js';
 import { expressionOverrides, projectionOverrides, queryOverrides } from './bson-operators.js';
-import type { Collator } from './collation.js';
+import { collatorOf, type Collator } from './collation.js';
 import { $dateTrunc } from './date-trunc.js';
 import { plainNumbers } from './doubles.js';
 import { jsonSchemaValidator } from './json-schema.js';
 import { normalizeRegex } from './regex.js';
+import { parseSort, sortDocuments } from './sort.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
 export type CollectionReader = (name: string) => Document[];
@@ -58,13 +60,20 @@ const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec,
   });
 };
 
+/** `$sort` stage in BSON order (arrays by their smallest/largest element) under the collation, as find sorts. */
+const $sort: typeof pipelineOperators.$sort = (collection, spec, options) => {
+  const sort = parseSort(spec);
+  if (!sort || sort.natural !== undefined) throw new MongoCommandError(15976, '$sort stage must have at least one sort key');
+  return collection.transform((docs) => Lazy(sortDocuments(docs as Document[], sort, collatorOf(options))));
+};
+
 const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
 const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverrides };
 
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc },
-  pipeline: { ...pipelineOperators, $lookup },
+  pipeline: { ...pipelineOperators, $lookup, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,

@@ -129,6 +129,20 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
     expect(await c.countDocuments({ email: 'ADA@example.com' })).toBe(0);
   });
 
+  it('aggregation expressions compare values in BSON order; $sort sorts as find does', async () => {
+    const c = fx.db.collection<Loose>('expressions');
+    await c.insertMany([{ _id: 1, arr: [1, 5], n: Long.fromNumber(10) }, { _id: 2, arr: 5, n: Long.fromNumber(9) }, { _id: 3, n: 'text' }, { _id: 4, n: null }]);
+    // In an expression an array is one value: [1, 5] is not equal to 5.
+    expect((await c.find({ $expr: { $eq: ['$arr', 5] } }).toArray()).map((d) => d._id)).toEqual([2]);
+    const flags = await c.aggregate([{ $project: { missingIsNull: { $eq: ['$nothing', null] }, cmp: { $cmp: ['$n', 'a'] } } }, { $sort: { _id: 1 } }]).toArray();
+    expect(flags.map((d) => [d.missingIsNull, d.cmp])).toEqual([[false, -1], [false, -1], [false, 1], [false, -1]]);
+    // Longs sort numerically, types in BSON order (null < numbers < strings).
+    expect((await c.aggregate([{ $sort: { n: 1 } }]).toArray()).map((d) => d._id)).toEqual([4, 2, 1, 3]);
+    const named = fx.db.collection<Loose>('expression_collation');
+    await named.insertMany([{ _id: 1, a: 'X', b: 'x' }, { _id: 2, a: 'X', b: 'y' }]);
+    expect(await named.countDocuments({ $expr: { $eq: ['$a', '$b'] } }, { collation: { locale: 'en', strength: 2 } })).toBe(1);
+  });
+
   it("a collection's default collation applies to its queries and new indexes", async () => {
     await fx.db.createCollection('default_collation', { collation: { locale: 'en', strength: 2 } });
     const c = fx.db.collection<Loose>('default_collation');
