@@ -4,7 +4,7 @@ import mongoose, { Schema } from 'mongoose';
 import { engineFixture, type Loose } from './fixture.js';
 
 describe('embedded engine: collection kinds and options (views, capped, validators, collMod, time series, clustered)', () => {
-  const fx = engineFixture('collections');
+  const fx = engineFixture('collections', { ttlMonitorIntervalMs: 50 });
 
   it('views: reads run the view pipeline, writes and indexes are refused', async () => {
     const orders = fx.db.collection<Loose>('orders');
@@ -107,6 +107,19 @@ describe('embedded engine: collection kinds and options (views, capped, validato
     await fx.db.createCollection('images', { changeStreamPreAndPostImages: { enabled: true } });
     expect((await fx.db.listCollections({ name: 'images' }).toArray())[0]).toMatchObject({ options: { changeStreamPreAndPostImages: { enabled: true } } });
     await expect(fx.db.createCollection('encrypted', { encryptedFields: {} } as Loose)).rejects.toMatchObject({ code: 115 });
+  });
+
+  it('time series and clustered collections with expireAfterSeconds expire on their time field and _id', async () => {
+    await fx.db.createCollection('readings', { timeseries: { timeField: 'at' }, expireAfterSeconds: 60 });
+    await fx.db.createCollection('events', { clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 60 });
+    const old = new Date(Date.now() - 120_000);
+    await fx.db.collection<Loose>('readings').insertMany([{ at: old, v: 'old' }, { at: new Date(), v: 'new' }]);
+    await fx.db.collection<Loose>('events').insertMany([{ _id: old }, { _id: new Date(Date.now() + 60_000) }]);
+    const deadline = Date.now() + 5000;
+    const counts = async () => [await fx.db.collection('readings').countDocuments(), await fx.db.collection('events').countDocuments()];
+    while ((await counts()).some((n) => n > 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect((await fx.db.collection('readings').find().toArray()).map((d) => d.v)).toEqual(['new']);
+    expect(await fx.db.collection('events').countDocuments()).toBe(1);
   });
 
   it('hashed indexes answer equality and refuse arrays and uniqueness', async () => {

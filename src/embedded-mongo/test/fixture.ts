@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { MongoClient, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -13,10 +13,10 @@ export interface EngineFixture {
 }
 
 /** A fresh engine for the enclosing describe block, a connected driver client and database `dbName`. */
-export function engineFixture(dbName: string): EngineFixture {
+export function engineFixture(dbName: string, options?: EmbeddedMongoOptions): EngineFixture {
   const fx = {} as EngineFixture;
   beforeAll(async () => {
-    fx.engine = await startEmbeddedMongo();
+    fx.engine = await startEmbeddedMongo(options);
     fx.client = await new MongoClient(fx.engine.uri).connect();
     fx.db = fx.client.db(dbName);
   });
