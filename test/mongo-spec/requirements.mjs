@@ -53,7 +53,7 @@ const FAIL_POINT_OPERATIONS = new Set(['failPoint', 'targetedFailPoint']);
 /** Operations the drivers' API (mongodb 7) no longer has; a runner for this driver skips them, as the format allows. */
 const NOT_IN_DRIVER = new Set(['mapReduce', 'deleteByName', 'renameByName']);
 
-/** Tests the Node.js driver's own runner skips for a driver limitation, with its reason. */
+/** Tests no server can pass through the Node.js driver 7, because of what the driver does, with the reason. */
 const DRIVER_LIMITATIONS = new Map([
   ['download when final chunk is missing', 'the Node.js driver does not detect a missing final GridFS chunk (NODE-6279)'],
   ...['insertOne', 'insertMany', 'bulkWrite'].map((op) => [`inserting _id with type null via ${op}`, 'the Node.js driver replaces a null _id with an ObjectId before sending']),

@@ -18,6 +18,13 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
     await expect(c.countDocuments({ s: { $options: 'i' } } as Loose)).rejects.toMatchObject({ code: 2, message: expect.stringContaining('$options needs a $regex') });
   });
 
+  it('a null _id is stored and found by $type (sent with the raw insert command: the driver would replace it)', async () => {
+    await fx.db.command({ insert: 'null_ids', documents: [{ _id: null, v: 1 }] });
+    expect(await fx.db.collection<Loose>('null_ids').find({ _id: { $type: 'null' } }).toArray()).toEqual([{ _id: null, v: 1 }]);
+    const dup = await fx.db.command({ insert: 'null_ids', documents: [{ _id: null }] });
+    expect(dup.writeErrors).toEqual([expect.objectContaining({ code: 11000 })]);
+  });
+
   it('$all against a field that is not an array', async () => {
     const c = fx.db.collection<Loose>('all');
     await c.insertMany([{ _id: 1, s: 'abc' }, { _id: 2, s: ['abc', 'd'] }, { _id: 3, s: 'x' }]);
