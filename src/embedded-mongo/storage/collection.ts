@@ -149,7 +149,9 @@ export class Collection {
     const key = spec.key as Document;
     if (!key || typeof key !== 'object' || Object.keys(key).length === 0) throw new MongoCommandError(67, 'index key pattern must be a non-empty object');
     if (typeof spec.name !== 'string' || !spec.name) throw new MongoCommandError(9, "The 'name' field is a required property of an index specification");
-    const wanted: Document = { v: 2, ...spec };
+    // MongoDB lists every index spec as { v, key, name, ...options }.
+    const { v: _v, key: _k, name: _n, ...options } = spec;
+    const wanted: Document = { v: 2, key, name: spec.name, ...options };
     const byName = this.indexes.get(spec.name);
     const byKey = [...this.indexes.values()].find((ix) => compareBson(ix.spec.key, key) === 0);
     if (byName) {

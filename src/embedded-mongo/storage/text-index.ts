@@ -71,8 +71,11 @@ export function normalizeTextSpec(spec: Document): Document {
   if (version !== 3 && version !== 2) throw cannotCreate(`bad textIndexVersion: ${String(spec.textIndexVersion)}`);
   const sortedWeights: Document = {};
   for (const f of [...weights.keys()].sort()) sortedWeights[f] = weights.get(f);
-  const { key: _k, weights: _w, default_language: _d, language_override: _o, textIndexVersion: _t, ...rest } = spec;
-  return { ...rest, key: fixed, weights: sortedWeights, default_language: language, language_override: override, textIndexVersion: version };
+  // The spec keeps its field order; the text options it lacks follow.
+  const fixedOptions: Document = { key: fixed, weights: sortedWeights, default_language: language, language_override: override, textIndexVersion: version };
+  const out: Document = {};
+  for (const [k, v] of Object.entries(spec)) out[k] = k in fixedOptions ? fixedOptions[k] : v;
+  return { ...out, ...fixedOptions };
 }
 
 export class TextIndex {
