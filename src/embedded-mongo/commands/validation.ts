@@ -39,6 +39,12 @@ export function checkId(doc: Document): void {
   if (key) throw new MongoCommandError(52, `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
 }
 
+/** A time series measurement needs a Date in its time field. */
+export function checkMeasurement(coll: Collection | undefined, doc: Document): void {
+  const timeField = (coll?.options.timeseries as Document | undefined)?.timeField as string | undefined;
+  if (timeField && !(doc[timeField] instanceof Date)) throw badValue(`'${timeField}' must be present and contain a valid BSON UTC datetime value`);
+}
+
 const compiled = new WeakMap<Document, Matcher>();
 
 function matcherFor(validator: Document): Matcher {

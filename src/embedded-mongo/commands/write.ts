@@ -10,7 +10,7 @@ import { fromMingoError, MongoCommandError, typeMismatch } from '../errors.js';
 import { evaluateVariables } from '../query/mingo.js';
 import { withIdFirst } from '../query/update.js';
 import { collectionName, letVariables, optionalDocument, writableCollection, type CommandContext, type CommandHandler } from './context.js';
-import { checkId, checkSize, validateDocument } from './validation.js';
+import { checkId, checkMeasurement, checkSize, validateDocument } from './validation.js';
 import { refuseView } from './views.js';
 import { performDelete, performUpdate } from './write-ops.js';
 
@@ -60,6 +60,7 @@ const insert: CommandHandler = (ctx) => {
     checkId(doc);
     checkSize(doc, true);
     const coll = writableCollection(ctx, name);
+    checkMeasurement(coll, doc);
     validateDocument(coll, doc, undefined, bypass(ctx.body));
     coll.insert(doc);
     n++;

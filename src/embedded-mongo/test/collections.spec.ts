@@ -100,6 +100,7 @@ describe('embedded engine: collection kinds and options (views, capped, validato
     const metrics = fx.db.collection<Loose>('metrics');
     await metrics.insertMany([{ _id: 1, t: new Date(2), m: 'a' }, { _id: 1, t: new Date(1), m: 'b' }]);
     expect((await metrics.find({}, { sort: { t: 1 } }).toArray()).map((d) => d.m)).toEqual(['b', 'a']);
+    await expect(metrics.insertOne({ m: 'no time' })).rejects.toMatchObject({ code: 2, message: expect.stringContaining("'t' must be present") });
     const [info] = await fx.db.listCollections({ name: 'metrics' }).toArray();
     expect(info).toMatchObject({ type: 'timeseries', options: { timeseries: { timeField: 't', metaField: 'm', granularity: 'minutes' }, expireAfterSeconds: 3600 } });
     await fx.db.createCollection('clustered', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'by id' } });
