@@ -98,7 +98,8 @@ describe('embedded engine: collection kinds and options (views, capped, validato
   it('time series collections accept measurements sharing an _id; clustered collections list their clustered index', async () => {
     await fx.db.createCollection('metrics', { timeseries: { timeField: 't', metaField: 'm', granularity: 'minutes' }, expireAfterSeconds: 3600 });
     const metrics = fx.db.collection<Loose>('metrics');
-    await metrics.insertMany([{ _id: 1, t: new Date(2), m: 'a' }, { _id: 1, t: new Date(1), m: 'b' }]);
+    const now = Date.now();
+    await metrics.insertMany([{ _id: 1, t: new Date(now), m: 'a' }, { _id: 1, t: new Date(now - 1), m: 'b' }]);
     expect((await metrics.find({}, { sort: { t: 1 } }).toArray()).map((d) => d.m)).toEqual(['b', 'a']);
     await expect(metrics.insertOne({ m: 'no time' })).rejects.toMatchObject({ code: 2, message: expect.stringContaining("'t' must be present") });
     const [info] = await fx.db.listCollections({ name: 'metrics' }).toArray();
