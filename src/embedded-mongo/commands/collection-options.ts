@@ -13,7 +13,8 @@ import { validatePipeline } from '../query/pipeline-check.js';
 import { Collection } from '../storage/collection.js';
 import { validateCollectionName } from '../storage/engine.js';
 import { SecondaryIndex } from '../storage/secondary-index.js';
-import { collectionName, type CommandContext, type CommandHandler } from './context.js';
+import { TextIndex } from '../storage/text-index.js';
+import { collectionName, type CommandHandler } from './context.js';
 import { checkValidator } from './validation.js';
 
 /** Fields of a command envelope that are not collection options. */
@@ -50,7 +51,7 @@ function normalizeClustered(ci: unknown): Document {
 }
 
 /** Validated `create` options, normalised as listCollections reports them. */
-export function createOptions(ctx: CommandContext, body: Document): Document {
+export function createOptions(body: Document): Document {
   const options: Document = {};
   for (const [k, v] of Object.entries(body)) if (!ENVELOPE.has(k)) options[k] = v;
   for (const k of Object.keys(options)) {
@@ -94,7 +95,7 @@ export function createOptions(ctx: CommandContext, body: Document): Document {
 export const create: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'create');
   validateCollectionName(name);
-  const options = createOptions(ctx, ctx.body);
+  const options = createOptions(ctx.body);
   const db = ctx.engine.db(ctx.db);
   if (db.collections.has(name)) throw new MongoCommandError(48, `Collection ${ctx.db}.${name} already exists.`);
   db.collections.set(name, new Collection(ctx.db, name, options));
@@ -130,20 +131,20 @@ function modifyIndex(coll: Collection, change: Document): Document {
   if (change.unique !== undefined) {
     if (change.unique !== true) throw badValue('Cannot make index non-unique');
     if (spec.prepareUnique !== true) throw new MongoCommandError(20, "Cannot make index unique with 'prepareUnique: false'; set prepareUnique first");
-    const violations = duplicates(coll, index as SecondaryIndex);
+    const violations = duplicates(index as SecondaryIndex);
     if (violations.length) throw new MongoCommandError(359, 'Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.', { violations });
     reply.unique_new = true;
     spec.unique = true;
     delete spec.prepareUnique;
   }
-  const rebuilt = new SecondaryIndex(spec);
+  const rebuilt = index.kind === 'text' ? new TextIndex(spec) : new SecondaryIndex(spec);
   for (const [ik, doc] of coll.docs) rebuilt.add(doc, ik, rebuilt.keysOf(doc));
   coll.indexes.set(index.name, rebuilt);
   return reply;
 }
 
 /** Groups of documents sharing a key of a (not yet unique) index. */
-function duplicates(coll: Collection, index: SecondaryIndex): Document[] {
+function duplicates(index: SecondaryIndex): Document[] {
   const out: Document[] = [];
   let group: unknown[] = [];
   let last: unknown[] | undefined;

@@ -215,7 +215,7 @@ function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort
 
 function chooseHinted(coll: Collection, hint: unknown): SecondaryIndex {
   const index = typeof hint === 'string' ? coll.indexes.get(hint) : isPlainObject(hint) ? coll.findIndexByKey(hint) : undefined;
-  if (!index || index.kind !== 'btree') throw badValue('hint provided does not correspond to an existing index');
+  if (!index || index.kind !== 'btree' || index.spec.hidden === true) throw badValue('hint provided does not correspond to an existing index');
   return index;
 }
 
@@ -286,7 +286,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
     plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true, collator);
   } else if (req.hint === undefined && sort?.natural === undefined) {
     for (const index of coll.indexes.values()) {
-      if (index.kind !== 'btree') continue;
+      // Hidden indexes are maintained (and enforce uniqueness) but never chosen.
+      if (index.kind !== 'btree' || index.spec.hidden === true) continue;
       const p = planIndex(index, bounds, sort, false, collator);
       if (p && (!plan || p.score > plan.score)) plan = p;
     }

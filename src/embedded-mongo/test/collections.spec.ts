@@ -86,6 +86,14 @@ describe('embedded engine: collection kinds and options (views, capped, validato
     const ttl = await fx.db.command({ collMod: 'sessions', index: { keyPattern: { at: 1 }, expireAfterSeconds: 120 } });
     expect(ttl).toMatchObject({ expireAfterSeconds_old: 60, expireAfterSeconds_new: 120 });
     expect((await c.listIndexes().toArray()).find((ix) => ix.name === 'at_1')?.expireAfterSeconds).toBe(120);
+    // A hidden index is kept up to date but the planner no longer chooses it, and a hint to it is refused.
+    await c.createIndex({ kind: 1 });
+    await c.insertOne({ _id: 'h', kind: 'x' });
+    expect((await c.find({ kind: 'x' }).explain()).queryPlanner.winningPlan.inputStage?.indexName).toBe('kind_1');
+    await fx.db.command({ collMod: 'sessions', index: { name: 'kind_1', hidden: true } });
+    expect((await c.find({ kind: 'x' }).explain()).queryPlanner.winningPlan.stage).toBe('COLLSCAN');
+    await expect(c.find({ kind: 'x' }).hint('kind_1').toArray()).rejects.toMatchObject({ code: 2 });
+    await c.deleteOne({ _id: 'h' });
     await c.insertMany([{ _id: 1, token: 'a' }, { _id: 2, token: 'a' }]);
     await fx.db.command({ collMod: 'sessions', index: { name: 'token_1', prepareUnique: true } });
     await expect(c.insertOne({ _id: 3, token: 'a' })).rejects.toMatchObject({ code: 11000 });
