@@ -81,6 +81,8 @@ export function fromMingoError(err: unknown): MongoCommandError {
   if (/would modify the immutable field/.test(message)) return new MongoCommandError(66, message.replace(/\.$/, ''));
   if ((m = message.match(/updating the path '(.*)' would create a conflict at '(.*)'/)))
     return new MongoCommandError(40, `Updating the path '${m[1]}' would create a conflict at '${m[2]}'`);
+  if ((m = message.match(/(\$\w+) (?:operator )?requires 'scriptEnabled'/)))
+    return notSupported(`${m[1]} runs JavaScript, which the embedded engine does not support`);
   if ((m = message.match(/Use of undefined variable: (\S+)/))) return new MongoCommandError(17276, `Use of undefined variable: ${m[1]}`);
   if ((m = message.match(/Unknown update operator: '(\$\w+)'/)))
     return failedToParse(`Unknown modifier: ${m[1]}. Expected a valid update modifier or pipeline-style update specified as an array`);

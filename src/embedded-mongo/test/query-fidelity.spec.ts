@@ -25,6 +25,14 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
     expect(dup.writeErrors).toEqual([expect.objectContaining({ code: 11000 })]);
   });
 
+  it('$where and $function are refused as JavaScript the engine does not run (115)', async () => {
+    const c = fx.db.collection<Loose>('scripts');
+    await c.insertOne({ _id: 1 });
+    await expect(c.find({ $where: 'true' }).toArray()).rejects.toMatchObject({ code: 115, message: expect.stringContaining('$where') });
+    const fn = { $function: { body: 'function() { return 1 }', args: [], lang: 'js' } };
+    await expect(c.aggregate([{ $project: { x: fn } }]).toArray()).rejects.toMatchObject({ code: 115, message: expect.stringContaining('$function') });
+  });
+
   it('$all against a field that is not an array', async () => {
     const c = fx.db.collection<Loose>('all');
     await c.insertMany([{ _id: 1, s: 'abc' }, { _id: 2, s: ['abc', 'd'] }, { _id: 3, s: 'x' }]);
