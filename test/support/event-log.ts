@@ -20,7 +20,7 @@ export async function settle(...apps: TestApp[]): Promise<void> {
       const behind = (await lanes.find({}, { projection: { position: 1, head: 1 } }).toArray()).some((lane) => lane.position < lane.head);
       return !behind;
     },
-    { timeoutMs: 5000, message: 'the event log and its consumers to settle' },
+    { timeoutMs: 15_000, message: 'the event log and its consumers to settle' },
   );
 }
 
