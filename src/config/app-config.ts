@@ -19,6 +19,8 @@ export class AppConfig {
   readonly mediaMaxBytes: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookTimeoutMs: number;
+  /** How long the answer to a request sent with an Idempotency-Key is kept for a retry. */
+  readonly idempotencyTtlHours: number;
   readonly logLevel: LogLevel;
   readonly demoSeed: boolean;
   readonly allowRegistration: boolean;

@@ -15,6 +15,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export const MIN_PRODUCTION_SECRET_LENGTH = 32;
+/** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
+const MAX_IDEMPOTENCY_TTL_HOURS = 720;
 
 function raw(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -95,6 +97,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, MAX_IDEMPOTENCY_TTL_HOURS),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     demoSeed: boolean(env, 'DEMO_SEED', true),
     allowRegistration: boolean(env, 'ALLOW_REGISTRATION', true),
