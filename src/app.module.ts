@@ -6,6 +6,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
+import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         LanesModule,
         EventsModule,
         RateLimitModule,
+        IdempotencyModule,
         AuthModule,
         ApiKeysModule,
         ContactsModule,
