@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
 
 const DESCRIPTION = `
@@ -29,7 +30,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SECURITY)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SECURITY)
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return documentIdempotency(SwaggerModule.createDocument(app, config));
 }
 
 /** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Controller, Post, VERSION_NEUTRAL } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import { Types, type Connection } from 'mongoose';
 import type { Response } from 'supertest';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
@@ -27,6 +28,7 @@ function failingOnce(): { call: number } {
   return { call: probe.calls };
 }
 
+@ApiBearerAuth()
 @Controller('idempotency-probe')
 class ProbeController {
   @Post('slow')
@@ -460,4 +462,39 @@ describe('Idempotency-Key', () => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents the header once and references it from every authenticated POST, with 409 and 422 in each interface\'s shape', async () => {
+      const { body: document } = await t.http.get('/docs-json').expect(200);
+      expect(document.components.parameters.IdempotencyKey).toMatchObject({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+      const posts = Object.entries(document.paths as Record<string, { post?: any }>)
+        .filter(([, item]) => item.post)
+        .map(([path, item]) => [path, item.post] as const);
+      expect(posts.length).toBeGreaterThan(10);
+      for (const [path, operation] of posts) {
+        const references = (operation.parameters ?? []).filter((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey');
+        if (path === '/v1/auth/login' || path === '/v1/auth/register') {
+          expect({ path, references }).toEqual({ path, references: [] });
+          continue;
+        }
+        expect({ path, references: references.length }).toEqual({ path, references: 1 });
+        const shape = path.startsWith('/api/external')
+          ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' } } }
+          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };
+        for (const status of ['400', '409', '422']) {
+          expect({ path, status, content: operation.responses[status]?.content }).toEqual({ path, status, content: shape });
+          expect(operation.responses[status].description).toMatch(/Idempotency-Key/);
+        }
+        const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
+        for (const status of success) {
+          expect(operation.responses[status].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/IdempotencyKeyReplayed' });
+        }
+      }
+      expect(document.components.headers.IdempotencyKeyReplayed.schema).toEqual({ type: 'string', enum: ['true'] });
+    });
+  });
 });
