@@ -6,6 +6,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
+import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
@@ -57,11 +58,12 @@ export class AppModule {
         HealthModule,
         SeedModule,
       ],
-      // Global guards run in this order: who is calling, how often, and may they.
+      // Global guards run in this order: who is calling, how often, may they, and did this request run already.
       providers: [
         { provide: APP_GUARD, useClass: AuthenticationGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: PermissionsGuard },
+        { provide: APP_GUARD, useExisting: IdempotencyGuard },
       ],
     };
   }

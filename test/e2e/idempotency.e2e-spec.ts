@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Controller, Post, VERSION_NEUTRAL } from '@nestjs/common';
+import { Controller, Header, Post, VERSION_NEUTRAL } from '@nestjs/common';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { Types, type Connection } from 'mongoose';
@@ -32,6 +32,8 @@ function failingOnce(): { call: number } {
 @Controller('idempotency-probe')
 class ProbeController {
   @Post('slow')
+  @Header('Location', '/v1/idempotency-probe/made')
+  @Header('Cache-Control', 'no-store')
   slow() {
     return slow();
   }
@@ -250,6 +252,8 @@ describe('Idempotency-Key', () => {
       const repeat = await t.http.post('/v1/idempotency-probe/slow').set(acme.auth).set('Idempotency-Key', key).send({ n: 1 });
       expectReplayOf(repeat, await first);
       expect(repeat.body).toEqual({ call: 1 });
+      // The answer's own headers come again, though the route's @Header()s are not applied to a replay.
+      expect(repeat.headers).toMatchObject({ location: '/v1/idempotency-probe/made', 'cache-control': 'no-store' });
       expect(probe.calls).toBe(1);
     });
 
@@ -324,7 +328,7 @@ describe('Idempotency-Key', () => {
         path: '/api/external/messages',
         state: 'done',
         status: 201,
-        contentType: 'application/json; charset=utf-8',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
       });
     });
 

@@ -1,5 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { IdempotentReplay } from '../idempotency/idempotent-replay.js';
 import { requestIdOf } from '../request-id.js';
 import { EXTERNAL_API_PREFIX, ExternalApiExceptionFilter } from './external-api.filter.js';
 import { normalizeException } from './normalize-exception.js';
@@ -24,6 +25,8 @@ export class InterfaceExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
+    // Not an error: the idempotency guard stops a repeated request with the answer kept for it.
+    if (exception instanceof IdempotentReplay) return exception.send(response);
     const error = normalizeException(exception);
     if (error.internal) {
       this.logger.error({ requestId: requestIdOf(request), err: exception }, 'Unhandled error while serving a request');

@@ -1,16 +1,26 @@
 import type { ServerResponse } from 'node:http';
 
+/**
+ * The headers that belong to the answer rather than to the request that got it (as `x-request-id` and the
+ * rate-limit headers do): a retry gets them again. `Cache-Control` too, so that an answer marked `no-store`
+ * (it carries a secret) is marked so again.
+ */
+const KEPT_HEADERS = new Set(['content-type', 'location', 'cache-control']);
+
 /** An answer as it went out: what a retry gets again. */
 export interface CapturedAnswer {
   status: number;
-  contentType: string | null;
-  location: string | null;
+  /** By lower-case name. */
+  headers: Record<string, string>;
   body: Buffer;
 }
 
-function headerOf(response: ServerResponse, name: string): string | null {
-  const value = response.getHeader(name);
-  return value === undefined ? null : String(value);
+function keptHeaders(response: ServerResponse): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of response.getHeaderNames()) {
+    if (KEPT_HEADERS.has(name)) headers[name] = String(response.getHeader(name));
+  }
+  return headers;
 }
 
 function bytesOf(chunk: unknown, encoding: unknown): Buffer | null {
@@ -40,12 +50,7 @@ export function captureAnswer(response: ServerResponse, keep: (answer: CapturedA
     response.write = write;
     response.end = end;
     record(args[0], args[1]);
-    const answer: CapturedAnswer = {
-      status: response.statusCode,
-      contentType: headerOf(response, 'content-type'),
-      location: headerOf(response, 'location'),
-      body: Buffer.concat(chunks),
-    };
+    const answer: CapturedAnswer = { status: response.statusCode, headers: keptHeaders(response), body: Buffer.concat(chunks) };
     void keep(answer).finally(() => (end as (...args: unknown[]) => ServerResponse).apply(response, args));
     return response;
   } as ServerResponse['end'];

@@ -43,11 +43,9 @@ export class IdempotencyRecord {
   @Prop({ type: Number, default: null })
   status: number | null;
 
-  @Prop({ type: String, default: null })
-  contentType: string | null;
-
-  @Prop({ type: String, default: null })
-  location: string | null;
+  /** The answer's own headers (answer-capture.ts), by lower-case name. */
+  @Prop({ type: Object, default: null })
+  headers: Record<string, string> | null;
 
   /** The exact bytes of the answer's body, sealed (answer-seal.ts): some answers carry a secret shown once. */
   @Prop({ type: Buffer, default: null })

@@ -9,15 +9,15 @@ const PARAMETER = 'IdempotencyKey';
 const DESCRIPTION = `
 Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
 visible ASCII characters, e.g. a UUID (the draft's quoted form \`"..."\` is the same key). The first request
-with a key runs; its answer (status, body, \`Content-Type\`, \`Location\`) is kept for your company, the key
-and the route, 24 hours by default (\`IDEMPOTENCY_TTL_HOURS\`). A repeat with the same key, route and body
-changes nothing and gets the kept answer again, byte for byte, with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`
-(and its own \`x-request-id\`); error answers below 500 are kept too. The same key with another body or
-route answers 422; while the first request still runs, 409 (retry later: a request whose process died
-holds its key ${RUNNING_LEASE_MS / 1000} s at most). Answers of 500 or more are not kept, so a retry runs
-again. JSON bodies are compared by content (key order and whitespace do not count), multipart bodies by
-their fields and the SHA-256 of their files (not the boundary). \`POST /v1/auth/login\` and
-\`/v1/auth/register\` ignore it.
+with a key runs; its answer (status, body, \`Content-Type\`, \`Location\`, \`Cache-Control\`) is kept for your
+company, the key and the route, 24 hours by default (\`IDEMPOTENCY_TTL_HOURS\`). A repeat with the same key,
+route and body changes nothing and gets the kept answer again, byte for byte, with
+\`${IDEMPOTENT_REPLAYED_HEADER}: true\` (and its own \`x-request-id\`); error answers below 500 are kept too.
+The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+request whose process died holds its key ${RUNNING_LEASE_MS / 1000} s at most). Answers of 500 or more are not
+kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+multipart bodies by their fields and the SHA-256 of their files (not the boundary). \`POST /v1/auth/login\`
+and \`/v1/auth/register\` ignore it.
 `.trim();
 
 /** What each error status adds for a request with the header: a phrase, to follow another description or begin one. */

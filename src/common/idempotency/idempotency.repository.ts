@@ -19,8 +19,7 @@ export interface KeyClaim {
 export interface KeptAnswer {
   fingerprint: string;
   status: number;
-  contentType: string | null;
-  location: string | null;
+  headers: Record<string, string>;
   body: Buffer;
   expiresAt: Date;
 }
@@ -43,7 +42,7 @@ export class IdempotencyRepository extends TenantRepository<IdempotencyRecord> {
       { state: 'running', leaseExpiresAt: { $lte: now } },
     ];
     if (replacing) takeable.push({ claimId: replacing });
-    const blank = { fingerprint: null, status: null, contentType: null, location: null, body: null };
+    const blank = { fingerprint: null, status: null, headers: null, body: null };
     try {
       await this.model
         .updateOne(

@@ -12,6 +12,7 @@ import type { CapturedAnswer } from './answer-capture.js';
 import { AnswerSeal } from './answer-seal.js';
 import type { IdempotencyRecord } from './idempotency-record.schema.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
+import { IdempotentReplay } from './idempotent-replay.js';
 import type { BodyFingerprint } from './request-fingerprint.js';
 
 /**
@@ -39,17 +40,9 @@ export interface ClaimedKey extends IdempotentRequest {
   claimId: string;
 }
 
-/** The kept answer, to send again. */
-export interface Replay {
-  status: number;
-  contentType: string | null;
-  location: string | null;
-  body: Buffer;
-}
-
 /**
  * Idempotent requests (contract section 11, IETF draft-ietf-httpapi-idempotency-key-header): the first
- * request with a key claims it and runs; its answer (status, content type, location, body bytes) is kept
+ * request with a key claims it and runs; its answer (status, its own headers, body bytes) is kept
  * IDEMPOTENCY_TTL_HOURS for the company, key and route; a repeat with the same route and body gets that
  * answer again. Answers of 500 or more are not kept. Costs one write to claim and one to keep.
  */
@@ -67,24 +60,18 @@ export class IdempotencyService {
   }
 
   /**
-   * Claims the key for `request`, or answers what a repeat gets: the kept answer, 409 while the first
-   * request runs, 422 for another route or another body. A kept answer that cannot be opened (JWT_SECRET
-   * changed since) counts as gone, like an expired one: the request runs again.
+   * Claims the key for `request`, or answers what a repeat gets: the kept answer; or throws 409 while the
+   * first request runs, 422 for another route or another body. A kept answer that cannot be opened
+   * (JWT_SECRET changed since) counts as gone, like an expired one: the request runs again.
    */
-  async begin(request: IdempotentRequest, body: BodyFingerprint): Promise<ClaimedKey | Replay> {
+  async begin(request: IdempotentRequest, body: BodyFingerprint): Promise<ClaimedKey | IdempotentReplay> {
     let replacing: string | undefined;
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
       const now = new Date();
       const claimed: ClaimedKey = { ...request, claimId: randomUUID() };
-      const claim = {
-        key: request.key,
-        route: request.route,
-        path: request.path,
-        claimId: claimed.claimId,
-        leaseExpiresAt: new Date(now.getTime() + RUNNING_LEASE_MS),
-        expiresAt: new Date(now.getTime() + this.ttlMs),
-      };
-      if (await this.records.claim(request.companyId, claim, now, replacing)) return claimed;
+      const { companyId, ...claim } = claimed;
+      const lease = { leaseExpiresAt: new Date(now.getTime() + RUNNING_LEASE_MS), expiresAt: new Date(now.getTime() + this.ttlMs) };
+      if (await this.records.claim(companyId, { ...claim, ...lease }, now, replacing)) return claimed;
       const kept = await this.records.findByKey(request.companyId, request.key);
       if (!kept) continue; // given up (a 5xx) between the two reads: claim again
       const replay = await this.replayOf(request, kept, body);
@@ -105,8 +92,7 @@ export class IdempotencyService {
       await this.records.complete(companyId, key, claimId, {
         fingerprint,
         status: answer.status,
-        contentType: answer.contentType,
-        location: answer.location,
+        headers: answer.headers,
         body: this.seal.seal(answer.body, boundTo(claimed)),
         expiresAt: new Date(Date.now() + this.ttlMs),
       });
@@ -121,10 +107,10 @@ export class IdempotencyService {
     request: IdempotentRequest,
     kept: Stored<IdempotencyRecord>,
     body: BodyFingerprint,
-  ): Promise<Replay | null> {
+  ): Promise<IdempotentReplay | null> {
     if (kept.route !== request.route || kept.path !== request.path) {
       throw new UnprocessableEntityException(
-        `This Idempotency-Key was used for another request (${kept.route.split(' ')[0]} ${kept.path}); use a new key`,
+        `This Idempotency-Key was used for another request (POST ${kept.path}); use a new key`,
       );
     }
     if (kept.state === 'running') throw this.stillRunning();
@@ -135,7 +121,7 @@ export class IdempotencyService {
     }
     const opened = kept.body ? this.seal.open(kept.body, boundTo(request)) : null;
     if (!opened) return null;
-    return { status: kept.status ?? 200, contentType: kept.contentType, location: kept.location, body: opened };
+    return new IdempotentReplay({ status: kept.status ?? 200, headers: kept.headers ?? {}, body: opened });
   }
 
   private stillRunning(): ConflictException {
