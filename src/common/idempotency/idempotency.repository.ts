@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, mongo, QueryFilter } from 'mongoose';
-import { isDuplicateKeyError } from '../../database/mongo-errors.js';
 import { TenantRepository, type CompanyId, type Stored } from '../../database/tenancy/tenant-repository.js';
 import { IdempotencyRecord } from './idempotency-record.schema.js';
 
@@ -33,8 +32,7 @@ export class IdempotencyRepository extends TenantRepository<IdempotencyRecord> {
   /**
    * Claims the key in one write: inserts it, or takes over a record that is past `expiresAt` (the TTL
    * monitor runs only now and then), a `running` claim whose lease lapsed (its process died), or the
-   * record whose claim is `replacing`. Any other record stays out of the filter, so the upsert inserts a
-   * second one, which the unique index refuses: false.
+   * record whose claim is `replacing`. False when another record holds the key.
    */
   async claim(companyId: CompanyId, claim: KeyClaim, now: Date, replacing?: string): Promise<boolean> {
     const takeable: QueryFilter<IdempotencyRecord>[] = [
@@ -43,19 +41,7 @@ export class IdempotencyRepository extends TenantRepository<IdempotencyRecord> {
     ];
     if (replacing) takeable.push({ claimId: replacing });
     const blank = { fingerprint: null, status: null, headers: null, body: null };
-    try {
-      await this.model
-        .updateOne(
-          this.scope(companyId, { key: claim.key, $or: takeable }),
-          { $set: { ...claim, ...blank, state: 'running' } },
-          { upsert: true },
-        )
-        .exec();
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+    return this.claimOne(companyId, { key: claim.key, $or: takeable }, { $set: { ...claim, ...blank, state: 'running' } });
   }
 
   /** The record of a key, its body as a Buffer (a lean read gives BSON's Binary). */

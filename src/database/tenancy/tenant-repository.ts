@@ -1,6 +1,7 @@
 import type { Model, PipelineStage, ProjectionType, QueryFilter, SortOrder, Types, UpdateQuery } from 'mongoose';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import type { Page } from '../../common/pagination/page.js';
+import { isDuplicateKeyError } from '../mongo-errors.js';
 import { parseObjectId, toObjectId } from '../object-id.js';
 
 /** The tenant: always the company id of the authenticated principal, never a value from the request body. */
@@ -82,6 +83,21 @@ export class TenantRepository<T> {
       .findOneAndUpdate(this.scope(companyId, filter), update, { returnDocument: 'after', runValidators: true })
       .lean()
       .exec()) as Stored<T> | null;
+  }
+
+  /**
+   * Takes the record `filter` matches (free, lapsed: whatever makes it takeable) with `update`, or inserts
+   * one when there is none. A record that exists but does not match makes the upsert insert a second one,
+   * which a unique index refuses: false, someone else holds it.
+   */
+  async claimOne(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<boolean> {
+    try {
+      await this.model.updateOne(this.scope(companyId, filter), update, { upsert: true }).exec();
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
   }
 
   async updateMany(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<number> {
