@@ -1,0 +1,82 @@
+import { expect } from '@jest/globals';
+import { Types } from 'mongoose';
+import type { Response } from 'supertest';
+import { IdempotencyRecord } from '../../src/common/idempotency/idempotency-record.schema.js';
+import { Message } from '../../src/messages/message.schema.js';
+import { createApiKey, registerCompany, type TestCompany } from './factories.js';
+import type { TestApp } from './test-app.js';
+
+let sequence = 0;
+
+/** An Idempotency-Key no other test uses. */
+export function uniqueKey(): string {
+  sequence += 1;
+  return `key-${sequence}-${Date.now()}`;
+}
+
+/** An inbound message from a contact no other test uses, which opens a conversation of its own. */
+export function newContactMessage(text: string): { from: { phone: string }; text: string } {
+  sequence += 1;
+  return { from: { phone: `+1415666${String(sequence).padStart(4, '0')}` }, text };
+}
+
+/** The same answer, bytes included, plus the replay header the first one did not have. */
+export function expectReplayOf(replayed: Response, first: Response): void {
+  expect(replayed.status).toBe(first.status);
+  expect(replayed.headers['content-type']).toBe(first.headers['content-type']);
+  expect(replayed.text).toBe(first.text);
+  expect(replayed.headers['idempotent-replayed']).toBe('true');
+  expect(first.headers['idempotent-replayed']).toBeUndefined();
+}
+
+export const idempotencyRecords = (t: TestApp) =>
+  t.model<IdempotencyRecord & { companyId: Types.ObjectId }>(IdempotencyRecord.name);
+
+/** A registered company with an API key (`messages:write`), and the requests the idempotency suites send as it. */
+export class IdempotencyClient {
+  private constructor(
+    private readonly t: TestApp,
+    readonly company: TestCompany,
+    readonly apiKey: string,
+  ) {}
+
+  static async register(t: TestApp, name: string): Promise<IdempotencyClient> {
+    const company = await registerCompany(t.http, name);
+    return new IdempotencyClient(t, company, await createApiKey(t.http, company, ['messages:write']));
+  }
+
+  /** `POST /api/external/messages` (Interface B). */
+  inbound(body: object, key?: string) {
+    const request = this.t.http.post('/api/external/messages').set('x-api-key', this.apiKey);
+    if (key !== undefined) request.set('Idempotency-Key', key);
+    return request.send(body);
+  }
+
+  /** `POST /v1/conversations/:id/messages` (Interface A), as the company's admin. */
+  reply(conversationId: string, body: object, key?: string) {
+    const request = this.t.http.post(`/v1/conversations/${conversationId}/messages`).set(this.company.auth);
+    if (key !== undefined) request.set('Idempotency-Key', key);
+    return request.send(body);
+  }
+
+  /** A new contact's message, which opens a conversation: answers its id. */
+  async openConversation(): Promise<string> {
+    const response = await this.inbound(newContactMessage('hello')).expect(201);
+    return response.body.data.conversation.id as string;
+  }
+
+  messagesIn(conversationId: string) {
+    return this.t
+      .model<Message>(Message.name)
+      .find({ companyId: this.company.companyId, conversationId: new Types.ObjectId(conversationId) })
+      .lean();
+  }
+
+  records() {
+    return idempotencyRecords(this.t).find({ companyId: this.company.companyId }).lean();
+  }
+
+  recordOf(key: string) {
+    return idempotencyRecords(this.t).findOne({ companyId: this.company.companyId, key }).lean();
+  }
+}
