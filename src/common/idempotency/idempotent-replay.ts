@@ -22,7 +22,6 @@ export class IdempotentReplay extends Error {
     response.statusCode = status;
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    response.setHeader('Content-Length', body.length);
-    response.end(body);
+    response.end(body); // Node adds the Content-Length (none for a status without a body)
   }
 }
