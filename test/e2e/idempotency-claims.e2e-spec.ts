@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Controller, Header, Post, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import { Types } from 'mongoose';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
 import { expectReplayOf, IdempotencyClient, idempotencyRecords, newContactMessage, uniqueKey } from '../support/idempotency.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -96,17 +95,7 @@ describe('Idempotency-Key: the claim (running, 409, 5xx, lapsed lease, expiry, s
 
   it('answers 409 to an inbound message whose key another process is running, and stores nothing', async () => {
     const key = uniqueKey();
-    const now = Date.now();
-    await records().create({
-      companyId: new Types.ObjectId(acme.company.companyId),
-      key,
-      route: 'POST /api/external/messages',
-      path: '/api/external/messages',
-      claimId: 'another-process',
-      state: 'running',
-      leaseExpiresAt: new Date(now + 60_000),
-      expiresAt: new Date(now + 3_600_000),
-    });
+    await acme.claimedElsewhere(key, '/api/external/messages');
     const response = await acme.inbound(newContactMessage('Busy'), key).expect(409);
     expect(response.body.success).toBe(false);
     expect(await acme.recordOf(key)).toMatchObject({ state: 'running', claimId: 'another-process' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getConnectionToken } from '@nestjs/mongoose';
-import { Types, type Connection } from 'mongoose';
+import type { Connection } from 'mongoose';
 import * as samples from '../fixtures/media/samples.js';
-import { expectReplayOf, IdempotencyClient, idempotencyRecords, uniqueKey } from '../support/idempotency.js';
+import { expectReplayOf, IdempotencyClient, uniqueKey } from '../support/idempotency.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describe('Idempotency-Key on a media upload (multipart, streamed into GridFS)', () => {
@@ -51,17 +51,7 @@ describe('Idempotency-Key on a media upload (multipart, streamed into GridFS)', 
 
   it('answers 409, without reading or storing the file, while another process runs the key', async () => {
     const key = uniqueKey();
-    const now = Date.now();
-    await idempotencyRecords(t).create({
-      companyId: new Types.ObjectId(acme.company.companyId),
-      key,
-      route: 'POST /v1/messages/send-media',
-      path: '/v1/messages/send-media',
-      claimId: 'another-process',
-      state: 'running',
-      leaseExpiresAt: new Date(now + 60_000),
-      expiresAt: new Date(now + 3_600_000),
-    });
+    await acme.claimedElsewhere(key, '/v1/messages/send-media');
     const filesBefore = await storedFiles();
     await upload(key, { caption: 'busy' }, samples.png(600, 600, true)).expect(409);
     expect(await storedFiles()).toBe(filesBefore);

@@ -76,6 +76,21 @@ export class IdempotencyClient {
     return idempotencyRecords(this.t).find({ companyId: this.company.companyId }).lean();
   }
 
+  /** A `running` claim of `key` on `path` by another process (claim id `another-process`), its lease a minute long. */
+  async claimedElsewhere(key: string, path: string): Promise<void> {
+    const now = Date.now();
+    await idempotencyRecords(this.t).create({
+      companyId: new Types.ObjectId(this.company.companyId),
+      key,
+      route: `POST ${path}`,
+      path,
+      claimId: 'another-process',
+      state: 'running',
+      leaseExpiresAt: new Date(now + 60_000),
+      expiresAt: new Date(now + 3_600_000),
+    });
+  }
+
   recordOf(key: string) {
     return idempotencyRecords(this.t).findOne({ companyId: this.company.companyId, key }).lean();
   }
