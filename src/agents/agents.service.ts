@@ -85,11 +85,14 @@ export class AgentsService {
     const demotesAdmin = current.role === 'admin' && current.isActive && fields.role !== undefined && fields.role !== 'admin';
     if (demotesAdmin && (await this.agents.countActiveAdmins(companyId)) <= 1) throw new ConflictException(LAST_ADMIN);
 
+    // A new password, role or activation ends the agent's earlier tokens (see Agent.tokenVersion).
+    const endsSessions =
+      password !== undefined || (fields.role !== undefined && fields.role !== current.role) || (isActive === true && !current.isActive);
     let updated = current;
     if (Object.keys(set).length > 0) {
       updated =
         (await this.agents
-          .updateOne(companyId, { _id: current._id }, { $set: set })
+          .updateOne(companyId, { _id: current._id }, { $set: set, ...(endsSessions ? { $inc: { tokenVersion: 1 } } : {}) })
           .catch((error: unknown) => this.rethrowDuplicate(error, current.email))) ?? this.notFound(id);
       if (demotesAdmin) await this.keepAnAdmin(companyId, current);
     }
@@ -139,7 +142,7 @@ export class AgentsService {
     await this.agents.updateOne(
       companyId,
       { _id: previous._id },
-      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status } },
+      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status }, $inc: { tokenVersion: 1 } },
     );
     throw new ConflictException(LAST_ADMIN);
   }
