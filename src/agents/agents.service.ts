@@ -142,7 +142,8 @@ export class AgentsService {
     await this.agents.updateOne(
       companyId,
       { _id: previous._id },
-      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status }, $inc: { tokenVersion: 1 } },
+      // Undone, so the sessions it ended come back: the version it had before.
+      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status, tokenVersion: previous.tokenVersion ?? 0 } },
     );
     throw new ConflictException(LAST_ADMIN);
   }

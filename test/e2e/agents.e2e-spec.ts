@@ -199,9 +199,14 @@ describe('/v1/agents', () => {
         .expect(200);
       expect(response.body).toMatchObject({ id: agent.agentId, name: 'Renamed', role: 'supervisor', status: 'busy' });
       await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(401);
-      await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'a brand new password' }).expect(200);
-      // The role applies from the next request on, with the same token.
-      await t.http.post('/v1/flows').set(agent.auth).send({ name: 'x', steps: [{ type: 'handoff' }] }).expect(201);
+      const login = await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'a brand new password' }).expect(200);
+      // A new password and role end the earlier tokens; the new login has the new role.
+      await t.http.post('/v1/flows').set(agent.auth).send({ name: 'x', steps: [{ type: 'handoff' }] }).expect(401);
+      await t.http
+        .post('/v1/flows')
+        .set('Authorization', `Bearer ${login.body.accessToken}`)
+        .send({ name: 'x', steps: [{ type: 'handoff' }] })
+        .expect(201);
     });
 
     it('lets an agent change its own status, and nothing else', async () => {

@@ -16,12 +16,13 @@ export function uniqueEmail(prefix = 'agent'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 }
 
-/** Registers a company with its admin, through the API. */
-export async function registerCompany(http: TestAgent, name = 'Acme'): Promise<TestCompany> {
+/** Registers a company with its admin, through the API (`headers`, e.g. an X-Forwarded-For, go with the request). */
+export async function registerCompany(http: TestAgent, name = 'Acme', headers: Record<string, string> = {}): Promise<TestCompany> {
   const email = uniqueEmail('admin');
   const password = 'correct horse battery staple';
   const response = await http
     .post('/v1/auth/register')
+    .set(headers)
     .send({ companyName: name, name: `${name} Admin`, email, password })
     .expect(201);
   const token = response.body.accessToken as string;
