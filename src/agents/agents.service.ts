@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, UpdateQuery } from 'mongoose';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { AutoAssignmentConsumer } from '../assignment/auto-assignment.consumer.js';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { roleAllows } from '../auth/guards/permissions.guard.js';
@@ -25,6 +26,7 @@ export class AgentsService {
     private readonly passwords: PasswordHasher,
     private readonly conversations: ConversationsService,
     private readonly autoAssignment: AutoAssignmentConsumer,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -105,8 +107,9 @@ export class AgentsService {
 
   /**
    * Deactivates: `isActive: false`, offline, its open `human` conversations back to the queue (and
-   * auto-assigned again when that is on). Its tokens stop working on their next request; the record
-   * stays. Deactivating twice answers the agent as it is; the last active admin cannot go (409).
+   * auto-assigned again when that is on). Its tokens stop working on their next request, and the API keys
+   * it created are revoked (they do not outlive the admin who made them); the record stays. Deactivating
+   * twice answers the agent as it is; the last active admin cannot go (409).
    */
   async deactivate(companyId: CompanyId, id: string): Promise<AgentView> {
     return this.deactivateStored(companyId, await this.findStored(companyId, id));
@@ -117,6 +120,7 @@ export class AgentsService {
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
     if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
+    await this.apiKeys.revokeCreatedBy(companyId, current._id);
     // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
     await this.conversations.requeueAgentConversations(companyId, id);
     return this.get(companyId, id);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
@@ -19,7 +19,13 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key for Interface B; the key is shown only in this response' })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Create an API key for Interface B; the key is shown only in this response',
+    description:
+      'A company holds at most API_KEYS_PER_COMPANY (default 20) active keys: 400 past that, revoke one first. ' +
+      'A key stops working at `expiresAt`, when revoked, and when the admin who created it is deactivated.',
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
   create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     return this.apiKeys.create(agent, dto);

@@ -41,7 +41,7 @@ export class DemoSeedService {
       email: DEMO_ADMIN_EMAIL,
       password,
     });
-    const apiKey = await this.apiKeys.issue(registered.company.id, { name: 'Demo key', scopes: [...API_KEY_SCOPES] });
+    const apiKey = await this.apiKeys.issue(registered.company.id, { name: 'Demo key', scopes: [...API_KEY_SCOPES] }, registered.agent.id);
     return { email: DEMO_ADMIN_EMAIL, password, accessToken: registered.accessToken, apiKey: apiKey.key };
   }
 }
