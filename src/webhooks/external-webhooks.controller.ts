@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, VERSION_NEUTRAL } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
@@ -31,6 +31,7 @@ export class ExternalWebhooksController {
   }
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiDataEnvelope(201, CreatedExternalWebhookView, { description: 'Created' })
   @ApiEnvelopeErrorResponses(400)

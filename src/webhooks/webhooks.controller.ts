@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
@@ -23,6 +23,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiCreatedResponse({ type: CreatedWebhookView })
   async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookView> {

@@ -1,7 +1,8 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import type { UpdateQuery } from 'mongoose';
+import type { Types, UpdateQuery } from 'mongoose';
 import type { Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
@@ -29,14 +30,25 @@ export class WebhooksService {
     private readonly lanes: WebhookDeliveryLanes,
   ) {}
 
-  /** Answers the webhook and its signing secret, which is never shown again. */
+  /**
+   * Answers the webhook and its signing secret, which is never shown again. The cap holds under concurrent
+   * creates too (insert, count, take back: see insertWithinCap).
+   */
   async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<{ webhook: Stored<Webhook>; secret: string }> {
     await this.urls.assertAllowed(dto.url);
-    if ((await this.webhooks.count(companyId)) >= MAX_WEBHOOKS_PER_COMPANY) {
-      throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
-    }
     const secret = generateWebhookSecret();
-    const webhook = await this.webhooks.create(companyId, {
+    const webhook = await insertWithinCap({
+      cap: MAX_WEBHOOKS_PER_COMPANY,
+      count: () => this.webhooks.count(companyId),
+      insert: () => this.insert(companyId, dto, secret),
+      undo: (created) => this.remove(companyId, created._id),
+    });
+    if (!webhook) throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
+    return { webhook, secret };
+  }
+
+  private insert(companyId: CompanyId, dto: CreateWebhookDto, secret: string): Promise<Stored<Webhook>> {
+    return this.webhooks.create(companyId, {
       name: dto.name ?? new URL(dto.url).hostname,
       url: dto.url,
       events: dto.events,
@@ -48,7 +60,6 @@ export class WebhooksService {
       disabledReason: null,
       secret: this.secrets.seal(secret),
     });
-    return { webhook, secret };
   }
 
   async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<Stored<Webhook>>> {
@@ -92,9 +103,9 @@ export class WebhooksService {
   }
 
   /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
-  async remove(companyId: CompanyId, id: string): Promise<void> {
-    const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
-    if (!_id || !(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
+  async remove(companyId: CompanyId, id: string | Types.ObjectId): Promise<void> {
+    const _id = typeof id === 'string' ? parsePublicId(WEBHOOK_ID_PREFIX, id) : id;
+    if (!_id || !(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${String(id)} not found`);
     await this.deliveries.deleteMany(companyId, { webhookId: _id });
   }
 }
