@@ -53,8 +53,9 @@ function secondsUntil(at: number, now: number): number {
  * last sync plus the hits counted here since. A sync (one batched `$inc` upsert and one read of the
  * totals) starts from a request when the last one is older than `syncIntervalMs`, or at once when this
  * process opens a key's window, never more than one at a time; nothing waits for it. So N processes admit
- * at most `limit + (N - 1) × (the hits one process admits for a key in one sync interval and one round
- * trip)`: each process is blind only to what the others admitted since its last read.
+ * at most `limit + (N - 1) × (the hits one process admits for a key in two sync intervals and a round
+ * trip)`: a process is blind only to what another admitted after that one's last flush before this one's
+ * last read, and each of the two happens at most one interval (plus the round trip) ago while requests arrive.
  *
  * Semantics:
  * - each hit counts `cost` (a route's weight); the hit that takes the count past `limit` is refused and
