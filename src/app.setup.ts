@@ -12,11 +12,14 @@ export const JSON_BODY_LIMIT = '1mb';
 
 /**
  * helmet's defaults (a CSP that Swagger UI's own scripts pass, nosniff, no referrer, ...) with HSTS for a
- * year including subdomains, and frames refused outright.
+ * year including subdomains, and frames refused outright (X-Frame-Options and CSP alike). No
+ * `upgrade-insecure-requests`: TLS ends in front of the app, and on plain http (development) it would
+ * send Swagger UI's own files to an https that is not there.
  */
 const SECURITY_HEADERS = helmet({
   strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
   frameguard: { action: 'deny' },
+  contentSecurityPolicy: { directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null } },
 });
 
 /**

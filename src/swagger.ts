@@ -18,7 +18,11 @@ foreign id in a path answers 404.
 
 Every response carries \`x-request-id\` (echoed when sent). Rate-limited responses carry
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, \`RateLimit-Policy\` and
-\`RateLimit\`; a 429 adds \`Retry-After\`. Limits count per agent, per API key, or per address.
+\`RateLimit\`; a 429 adds \`Retry-After\`. Limits count per agent, per API key, or per address, under a
+ceiling per company; expensive routes count more than one (said on each). An address that fails to
+authenticate too often (bad token, bad key, wrong password, refused registration) gets 429 on every
+authenticating request until the window ends. Every 401 carries \`WWW-Authenticate\`. Answers that
+carry a token, key or secret carry \`Cache-Control: no-store\`.
 `.trim();
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -8,7 +8,8 @@ function expectSecurityHeaders(headers: Record<string, string>): void {
   expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
   expect(headers['x-content-type-options']).toBe('nosniff');
   expect(headers['x-frame-options']).toBe('DENY');
-  expect(headers['content-security-policy']).toContain("frame-ancestors 'self'");
+  expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
   expect(headers).not.toHaveProperty('x-powered-by');
 }
 
