@@ -327,7 +327,7 @@ describe('webhook delivery', () => {
     for (const delivery of failed) {
       expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1 });
       expect(delivery.attempts).toEqual([
-        { at: expect.any(String), statusCode: null, durationMs: 0, error: new UnreadableSecretError().message },
+        { at: expect.any(String), statusCode: null, durationMs: 0, error: new UnreadableSecretError('sealed under JWT_SECRET, which has changed since').message },
       ]);
     }
     expect(receiver.to('/unreadable-secret')).toHaveLength(0);
