@@ -9,11 +9,7 @@ import { RequireRole } from '../../src/auth/decorators/require-role.decorator.js
 import { RequireScopes } from '../../src/auth/decorators/require-scopes.decorator.js';
 import { addAgent, createApiKey, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app.js';
-
-/** Signs as the app does (HS256, iss, aud, iat, exp in an hour) unless `options` says otherwise. */
-function signToken(claims: Record<string, unknown>, options: jwt.SignOptions = {}): string {
-  return jwt.sign(claims, TEST_JWT_SECRET, { issuer: 'parley', audience: 'parley-api', expiresIn: 3600, ...options });
-}
+import { signToken } from '../support/tokens.js';
 
 /** Test-only routes: one per guard rule, so each outcome is asserted on a real request. */
 @Controller('guard-probe')

@@ -4,13 +4,9 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { addAgent, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app.js';
+import { signToken } from '../support/tokens.js';
 
 const now = () => Math.floor(Date.now() / 1000);
-
-/** Signs as the app does (HS256, iss, aud, iat, exp in an hour) unless `options` says otherwise. */
-function signToken(claims: Record<string, unknown>, options: jwt.SignOptions = {}): string {
-  return jwt.sign(claims, TEST_JWT_SECRET, { issuer: 'parley', audience: 'parley-api', expiresIn: 3600, ...options });
-}
 
 describe('bearer tokens: required claims, age and versions', () => {
   let t: TestApp;

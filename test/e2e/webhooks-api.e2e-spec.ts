@@ -167,11 +167,11 @@ describe('Interface A: /v1/webhooks', () => {
     await t.http.delete(`/v1/webhooks/${hook.body.id}`).set(acme.auth).expect(404);
   });
 
-  it('refuses a webhook beyond the 100th of a company', async () => {
-    const company = await registerCompany(t.http, 'Crowded');
-    const webhooks = t.model<Webhook>(Webhook.name);
-    await webhooks.insertMany(
-      Array.from({ length: 99 }, (_, index) => ({
+  /** A company with `count` webhooks already stored. */
+  async function crowdedCompany(name: string, count: number): Promise<TestCompany> {
+    const company = await registerCompany(t.http, name);
+    await t.model<Webhook>(Webhook.name).insertMany(
+      Array.from({ length: count }, (_, index) => ({
         companyId: company.companyId,
         name: `hook ${index}`,
         url: `${URL}/${index}`,
@@ -180,10 +180,25 @@ describe('Interface A: /v1/webhooks', () => {
         secret: 'v1.sealed.elsewhere.x',
       })),
     );
+    return company;
+  }
+  const webhooksOf = (company: TestCompany) => t.model<Webhook>(Webhook.name).countDocuments({ companyId: company.companyId });
+
+  it('refuses a webhook beyond the 100th of a company', async () => {
+    const company = await crowdedCompany('Crowded', 99);
     await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(201);
     const refused = await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(400);
     expect(refused.body.message).toBe('A company can have at most 100 webhooks');
-    expect(await webhooks.countDocuments({ companyId: company.companyId })).toBe(100);
+    expect(await webhooksOf(company)).toBe(100);
+  });
+
+  it('holds the 100-webhook cap under concurrent creates', async () => {
+    const company = await crowdedCompany('Rushed', 95);
+    const results = await Promise.all(Array.from({ length: 15 }, () => create(company, { url: URL, events: ['CHAT_SENT'] })));
+    for (const result of results) expect([201, 400]).toContain(result.status);
+    const stored = await webhooksOf(company);
+    expect(stored).toBeLessThanOrEqual(100);
+    expect(stored).toBe(95 + results.filter((result) => result.status === 201).length);
   });
 
   it('validates the deliveries query and the recover body', async () => {
