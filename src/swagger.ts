@@ -36,7 +36,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, config);
 }
 
+/** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
+export const DOCS_PATH = '/docs';
+
 /** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */
 export function setupSwagger(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
+  SwaggerModule.setup(DOCS_PATH.slice(1), app, () => buildOpenApiDocument(app), { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });
 }

@@ -3,15 +3,17 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo
 import { uniqueEmail } from '../support/factories.js';
 import { createTestApp, TEST_WEBHOOK_SECRET_KEYS, type TestApp } from '../support/test-app.js';
 
-/** The security headers every answer carries, whatever its status. */
-function expectSecurityHeaders(headers: Record<string, string>): void {
+/** The security headers every answer carries, whatever its status: an API answer's CSP lets it load nothing. */
+function expectSecurityHeaders(headers: Record<string, string>, csp: unknown = "default-src 'none';frame-ancestors 'none'"): void {
   expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
   expect(headers['x-content-type-options']).toBe('nosniff');
   expect(headers['x-frame-options']).toBe('DENY');
-  expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
-  expect(headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+  expect(headers['content-security-policy']).toEqual(csp);
   expect(headers).not.toHaveProperty('x-powered-by');
 }
+
+/** Swagger UI's page loads its own scripts, styles and data: images, and nothing from elsewhere. */
+const DOCS_CSP = expect.stringMatching(/^default-src 'self';(?=.*script-src 'self';)(?=.*frame-ancestors 'none')/);
 
 describe('NODE_ENV=production', () => {
   let engine: EmbeddedMongo;
@@ -56,7 +58,8 @@ describe('NODE_ENV=production', () => {
     try {
       const docs = await t.http.get('/docs').redirects(1).expect(200);
       expect(docs.text).toContain('swagger-ui');
-      expectSecurityHeaders(docs.headers);
+      expectSecurityHeaders(docs.headers, DOCS_CSP);
+      expect(docs.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
       await t.http.get('/docs-json').expect(200);
       await t.http
         .post('/v1/auth/register')

@@ -33,7 +33,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
       algorithms: ['HS256'],
       issuer: TOKEN_ISSUER,
       audience: TOKEN_AUDIENCE,
-      jsonWebTokenOptions: { maxAge: `${config.jwtMaxAgeSeconds}s` },
+      // A number of seconds: a string would be parsed (by `ms`) on every verification.
+      jsonWebTokenOptions: { maxAge: config.jwtMaxAgeSeconds },
     });
   }
 

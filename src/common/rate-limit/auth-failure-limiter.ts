@@ -19,6 +19,13 @@ export const AUTH_FAILURES_THROTTLER = 'auth-failures';
 export class AuthFailureLimiter {
   private readonly limit: number;
   private readonly ttl: number;
+  /**
+   * When this process last counted a failure. The storage holds an address's failures only once this
+   * process has counted one of them in the window (its first opens the window and reads the shared count),
+   * so until then no address can be over the limit here and the check costs nothing (not even parsing
+   * the address).
+   */
+  private lastFailureAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     @Inject(RATE_LIMIT_STORAGE) private readonly storage: SharedWindowThrottlerStorage,
@@ -30,6 +37,7 @@ export class AuthFailureLimiter {
 
   /** Throws the throttler's 429, with the rate-limit headers of this limit, when the address has failed too often. */
   assertAllowed(req: Request, res: Response): void {
+    if (this.lastFailureAt < Math.floor(Date.now() / this.ttl) * this.ttl) return;
     const { totalHits, timeToExpire } = this.storage.peek(addressTracker(req.ip), this.ttl, AUTH_FAILURES_THROTTLER);
     if (totalHits < this.limit) return;
     const record = { totalHits, timeToExpire, isBlocked: true, timeToBlockExpire: timeToExpire };
@@ -41,6 +49,7 @@ export class AuthFailureLimiter {
   }
 
   recordFailure(req: Request): void {
+    this.lastFailureAt = Date.now();
     this.storage.count(`${AUTH_FAILURES_THROTTLER}:${addressTracker(req.ip)}`, this.ttl, Number.MAX_SAFE_INTEGER);
   }
 }
