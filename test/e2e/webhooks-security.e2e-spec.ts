@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { MongoClient, ObjectId } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import { EventPublisher } from '../../src/events/event-publisher.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -44,7 +44,7 @@ describe('webhook secrets under WEBHOOK_SECRET_KEYS, rotated', () => {
   async function deliverWith(keys: string, company: TestCompany, path: string): Promise<ReceivedRequest> {
     const app = await createTestApp({ env: { MONGODB_URI: uri, WEBHOOK_SECRET_KEYS: keys } });
     try {
-      await app.app.get(DomainEventBus).publish('message.sent', company.companyId, {} as never);
+      await app.app.get(EventPublisher).publish(company.companyId, 'message.sent', {} as never);
       return (await receiver.received(path, 1))[0];
     } finally {
       await app.close();
@@ -76,7 +76,7 @@ describe('webhook secrets under WEBHOOK_SECRET_KEYS, rotated', () => {
     // k1 dropped and JWT_SECRET rotated: nothing depends on either any more.
     const app = await createTestApp({ env: { MONGODB_URI: uri, WEBHOOK_SECRET_KEYS: KEY_2, JWT_SECRET: 'a-brand-new-jwt-secret-after-rotation-0123' } });
     try {
-      await app.app.get(DomainEventBus).publish('message.sent', company.companyId, {} as never);
+      await app.app.get(EventPublisher).publish(company.companyId, 'message.sent', {} as never);
       const [, second] = await receiver.received('/legacy', 2);
       expect(signedWith(legacy.body.secret, second)).toBe(true);
       const delivery = await waitFor(() => app.model<WebhookDelivery>(WebhookDelivery.name).findOne({ companyId: company.companyId, status: 'succeeded', webhookId: keyed.body.id.slice(3), sequence: 2 }).lean());
@@ -105,7 +105,7 @@ describe('webhook answers and limits', () => {
   it('keeps at most 1 KB of what a failing target answered', async () => {
     receiver.answer('/chatty', { status: 500, body: 'é'.repeat(5000) });
     const hook = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: receiver.url('/chatty'), events: ['message.sent'], retryConfig: { maxRetries: 0 } }).expect(201);
-    await t.app.get(DomainEventBus).publish('message.sent', acme.companyId, {} as never);
+    await t.app.get(EventPublisher).publish(acme.companyId, 'message.sent', {} as never);
     const delivery = await waitFor(() =>
       t.model<WebhookDelivery>(WebhookDelivery.name).findOne({ companyId: acme.companyId, webhookId: hook.body.id.slice(3), status: 'failed' }).lean(),
     );

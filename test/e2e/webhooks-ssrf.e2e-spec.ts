@@ -125,7 +125,7 @@ describe('SSRF rule with WEBHOOK_ALLOW_PRIVATE_URLS=true', () => {
       .send({ url: 'http://127.0.0.1:9/in', events: ['CHAT_SENT'], retryConfig: { maxRetries: 0 } })
       .expect(201);
     await t.model<Webhook>(Webhook.name).updateOne({ _id: created.body.id.slice(3), companyId: acme.companyId }, { url: 'http://169.254.169.254/latest/meta-data/' });
-    await t.app.get(DomainEventBus).publish('message.sent', acme.companyId, {} as never);
+    await t.app.get(EventPublisher).publish(acme.companyId, 'message.sent', {} as never);
     const delivery = await waitFor(() =>
       t.model<WebhookDelivery>(WebhookDelivery.name).findOne({ companyId: acme.companyId, webhookId: created.body.id.slice(3), status: 'failed' }).lean(),
     );
