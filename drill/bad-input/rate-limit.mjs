@@ -21,13 +21,18 @@ const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit
 /** The shared pass: a sync at most every SYNC_MS while requests arrive. */
 const SYNC_MS = 100;
 const COMPANY_LIMIT = 450;
+/**
+ * Windows are aligned on the clock: an hour's window keeps each pass (a few seconds) inside one window, where a
+ * minute's would split one now and then and count part of it from zero.
+ */
+const WINDOW_MS = 3_600_000;
 /** Generous for a loaded machine: the sync round trip on top of the interval. */
 const ROUND_TRIP_ALLOWANCE_MS = 100;
 /**
  * The passes' processes trust the drill as their proxy, so that each company registers from an address of its own:
  * the drill's own address has spent its anonymous limit on the main run (counts are shared through the database).
  */
-const PROXIED = { TRUST_PROXY: 'loopback' };
+const PROXIED = { TRUST_PROXY: 'loopback', THROTTLE_TTL_MS: String(WINDOW_MS) };
 let addresses = 0;
 const newAddress = () => ({ 'x-forwarded-for': `203.0.113.${(addresses += 1)}` });
 

@@ -215,7 +215,8 @@ describe('POST /api/external/messages', () => {
   });
 
   it('answers 429 in the envelope with Retry-After once the key’s limit is spent', async () => {
-    const limited = await createTestApp({ env: { THROTTLE_LIMIT: '2' } });
+    // Windows are aligned on the clock: an hour's keeps this test's few requests inside one.
+    const limited = await createTestApp({ env: { THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '3600000' } });
     try {
       const company = await registerCompany(limited.http, 'Limited');
       const key = await createApiKey(limited.http, company, ['messages:write']);

@@ -346,7 +346,8 @@ describe('Interface B: rate limit', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '3' } });
+    // Windows are aligned on the clock: an hour's keeps this test's few requests inside one.
+    t = await createTestApp({ env: { THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '3600000' } });
   });
   afterAll(() => t.close());
 
