@@ -1,17 +1,13 @@
 import { Controller, Get, HttpStatus, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { Connection } from 'mongoose';
 import { Public } from '../auth/decorators/public.decorator.js';
+import { HealthView } from './health.view.js';
 
 const PING_TIMEOUT_MS = 2_000;
-
-export class HealthView {
-  @ApiProperty({ enum: ['ok', 'degraded'] }) status: 'ok' | 'degraded';
-  @ApiProperty({ enum: ['up', 'down'] }) database: 'up' | 'down';
-}
 
 @ApiTags('Health')
 @Public()

@@ -46,12 +46,11 @@ const IsRangeEnd = (startProperty: string) =>
   });
 
 export class MetricsQueryDto {
-  @ApiProperty({
-    type: String,
-    format: 'date',
-    example: '2025-03-01',
-    description: 'First day of the range (YYYY-MM-DD), included, in the company time zone',
-  })
+  /**
+   * First day of the range (YYYY-MM-DD), included, in the company time zone
+   * @example 2025-03-01
+   */
+  @ApiProperty({ format: 'date' })
   @IsCalendarDate()
   startDate: string;
 
@@ -65,11 +64,8 @@ export class MetricsQueryDto {
   @IsRangeEnd('startDate')
   endDate: string;
 
-  @ApiPropertyOptional({
-    enum: GRANULARITIES,
-    default: 'day',
-    description: 'Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months',
-  })
+  /** Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months */
+  @ApiPropertyOptional({ default: 'day' })
   @IsOptional()
   @IsIn(GRANULARITIES)
   granularity: Granularity = 'day';

@@ -1,16 +1,21 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../../auth/auth-principal.js';
+import type { ApiKeyScope } from '../../auth/auth-principal.js';
 import type { Stored } from '../../database/tenancy/tenant-repository.js';
 import type { ApiKey } from '../api-key.schema.js';
 
 export class ApiKeyView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) id: string;
-  @ApiProperty({ example: 'WhatsApp connector' }) name: string;
-  @ApiProperty({ enum: API_KEY_SCOPES, isArray: true }) scopes: ApiKeyScope[];
-  @ApiProperty({ example: 'pk_Xk3v', description: 'The first characters of the key' }) keyPrefix: string;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String }) revokedAt: string | null;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  /** @example 6650f0c2a1b2c3d4e5f60718 */
+  id: string;
+  /** @example "WhatsApp connector" */
+  name: string;
+  scopes: ApiKeyScope[];
+  /**
+   * The first characters of the key
+   * @example pk_Xk3v
+   */
+  keyPrefix: string;
+  revokedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 
   static from(apiKey: Stored<ApiKey>): ApiKeyView {
     return {
@@ -26,7 +31,9 @@ export class ApiKeyView {
 }
 
 export class CreatedApiKeyView extends ApiKeyView {
-  @ApiPropertyOptional({ example: 'pk_Xk3v…', description: 'The key itself: shown only in this response, store it now' })
+  /**
+   * The key itself: shown only in this response, store it now
+   * @example pk_Xk3v…
+   */
   key: string;
 }
-

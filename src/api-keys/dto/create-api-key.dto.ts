@@ -1,14 +1,13 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../auth/auth-principal.js';
 
 export class CreateApiKeyDto {
-  @ApiProperty({ example: 'WhatsApp connector', minLength: 1, maxLength: 200 })
+  /** @example "WhatsApp connector" */
   @IsString()
   @Length(1, 200)
   name: string;
 
-  @ApiProperty({ enum: API_KEY_SCOPES, isArray: true, example: ['messages:write'] })
+  /** @example ["messages:write"] */
   @IsArray()
   @ArrayMinSize(1)
   @ArrayUnique()

@@ -17,18 +17,17 @@ export const PHONE_DESCRIPTION =
 
 /** At least one of name, email or phone is required (checked by the service). */
 export class CreateContactDto {
-  @ApiPropertyOptional({ example: 'Grace Hopper', minLength: 1, maxLength: 200 })
+  /** @example "Grace Hopper" */
   @IsOmittable()
   @Trim()
   @IsString()
   @Length(1, 200)
   name?: string;
 
-  @ApiPropertyOptional({
-    example: 'grace@example.com',
-    maxLength: 320,
-    description: 'Stored lower-cased; unique in the company',
-  })
+  /**
+   * Stored lower-cased; unique in the company
+   * @example grace@example.com
+   */
   @IsOmittable()
   @Trim()
   @IsEmail()

@@ -12,13 +12,10 @@ function splitTags({ value }: { value: unknown }): unknown {
 }
 
 export class ListContactsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({
-    maxLength: 100,
-    example: 'grace',
-    description:
-      'Case-insensitive text found anywhere in the name, e-mail or phone; for the phone, spaces, dashes, dots, ' +
-      'parentheses and "+" are ignored ("415-555" finds +14155552671)',
-  })
+  /**
+   * Case-insensitive text found anywhere in the name, e-mail or phone, e.g. `grace`; for the phone, spaces, dashes,
+   * dots, parentheses and "+" are ignored ("415-555" finds +14155552671)
+   */
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() || undefined : value))
   @IsString()
@@ -27,8 +24,7 @@ export class ListContactsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({
     type: String,
-    example: 'vip,churn-risk',
-    description: `Comma-separated tags (at most ${MAX_TAGS}): only contacts having every one of them`,
+    description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,churn-risk\`: only contacts having every one of them`,
   })
   @IsOptional()
   @Transform(splitTags)

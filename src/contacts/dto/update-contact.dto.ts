@@ -17,27 +17,20 @@ import { IsOmittable } from '../../common/dto-decorators.js';
  * one of them); `tags` and `attributes` replace the whole list or object.
  */
 export class UpdateContactDto {
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    example: 'Grace Hopper',
-    minLength: 1,
-    maxLength: 200,
-    description: 'null clears it',
-  })
+  /**
+   * null clears it
+   * @example "Grace Hopper"
+   */
   @IsOptional()
   @Trim()
   @IsString()
   @Length(1, 200)
   name?: string | null;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    example: 'grace@example.com',
-    maxLength: 320,
-    description: 'Stored lower-cased; unique in the company; null clears it',
-  })
+  /**
+   * Stored lower-cased; unique in the company; null clears it
+   * @example grace@example.com
+   */
   @IsOptional()
   @Trim()
   @IsEmail()

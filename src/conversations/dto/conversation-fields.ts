@@ -1,14 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, Length, Matches } from 'class-validator';
 
 export const MAX_TAGS = 50;
 
-/** Channel names as the connectors send them: "whatsapp", "sms", "web-chat"; stored lower-cased. */
+const CHANNEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * An optional channel name as the connectors send them: "whatsapp", "sms", "web-chat"; stored lower-cased.
+ * Documented here since the Swagger plugin does not look inside composed decorators.
+ */
 export const IsChannel = () =>
   applyDecorators(
+    ApiPropertyOptional({ minLength: 1, maxLength: 50, pattern: CHANNEL_PATTERN.source }),
     IsString(),
     Length(1, 50),
-    Matches(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'channel may contain only letters, digits, ".", "_" and "-"' }),
+    Matches(CHANNEL_PATTERN, { message: 'channel may contain only letters, digits, ".", "_" and "-"' }),
   );
 
 export const IsTagList = () =>

@@ -1,41 +1,43 @@
-import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import {
-  ASSIGNMENT_STRATEGIES,
-  WEEKDAYS,
-  type AssignmentStrategy,
-  type Settings,
-  type Weekday,
-} from '../settings.schema.js';
+import type { AssignmentStrategy, Settings, Weekday } from '../settings.schema.js';
 
 export class BusinessHoursWindowView {
-  @ApiProperty({ enum: WEEKDAYS }) day: Weekday;
-  @ApiProperty({ example: '09:00' }) open: string;
-  @ApiProperty({ example: '17:00' }) close: string;
+  day: Weekday;
+  /** @example 09:00 */
+  open: string;
+  /** @example 17:00 */
+  close: string;
 }
 
 export class BusinessHoursView {
-  @ApiProperty() enabled: boolean;
-  @ApiProperty({ type: [BusinessHoursWindowView] }) schedule: BusinessHoursWindowView[];
+  enabled: boolean;
+  schedule: BusinessHoursWindowView[];
 }
 
 export class AutoAssignmentView {
-  @ApiProperty() enabled: boolean;
-  @ApiProperty({ enum: ASSIGNMENT_STRATEGIES }) strategy: AssignmentStrategy;
-  @ApiProperty({ example: 5 }) maxConversationsPerAgent: number;
+  enabled: boolean;
+  strategy: AssignmentStrategy;
+  /** @example 5 */
+  maxConversationsPerAgent: number;
 }
 
 /** The company's settings (one per company). */
 export class SettingsView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) id: string;
-  @ApiProperty({ example: 'UTC', description: 'IANA time zone; analytics buckets and business hours use it' })
+  /** @example 6650f0c2a1b2c3d4e5f60718 */
+  id: string;
+  /**
+   * IANA time zone; analytics buckets and business hours use it
+   * @example UTC
+   */
   timezone: string;
-  @ApiProperty({ type: BusinessHoursView }) businessHours: BusinessHoursView;
-  @ApiProperty({ example: 'Hi! Thanks for reaching out. How can we help?' }) welcomeMessage: string;
-  @ApiProperty({ type: AutoAssignmentView }) autoAssignment: AutoAssignmentView;
-  @ApiProperty({ example: 'en' }) language: string;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  businessHours: BusinessHoursView;
+  /** @example "Hi! Thanks for reaching out. How can we help?" */
+  welcomeMessage: string;
+  autoAssignment: AutoAssignmentView;
+  /** @example en */
+  language: string;
+  createdAt: string;
+  updatedAt: string;
 
   static from(settings: Stored<Settings>): SettingsView {
     return {

@@ -1,13 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import { DELIVERY_STATUSES, type DeliveryAttempt, type DeliveryStatus, type WebhookDelivery } from '../webhook-delivery.schema.js';
+import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery } from '../webhook-delivery.schema.js';
 import { deliveryPublicId, webhookPublicId } from '../webhook-ids.js';
 
 export class DeliveryAttemptView {
   @ApiProperty({ format: 'date-time' }) at: string;
-  @ApiProperty({ type: Number, nullable: true, example: 503, description: 'null when no answer came' }) statusCode: number | null;
-  @ApiProperty({ example: 182 }) durationMs: number;
-  @ApiProperty({ type: String, nullable: true, example: 'HTTP 503: upstream busy' }) error: string | null;
+  /**
+   * null when no answer came
+   * @example 503
+   */
+  statusCode: number | null;
+  /** @example 182 */
+  durationMs: number;
+  /** @example "HTTP 503: upstream busy" */
+  error: string | null;
 
   static from(attempt: DeliveryAttempt): DeliveryAttemptView {
     return { at: attempt.at.toISOString(), statusCode: attempt.statusCode ?? null, durationMs: attempt.durationMs, error: attempt.error ?? null };
@@ -16,17 +22,32 @@ export class DeliveryAttemptView {
 
 /** One event for one webhook and its attempts (the latest 50). */
 export class DeliveryView {
-  @ApiProperty({ example: 'dlv_6650f0c2a1b2c3d4e5f60799', description: 'Also the webhook-id header of every attempt' }) id: string;
-  @ApiProperty({ example: 'wh_6650f0c2a1b2c3d4e5f60718' }) webhookId: string;
-  @ApiProperty({ example: 'evt_3q2Zr4mB8Cq0v7n1LkH0aQ' }) eventId: string;
-  @ApiProperty({ example: 'message.received', description: 'The event name as the webhook subscribed to it' }) type: string;
-  @ApiProperty({ enum: DELIVERY_STATUSES }) status: DeliveryStatus;
-  @ApiProperty({ example: 2, description: 'Attempts since it was last queued' }) attemptCount: number;
-  @ApiProperty({ type: [DeliveryAttemptView] }) attempts: DeliveryAttemptView[];
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set while pending' }) nextAttemptAt: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completedAt: string | null;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  /**
+   * Also the webhook-id header of every attempt
+   * @example dlv_6650f0c2a1b2c3d4e5f60799
+   */
+  id: string;
+  /** @example wh_6650f0c2a1b2c3d4e5f60718 */
+  webhookId: string;
+  /** @example evt_3q2Zr4mB8Cq0v7n1LkH0aQ */
+  eventId: string;
+  /**
+   * The event name as the webhook subscribed to it
+   * @example message.received
+   */
+  type: string;
+  status: DeliveryStatus;
+  /**
+   * Attempts since it was last queued
+   * @example 2
+   */
+  attemptCount: number;
+  attempts: DeliveryAttemptView[];
+  /** Set while pending */
+  nextAttemptAt: string | null;
+  completedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 
   static from(delivery: Stored<WebhookDelivery>): DeliveryView {
     return {
