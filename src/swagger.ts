@@ -45,14 +45,36 @@ Every response carries \`x-request-id\` (echoed when sent). Rate-limited respons
 \`RateLimit\`; a 429 adds \`Retry-After\`. Limits count per agent, per API key, or per address.
 `.trim();
 
+/** Every tag of the controllers, in the order Swagger UI lists them. */
+const TAGS: [string, string][] = [
+  ['Auth', 'Register a company, log in: the bearer token of Interface A'],
+  ['Conversations', 'Start, list, assign, hand off and close conversations'],
+  ['Messages', 'The messages of a conversation'],
+  ['Media', 'Send and read back images, video, audio and documents'],
+  ['Contacts', 'The people conversations are with'],
+  ['Flows', 'Automations that run steps on a conversation'],
+  ['Agents', 'The people of your company who work conversations'],
+  ['Settings', 'Time zone, business hours, welcome message, auto-assignment'],
+  ['Analytics', 'Figures over time and right now'],
+  ['Webhooks', 'Event subscriptions and their deliveries (Interface A)'],
+  ['API keys', 'Keys for Interface B'],
+  ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
+  ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
+  ['Health', 'Liveness and database reachability'],
+];
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Parley API')
     .setDescription(DESCRIPTION)
     .setVersion('1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SECURITY)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SECURITY)
-    .build();
+    // Relative to the document: Swagger UI's "Try it out" calls the host that served /docs, wherever it runs.
+    .addServer('.', 'This server');
+  for (const [name, description] of TAGS) builder.addTag(name, description);
+  const config = builder.build();
+  config.info.license = { name: 'Proprietary' };
   return SwaggerModule.createDocument(app, config);
 }
 

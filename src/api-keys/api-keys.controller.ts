@@ -19,14 +19,22 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key for Interface B; the key is shown only in this response' })
+  @ApiOperation({
+    summary: 'Create an API key for Interface B; the key is shown only in this response',
+    description:
+      'Admins only. Only a hash of the key is stored: keep it now, it cannot be shown again. Send it as ' +
+      '`x-api-key` on `/api/external` routes; each route needs one of its scopes.',
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
   create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     return this.apiKeys.create(agent, dto);
   }
 
   @Get()
-  @ApiOperation({ summary: 'List API keys (without the keys), newest first, revoked ones included' })
+  @ApiOperation({
+    summary: 'List API keys (without the keys), newest first, revoked ones included',
+    description: 'Admins only. Each key shows its first characters (`keyPrefix`) to tell them apart.',
+  })
   @ApiPageResponse(ApiKeyView)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<ApiKeyView>> {
     return this.apiKeys.list(agent.companyId, query);
@@ -34,7 +42,12 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke an API key at once; answers the revoked key' })
+  @ApiOperation({
+    summary: 'Revoke an API key at once; answers the revoked key',
+    description:
+      'Admins only. Requests with the key answer 401 from then on, in every process of the deployment within 2 s. ' +
+      'Revoking a revoked key changes nothing.',
+  })
   @ApiOkResponse({ type: ApiKeyView })
   @ApiProblemResponses(404)
   revoke(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ApiKeyView> {

@@ -14,7 +14,13 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Post('register')
-  @ApiOperation({ summary: 'Create a company, its settings and an admin agent; answers a bearer token' })
+  @ApiOperation({
+    summary: 'Create a company, its settings and an admin agent; answers a bearer token',
+    description:
+      'Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403). The e-mail must not ' +
+      'belong to an agent of any company (409). The token is used as `Authorization: Bearer <accessToken>` until ' +
+      '`expiresIn` seconds have passed.',
+  })
   @ApiCreatedResponse({ type: RegisterResponseDto })
   @ApiProblemResponses(400, 403, 409, 429)
   register(@Body() dto: RegisterDto): Promise<RegisterResponseDto> {
@@ -23,7 +29,12 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange an agent e-mail and password for a bearer token' })
+  @ApiOperation({
+    summary: 'Exchange an agent e-mail and password for a bearer token',
+    description:
+      'A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not ' +
+      'tell which.',
+  })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiProblemResponses(400, 401, 429)
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {

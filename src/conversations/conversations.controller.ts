@@ -1,13 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ConversationView } from './conversation.view.js';
+import { MessagesService } from '../messages/messages.service.js';
 import { ConversationsService } from './conversations.service.js';
 import { AssignConversationDto } from './dto/assign-conversation.dto.js';
 import { CloseConversationDto } from './dto/close-conversation.dto.js';
+import { CreateConversationDto } from './dto/create-conversation.dto.js';
 import { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { UpdateConversationDto } from './dto/update-conversation.dto.js';
 
@@ -16,23 +18,47 @@ const LIFE_CYCLE =
   'bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the ' +
   'allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry).';
 
-/** Starting a conversation (POST /v1/conversations) and its messages are served by MessagesController. */
+/** The conversation routes; their messages are MessagesController's. Registered by ConversationsApiModule. */
 @ApiTags('Conversations')
 @ApiBearerAuth()
 @ApiProblemResponses(400, 401, 429)
 @Controller('conversations')
 export class ConversationsController {
-  constructor(private readonly conversations: ConversationsService) {}
+  constructor(
+    private readonly conversations: ConversationsService,
+    private readonly messages: MessagesService,
+  ) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Start a conversation with a contact (status bot, priority medium unless given)',
+    description:
+      'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
+      'A contact has at most one open conversation per channel: a second one answers 409.',
+  })
+  @ApiCreatedResponse({ type: ConversationView })
+  @ApiProblemResponses(409)
+  start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationView> {
+    return this.messages.startConversation(agent, dto);
+  }
 
   @Get()
-  @ApiOperation({ summary: 'List conversations, newest first; pass `nextCursor` back as `startAfter`' })
+  @ApiOperation({
+    summary: 'List conversations, newest first; pass `nextCursor` back as `startAfter`',
+    description:
+      'Each conversation embeds its contact (`id`, `name`, `email`, `phone`), so an inbox renders from one call. ' +
+      'Filters combine; leave them out to list every conversation.',
+  })
   @ApiPageResponse(ConversationView)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
     return this.conversations.list(agent.companyId, query);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a conversation' })
+  @ApiOperation({
+    summary: 'Get a conversation',
+    description: "With its contact embedded. A missing, malformed or other company's id answers 404.",
+  })
   @ApiOkResponse({ type: ConversationView })
   @ApiProblemResponses(404)
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {

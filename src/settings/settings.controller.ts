@@ -16,7 +16,10 @@ export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
   @Get()
-  @ApiOperation({ summary: "The company's settings" })
+  @ApiOperation({
+    summary: "The company's settings",
+    description: 'Readable by every agent; only admins change them (PATCH).',
+  })
   @ApiOkResponse({ type: SettingsView })
   get(@CurrentAgent() agent: AgentPrincipal): Promise<SettingsView> {
     return this.settings.get(agent.companyId);

@@ -24,7 +24,10 @@ export class ExternalWebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the workspace webhooks (without retryConfig), newest first' })
+  @ApiOperation({
+    summary: 'List the workspace webhooks (without retryConfig), newest first',
+    description: 'API key with the `webhooks:manage` scope. Secrets are shown once, when a webhook is created.',
+  })
   @ApiDataEnvelope(200, ExternalWebhookSummary, { isArray: true, description: 'Every webhook of the workspace' })
   async list(@CurrentApiKey() key: ApiKeyPrincipal): Promise<DataEnvelope<ExternalWebhookSummary[]>> {
     return envelope((await this.webhooks.all(key.companyId)).map((webhook) => ExternalWebhookSummary.from(webhook)));
@@ -40,7 +43,10 @@ export class ExternalWebhooksController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one webhook, with its retryConfig' })
+  @ApiOperation({
+    summary: 'Get one webhook, with its retryConfig',
+    description: "API key with the `webhooks:manage` scope. A missing or other workspace's id answers 404.",
+  })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, ExternalWebhookView, { description: 'The webhook' })
   @ApiEnvelopeErrorResponses(404)
@@ -63,7 +69,10 @@ export class ExternalWebhooksController {
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a webhook; deliveries not yet made are discarded' })
+  @ApiOperation({
+    summary: 'Delete a webhook; deliveries not yet made are discarded',
+    description: 'API key with the `webhooks:manage` scope. An attempt in flight is not retried.',
+  })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
   @ApiEnvelopeErrorResponses(404)

@@ -31,7 +31,10 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List webhooks (without secrets), newest first' })
+  @ApiOperation({
+    summary: 'List webhooks (without secrets), newest first',
+    description: 'Admins only. Secrets are shown once, when a webhook is created.',
+  })
   @ApiPageResponse(WebhookView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<WebhookView>> {
     const page = await this.webhooks.page(agent.companyId, query);
@@ -39,7 +42,10 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one webhook' })
+  @ApiOperation({
+    summary: 'Get one webhook',
+    description: "Admins only. Without its secret. A missing, malformed or other company's id answers 404.",
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(404)
@@ -61,7 +67,10 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a webhook; its pending deliveries are discarded' })
+  @ApiOperation({
+    summary: 'Delete a webhook; its pending deliveries are discarded',
+    description: 'Admins only. Deliveries not yet made are never attempted; an attempt in flight is not retried.',
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedWebhookView })
   @ApiProblemResponses(404)

@@ -69,7 +69,13 @@ export function IsContactAttributes(options?: ValidationOptions): PropertyDecora
 export const ATTRIBUTES_SCHEMA = {
   type: 'object',
   maxProperties: MAX_ATTRIBUTES,
-  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', nullable: true },
+      { type: 'number', nullable: true },
+      { type: 'boolean', nullable: true },
+    ],
+  },
   description: `Free-form key/values: ${ATTRIBUTES_RULE}`,
   example: { plan: 'pro', seats: 12, trial: false },
 } satisfies ApiPropertyOptions;

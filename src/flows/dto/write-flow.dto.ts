@@ -63,8 +63,7 @@ export class WriteFlowDto {
 
   /**
    * Run in order; the first failing step stops the run
-   * @example [{"type":"send_message","text":"Our plans start at
-   * $10/month."},{"type":"add_tags","tags":["sales"]},{"type":"handoff"}]
+   * @example [{"type":"send_message","text":"Plans start at 10 euros."},{"type":"add_tags","tags":["sales"]}]
    */
   @ApiProperty({ items: FLOW_STEP_SCHEMA, maxItems: MAX_FLOW_STEPS })
   @IsArray()
