@@ -33,6 +33,22 @@ export class ContactView {
   }
 }
 
+/** What a conversation embeds of its contact: enough to show who it is with. */
+export class ContactSummaryView {
+  /** @example 6650f0c2a1b2c3d4e5f60719 */
+  id: string;
+  /** @example "Grace Hopper" */
+  name: string | null;
+  /** @example grace@example.com */
+  email: string | null;
+  /** @example +15551234567 */
+  phone: string | null;
+
+  static from(contact: Pick<Stored<Contact>, '_id' | 'name' | 'email' | 'phone'>): ContactSummaryView {
+    return { id: contact._id.toHexString(), name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
+  }
+}
+
 /** The answer of DELETE /v1/contacts/:id. */
 export class DeletedContactView {
   /** @example 6650f0c2a1b2c3d4e5f60719 */

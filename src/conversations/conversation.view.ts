@@ -1,3 +1,4 @@
+import type { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 
@@ -59,4 +60,13 @@ export class ConversationView {
       updatedAt: conversation.updatedAt.toISOString(),
     };
   }
+}
+
+/**
+ * A conversation as the REST answers show it: with its contact, so that a list renders without a call per row.
+ * Webhook and event payloads keep ConversationView, their contract with receivers.
+ */
+export class ConversationWithContactView extends ConversationView {
+  /** null once the contact has been deleted (its conversations stay) */
+  contact: ContactSummaryView | null;
 }

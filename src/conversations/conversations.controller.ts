@@ -4,8 +4,9 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
-import { ConversationView } from './conversation.view.js';
 import { MessagesService } from '../messages/messages.service.js';
+import { ConversationContacts } from './conversation-contacts.js';
+import { ConversationWithContactView } from './conversation.view.js';
 import { ConversationsService } from './conversations.service.js';
 import { AssignConversationDto } from './dto/assign-conversation.dto.js';
 import { CloseConversationDto } from './dto/close-conversation.dto.js';
@@ -27,6 +28,7 @@ export class ConversationsController {
   constructor(
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
+    private readonly contacts: ConversationContacts,
   ) {}
 
   @Post()
@@ -36,10 +38,10 @@ export class ConversationsController {
       'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
       'A contact has at most one open conversation per channel: a second one answers 409.',
   })
-  @ApiCreatedResponse({ type: ConversationView })
+  @ApiCreatedResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(409)
-  start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationView> {
-    return this.messages.startConversation(agent, dto);
+  async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationWithContactView> {
+    return this.contacts.embedOne(agent.companyId, await this.messages.startConversation(agent, dto));
   }
 
   @Get()
@@ -49,9 +51,12 @@ export class ConversationsController {
       'Each conversation embeds its contact (`id`, `name`, `email`, `phone`), so an inbox renders from one call. ' +
       'Filters combine; leave them out to list every conversation.',
   })
-  @ApiPageResponse(ConversationView)
-  list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
-    return this.conversations.list(agent.companyId, query);
+  @ApiPageResponse(ConversationWithContactView)
+  async list(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Query() query: ListConversationsQueryDto,
+  ): Promise<Page<ConversationWithContactView>> {
+    return this.contacts.embedPage(agent.companyId, await this.conversations.list(agent.companyId, query));
   }
 
   @Get(':id')
@@ -59,10 +64,10 @@ export class ConversationsController {
     summary: 'Get a conversation',
     description: "With its contact embedded. A missing, malformed or other company's id answers 404.",
   })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(404)
-  get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
-    return this.conversations.getOrThrow(agent.companyId, id);
+  async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationWithContactView> {
+    return this.contacts.embedOne(agent.companyId, await this.conversations.getOrThrow(agent.companyId, id));
   }
 
   @Post(':id/assign')
@@ -71,27 +76,27 @@ export class ConversationsController {
     summary: 'Assign to an active agent of your company (status human); reassigning a human conversation is allowed',
     description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
   })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(404, 409)
-  assign(
+  async assign(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: AssignConversationDto,
-  ): Promise<ConversationView> {
-    return this.conversations.assign(agent.companyId, id, dto.agentId, { kind: 'agent', id: agent.agentId });
+  ): Promise<ConversationWithContactView> {
+    return this.contacts.embedOne(agent.companyId, await this.conversations.assign(agent.companyId, id, dto.agentId, { kind: 'agent', id: agent.agentId }));
   }
 
   @Post(':id/close')
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(404, 409)
-  close(
+  async close(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: CloseConversationDto,
-  ): Promise<ConversationView> {
-    return this.conversations.close(agent.companyId, id, dto.reason);
+  ): Promise<ConversationWithContactView> {
+    return this.contacts.embedOne(agent.companyId, await this.conversations.close(agent.companyId, id, dto.reason));
   }
 
   @Patch(':id')
@@ -99,13 +104,13 @@ export class ConversationsController {
     summary: 'Change priority, tags or subject; status only to queued (hand-off from bot, unassign from human)',
     description: LIFE_CYCLE,
   })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(404, 409)
-  update(
+  async update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateConversationDto,
-  ): Promise<ConversationView> {
-    return this.conversations.update(agent.companyId, id, dto);
+  ): Promise<ConversationWithContactView> {
+    return this.contacts.embedOne(agent.companyId, await this.conversations.update(agent.companyId, id, dto));
   }
 }

@@ -6,7 +6,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent, type InternalEvent } from '../../src/events/domain-events.js';
-import { addAgent, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, conversationSnapshot, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface ConversationBody {
@@ -114,6 +114,7 @@ describe('/v1/conversations', () => {
         closeReason: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
       });
       const record = await stored(acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
@@ -123,7 +124,7 @@ describe('/v1/conversations', () => {
           name: 'conversation.created',
           companyId: acme.companyId,
           occurredAt: expect.any(Date),
-          data: { conversation: response.body },
+          data: { conversation: conversationSnapshot(response.body) },
         },
       ]);
     });
@@ -156,7 +157,7 @@ describe('/v1/conversations', () => {
         }),
       ]);
       expect(events.map((event) => event.name)).toEqual(['conversation.created', 'message.sent']);
-      expect(events[1].data).toEqual({ message: messages.body.data[0], conversation });
+      expect(events[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(response.body) });
     });
 
     it('allows one open conversation per contact and channel: 409, another channel is fine, a new one after closing', async () => {
@@ -347,6 +348,58 @@ describe('/v1/conversations', () => {
     });
   });
 
+  describe('the embedded contact', () => {
+    it('comes with every conversation of a page, read in one contacts query for the page', async () => {
+      const hooli = await registerCompany(t.http, 'Hooli');
+      const contacts = t.app.get(ContactsService);
+      const people = [
+        { name: 'Ada', email: uniqueEmail('ada') },
+        { name: 'Grace', phone: '+14155552671' },
+        { email: uniqueEmail('nameless') },
+      ];
+      const expected = new Map<string, Record<string, unknown>>();
+      for (const person of people) {
+        const contact = await contacts.findOrCreateByIdentity(hooli.companyId, person);
+        const conversation = await start(hooli, { contactId: contact._id.toHexString() });
+        expected.set(conversation.id, {
+          id: contact._id.toHexString(),
+          name: person.name ?? null,
+          email: person.email ?? null,
+          phone: person.phone ?? null,
+        });
+      }
+      const find = jest.spyOn(t.model('Contact'), 'find');
+      try {
+        const page = await t.http.get('/v1/conversations').set(hooli.auth).expect(200);
+        expect(page.body.data).toHaveLength(3);
+        for (const conversation of page.body.data) {
+          expect(conversation.contact).toEqual(expected.get(conversation.id));
+          expect(conversation.contact.id).toBe(conversation.contactId);
+        }
+        expect(find).toHaveBeenCalledTimes(1);
+      } finally {
+        find.mockRestore();
+      }
+    });
+
+    it('comes with GET, assign, close and PATCH answers; null once the contact is deleted', async () => {
+      const conversation = await start(acme);
+      const path = `/v1/conversations/${conversation.id}`;
+      const contact = { id: conversation.contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null };
+      expect((await t.http.get(path).set(acme.auth).expect(200)).body.contact).toEqual(contact);
+      expect((await t.http.patch(path).set(acme.auth).send({ priority: 'high' }).expect(200)).body.contact).toEqual(contact);
+      const assigned = await t.http.post(`${path}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
+      expect(assigned.body.contact).toEqual(contact);
+
+      await t.http.delete(`/v1/contacts/${conversation.contactId}`).set(acme.auth).expect(200);
+      const closed = await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
+      expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
+      // Events and webhooks keep the conversation as they always carried it.
+      expect(events.map((event) => event.name)).toEqual(['conversation.assigned', 'conversation.closed']);
+      for (const event of events) expect((event.data as { conversation: object }).conversation).not.toHaveProperty('contact');
+    });
+  });
+
   describe('POST /v1/conversations/:id/assign', () => {
     it('assigns a bot conversation to an agent: human, assignedAgentId, one conversation.assigned', async () => {
       const conversation = await start(acme);
@@ -369,7 +422,7 @@ describe('/v1/conversations', () => {
         expect.objectContaining({
           name: 'conversation.assigned',
           companyId: acme.companyId,
-          data: { conversation: response.body, agentId: agent.agentId, previousAgentId: null },
+          data: { conversation: conversationSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
       ]);
     });
@@ -388,7 +441,11 @@ describe('/v1/conversations', () => {
       expect(events).toEqual([
         expect.objectContaining({
           name: 'conversation.assigned',
-          data: { conversation: reassigned.body, agentId: second.agentId, previousAgentId: first.agentId },
+          data: {
+            conversation: conversationSnapshot(reassigned.body),
+            agentId: second.agentId,
+            previousAgentId: first.agentId,
+          },
         }),
       ]);
 
@@ -452,7 +509,7 @@ describe('/v1/conversations', () => {
         expect.objectContaining({
           name: 'conversation.closed',
           companyId: acme.companyId,
-          data: { conversation: response.body, reason: 'Resolved: refund issued' },
+          data: { conversation: conversationSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
       ]);
     });
@@ -462,7 +519,7 @@ describe('/v1/conversations', () => {
       const response = await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).expect(200);
       expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: acme.agentId });
       expect(events.map((event) => event.name)).toEqual(['conversation.closed']);
-      expect(events[0].data).toEqual({ conversation: response.body, reason: null });
+      expect(events[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
@@ -515,7 +572,7 @@ describe('/v1/conversations', () => {
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
       expect(queued).toEqual([
-        { name: 'conversation.queued', companyId: acme.companyId, data: { conversation: response.body } },
+        { name: 'conversation.queued', companyId: acme.companyId, data: { conversation: conversationSnapshot(response.body) } },
       ]);
       expect(events).toEqual([]);
     });
@@ -536,7 +593,7 @@ describe('/v1/conversations', () => {
         queuedAt: expect.any(String),
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
-      expect(queued).toEqual([expect.objectContaining({ data: { conversation: response.body } })]);
+      expect(queued).toEqual([expect.objectContaining({ data: { conversation: conversationSnapshot(response.body) } })]);
     });
 
     it('labels a closed conversation but does not move it', async () => {

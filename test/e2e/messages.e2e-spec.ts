@@ -9,7 +9,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
-import { registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { conversationSnapshot, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface MessageBody {
@@ -123,7 +123,7 @@ describe('/v1/conversations/:id/messages', () => {
           name: 'message.sent',
           companyId: acme.companyId,
           occurredAt: expect.any(Date),
-          data: { message: response.body, conversation: conversation.body },
+          data: { message: response.body, conversation: conversationSnapshot(conversation.body) },
         },
       ]);
       const [stored] = await storedMessages(acme, id);

@@ -62,3 +62,9 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
   const token = response.body.accessToken as string;
   return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
 }
+
+/** A conversation as events and webhooks carry it: the REST answer without the contact it embeds. */
+export function conversationSnapshot(body: Record<string, unknown>): Record<string, unknown> {
+  const { contact: _contact, ...conversation } = body;
+  return conversation;
+}
