@@ -38,7 +38,7 @@ export class ExternalWebhooksController {
   @ApiDataEnvelope(201, CreatedExternalWebhookView, { description: 'Created' })
   @ApiEnvelopeErrorResponses(400)
   async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedExternalWebhookView>> {
-    const { webhook, secret } = await this.webhooks.create(key.companyId, dto);
+    const { secret, ...webhook } = await this.webhooks.create(key.companyId, dto);
     return envelope({ ...ExternalWebhookView.from(webhook), secret });
   }
 

@@ -4,7 +4,7 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
@@ -26,8 +26,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiCreatedResponse({ type: CreatedWebhookView })
   async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookView> {
-    const { webhook, secret } = await this.webhooks.create(agent.companyId, dto);
-    return { ...WebhookView.from(webhook), secret };
+    return this.webhooks.create(agent.companyId, dto);
   }
 
   @Get()
@@ -37,8 +36,7 @@ export class WebhooksController {
   })
   @ApiPageResponse(WebhookView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<WebhookView>> {
-    const page = await this.webhooks.page(agent.companyId, query);
-    return mapPage(page, WebhookView.from);
+    return this.webhooks.page(agent.companyId, query);
   }
 
   @Get(':id')
@@ -50,7 +48,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(404)
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<WebhookView> {
-    return WebhookView.from(await this.webhooks.get(agent.companyId, id));
+    return this.webhooks.get(agent.companyId, id);
   }
 
   @Patch(':id')
@@ -62,7 +60,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(404)
   async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookView> {
-    return WebhookView.from(await this.webhooks.update(agent.companyId, id, dto));
+    return this.webhooks.update(agent.companyId, id, dto);
   }
 
   @Delete(':id')
@@ -75,7 +73,6 @@ export class WebhooksController {
   @ApiOkResponse({ type: DeletedWebhookView })
   @ApiProblemResponses(404)
   async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedWebhookView> {
-    await this.webhooks.remove(agent.companyId, id);
-    return { id, deleted: true };
+    return this.webhooks.remove(agent.companyId, id);
   }
 }

@@ -1,12 +1,13 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import type { UpdateQuery } from 'mongoose';
-import type { Page } from '../common/pagination/page.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { DeletedWebhookView, WebhookView, type CreatedWebhookView } from './dto/webhook.view.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
@@ -28,8 +29,8 @@ export class WebhooksService {
     private readonly worker: WebhookDeliveryWorker,
   ) {}
 
-  /** Answers the webhook and its signing secret, which is never shown again. */
-  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<{ webhook: Stored<Webhook>; secret: string }> {
+  /** Answers the webhook with its signing secret, which is never shown again. */
+  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<CreatedWebhookView> {
     await this.urls.assertAllowed(dto.url);
     if ((await this.webhooks.count(companyId)) >= MAX_WEBHOOKS_PER_COMPANY) {
       throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
@@ -47,19 +48,25 @@ export class WebhooksService {
       disabledReason: null,
       secret: this.secrets.seal(secret),
     });
-    return { webhook, secret };
+    return { ...WebhookView.from(webhook), secret };
   }
 
-  async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<Stored<Webhook>>> {
-    return this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor });
+  async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<WebhookView>> {
+    return mapPage(await this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor }), WebhookView.from);
   }
 
   /** Every webhook of the company, newest first (at most MAX_WEBHOOKS_PER_COMPANY). */
-  async all(companyId: CompanyId): Promise<Stored<Webhook>[]> {
-    return this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
+  async all(companyId: CompanyId): Promise<WebhookView[]> {
+    const webhooks = await this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
+    return webhooks.map(WebhookView.from);
   }
 
-  async get(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
+  async get(companyId: CompanyId, id: string): Promise<WebhookView> {
+    return WebhookView.from(await this.getStored(companyId, id));
+  }
+
+  /** The stored webhook, for the deliveries of this module; 404 for a missing, malformed or foreign id. */
+  async getStored(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
     const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
     const webhook = _id && (await this.webhooks.findOne(companyId, { _id }));
     if (!webhook) throw new NotFoundException(`Webhook ${id} not found`);
@@ -67,8 +74,8 @@ export class WebhooksService {
   }
 
   /** `isActive: false` pauses (pending deliveries wait); `true` resumes them and clears a disabledReason. */
-  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<Stored<Webhook>> {
-    const existing = await this.get(companyId, id);
+  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
+    const existing = await this.getStored(companyId, id);
     if (dto.url !== undefined) await this.urls.assertAllowed(dto.url);
     const { retryConfig, ...fields } = dto;
     const $set: Record<string, unknown> = {};
@@ -83,13 +90,14 @@ export class WebhooksService {
     const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
     if (resuming) this.worker.wake();
-    return updated;
+    return WebhookView.from(updated);
   }
 
   /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
-  async remove(companyId: CompanyId, id: string): Promise<void> {
+  async remove(companyId: CompanyId, id: string): Promise<DeletedWebhookView> {
     const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
     if (!_id || !(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
     await this.deliveries.deleteMany(companyId, { webhookId: _id });
+    return { id, deleted: true };
   }
 }

@@ -1,10 +1,8 @@
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
 import type { WebhookEventName } from '../webhook-events.js';
-import { webhookPublicId } from '../webhook-ids.js';
-import type { Webhook } from '../webhook.schema.js';
 import { RetryConfigView } from './retry-config.dto.js';
+import type { WebhookView } from './webhook.view.js';
 
-/** A webhook in Interface B's list: exactly the specification's fields, without `retryConfig`. */
+/** A webhook in Interface B's list: the specification's fields without `retryConfig`, and the record's times. */
 export class ExternalWebhookSummary {
   /** @example wh_6650f0c2a1b2c3d4e5f60718 */
   id: string;
@@ -14,10 +12,16 @@ export class ExternalWebhookSummary {
   url: string;
   /** @example ["CHAT_RECEIVED","CHAT_SENT"] */
   events: WebhookEventName[];
+  /** false: paused, nothing is attempted and new events are not recorded */
   isActive: boolean;
+  /** Set when delivery turned the webhook off (410 Gone) */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
 
-  static from(webhook: Stored<Webhook>): ExternalWebhookSummary {
-    return { id: webhookPublicId(webhook._id), name: webhook.name, url: webhook.url, events: webhook.events, isActive: webhook.isActive };
+  static from(webhook: WebhookView): ExternalWebhookSummary {
+    const { id, name, url, events, isActive, disabledReason, createdAt, updatedAt } = webhook;
+    return { id, name, url, events, isActive, disabledReason, createdAt, updatedAt };
   }
 }
 
@@ -32,12 +36,16 @@ export class ExternalWebhookView {
   /** @example ["CHAT_RECEIVED","CHAT_SENT"] */
   events: WebhookEventName[];
   retryConfig: RetryConfigView;
+  /** false: paused, nothing is attempted and new events are not recorded */
   isActive: boolean;
+  /** Set when delivery turned the webhook off (410 Gone) */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
 
-  static from(webhook: Stored<Webhook>): ExternalWebhookView {
-    const { id, name, url, events, isActive } = ExternalWebhookSummary.from(webhook);
-    const retryConfig = { maxRetries: webhook.retryConfig.maxRetries, backoffMs: webhook.retryConfig.backoffMs };
-    return { id, name, url, events, retryConfig, isActive };
+  static from(webhook: WebhookView): ExternalWebhookView {
+    const { id, name, url, events, retryConfig, isActive, disabledReason, createdAt, updatedAt } = webhook;
+    return { id, name, url, events, retryConfig, isActive, disabledReason, createdAt, updatedAt };
   }
 }
 
