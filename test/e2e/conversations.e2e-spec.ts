@@ -545,13 +545,13 @@ describe('/v1/conversations', () => {
   });
 
   describe('PATCH /v1/conversations/:id', () => {
-    it('changes priority, tags (without duplicates) and subject; null clears the subject', async () => {
+    it('changes priority, tags (trimmed, without blanks or duplicates) and subject; null clears the subject', async () => {
       const conversation = await start(acme, { subject: 'Old subject' });
       const path = `/v1/conversations/${conversation.id}`;
       const response = await t.http
         .patch(path)
         .set(acme.auth)
-        .send({ priority: 'high', tags: ['vip', 'billing', 'vip'], subject: 'Refund' })
+        .send({ priority: 'high', tags: [' vip', 'billing', 'vip', ''], subject: 'Refund' })
         .expect(200);
       expect(response.body).toMatchObject({ priority: 'high', tags: ['vip', 'billing'], subject: 'Refund', status: 'bot' });
       const cleared = await t.http.patch(path).set(acme.auth).send({ subject: null, tags: [] }).expect(200);
@@ -627,7 +627,7 @@ describe('/v1/conversations', () => {
         { priority: null },
         { tags: 'vip' },
         { tags: null },
-        { tags: [''] },
+        { tags: ['t'.repeat(51)] },
         { tags: [42] },
         { tags: Array.from({ length: 51 }, (_, index) => `t${index}`) },
         { subject: '' },

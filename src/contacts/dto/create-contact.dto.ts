@@ -1,15 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
-  MAX_TAG_LENGTH,
-  MAX_TAGS,
-  NormalizeTags,
   Trim,
   type AttributeValue,
 } from './contact-fields.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 
 export const PHONE_DESCRIPTION =
   'Stored in E.164 (e.g. "+14155552671"); spaces, dashes, dots and parentheses are ignored, and digits without "+" ' +
@@ -44,18 +42,8 @@ export class CreateContactDto {
   @Length(1, 50)
   phone?: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    maxItems: MAX_TAGS,
-    example: ['vip'],
-    description: `At most ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`,
-  })
   @IsOmittable()
-  @NormalizeTags()
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsString({ each: true })
-  @Length(1, MAX_TAG_LENGTH, { each: true })
+  @IsTagList("The contact's tags")
   tags?: string[];
 
   @ApiPropertyOptional(ATTRIBUTES_SCHEMA)

@@ -2,13 +2,13 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
-import { MAX_TAG_LENGTH, MAX_TAGS } from './contact-fields.js';
+import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
 
 /** `tags=a,b` (or `tags=a&tags=b`): the distinct non-blank names; anything but strings is left to the validators. */
 function splitTags({ value }: { value: unknown }): unknown {
   const parts = Array.isArray(value) ? value : [value];
   if (!parts.every((part) => typeof part === 'string')) return value;
-  return [...new Set(parts.flatMap((part: string) => part.split(',')).map((tag) => tag.trim()).filter(Boolean))];
+  return normalizeTags(parts.flatMap((part: string) => part.split(',')));
 }
 
 export class ListContactsQueryDto extends PageQueryDto {

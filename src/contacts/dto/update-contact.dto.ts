@@ -1,16 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
-  MAX_TAG_LENGTH,
-  MAX_TAGS,
-  NormalizeTags,
   Trim,
   type AttributeValue,
 } from './contact-fields.js';
 import { PHONE_DESCRIPTION } from './create-contact.dto.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 
 /**
  * Only the fields sent change. `null` clears name, email or phone (the contact must keep at least
@@ -49,18 +47,8 @@ export class UpdateContactDto {
   @Length(1, 50)
   phone?: string | null;
 
-  @ApiPropertyOptional({
-    type: [String],
-    maxItems: MAX_TAGS,
-    example: ['vip', 'churn-risk'],
-    description: `Replaces every tag; at most ${MAX_TAGS} of 1 to ${MAX_TAG_LENGTH} characters, trimmed, repeats dropped`,
-  })
   @IsOmittable()
-  @NormalizeTags()
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsString({ each: true })
-  @Length(1, MAX_TAG_LENGTH, { each: true })
+  @IsTagList('Replaces every tag')
   tags?: string[];
 
   @ApiPropertyOptional({ ...ATTRIBUTES_SCHEMA, description: `Replaces the whole object. ${ATTRIBUTES_SCHEMA.description}` })

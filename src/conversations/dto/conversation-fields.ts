@@ -1,8 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString, Length, Matches } from 'class-validator';
-
-export const MAX_TAGS = 50;
+import { IsString, Length, Matches } from 'class-validator';
 
 const CHANNEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -17,6 +15,3 @@ export const IsChannel = () =>
     Length(1, 50),
     Matches(CHANNEL_PATTERN, { message: 'channel may contain only letters, digits, ".", "_" and "-"' }),
   );
-
-export const IsTagList = () =>
-  applyDecorators(IsArray(), ArrayMaxSize(MAX_TAGS), IsString({ each: true }), Length(1, 50, { each: true }));

@@ -1,7 +1,7 @@
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
-import { IsTagList } from './conversation-fields.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 
 /** Present means set; `null` is refused except for `subject`, where it clears the subject. */
 export class UpdateConversationDto {
@@ -9,12 +9,8 @@ export class UpdateConversationDto {
   @IsIn(PRIORITIES)
   priority?: Priority;
 
-  /**
-   * Replaces the tags
-   * @example ["vip","billing"]
-   */
   @IsOmittable()
-  @IsTagList()
+  @IsTagList('Replaces the tags')
   tags?: string[];
 
   /** @example "Order #1042" */

@@ -2,7 +2,7 @@ import { getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsMongoId, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
 import { PRIORITIES, type Priority } from '../../conversations/conversation.schema.js';
-import { IsTagList } from '../../conversations/dto/conversation-fields.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/settings.schema.js';
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
@@ -59,11 +59,7 @@ export class SetPriorityStepDto extends FlowStepDto {
 export class AddTagsStepDto extends FlowStepDto {
   override readonly type = 'add_tags' as const;
 
-  /**
-   * Added to the conversation's tags
-   * @example ["sales"]
-   */
-  @IsTagList()
+  @IsTagList("Added to the conversation's tags, which can hold at most 50 in all (the step fails past that)")
   tags: string[];
 }
 
