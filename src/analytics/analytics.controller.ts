@@ -4,9 +4,9 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { AnalyticsService } from './analytics.service.js';
-import { DashboardView } from './dto/dashboard.view.js';
+import { DashboardView } from './dashboard.view.js';
 import { MetricsQueryDto } from './dto/metrics-query.dto.js';
-import { MetricsView } from './dto/metrics.view.js';
+import { MetricsView } from './metrics.view.js';
 
 /** Every agent of the company may read analytics (contract: agents read everything of their company). */
 @ApiTags('Analytics')

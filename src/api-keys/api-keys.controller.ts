@@ -7,7 +7,7 @@ import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { ApiKeysService } from './api-keys.service.js';
-import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.view.js';
+import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 @ApiTags('API keys')

@@ -6,7 +6,7 @@ import type { AgentPrincipal, ApiKeyPrincipal } from '../auth/auth-principal.js'
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.view.js';
+import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 const KEY_PREFIX = 'pk_';

@@ -4,7 +4,7 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { SettingsView } from './dto/settings.view.js';
+import { SettingsView } from './settings.view.js';
 import { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import { SettingsService } from './settings.service.js';
 

@@ -7,7 +7,7 @@ import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
 import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
 import { CreateExternalWebhookDto } from './dto/create-webhook.dto.js';
 import { ApiDataEnvelope, envelope, MessageEnvelope, type DataEnvelope } from './dto/envelope.js';
-import { CreatedExternalWebhookView, ExternalWebhookSummary, ExternalWebhookView } from './dto/external-webhook.view.js';
+import { CreatedExternalWebhookView, ExternalWebhookSummary, ExternalWebhookView } from './external-webhook.view.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';

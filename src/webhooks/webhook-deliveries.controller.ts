@@ -6,7 +6,7 @@ import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
 import { ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveredDeliveriesView } from './dto/delivery-requests.dto.js';
-import { DeliveryView } from './dto/delivery.view.js';
+import { DeliveryView } from './webhook-delivery.view.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
 @ApiTags('Webhooks')

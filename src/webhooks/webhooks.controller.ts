@@ -8,7 +8,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
-import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './dto/webhook.view.js';
+import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './webhook.view.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
 

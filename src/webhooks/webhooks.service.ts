@@ -7,7 +7,7 @@ import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
-import { DeletedWebhookView, WebhookView, type CreatedWebhookView } from './dto/webhook.view.js';
+import { DeletedWebhookView, WebhookView, type CreatedWebhookView } from './webhook.view.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';

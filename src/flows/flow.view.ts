@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import { MAX_FLOW_STEPS, type Flow, type FlowStep, type FlowTriggerType } from '../flow.schema.js';
-import { FLOW_STEP_SCHEMA } from './flow-steps.dto.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import { MAX_FLOW_STEPS, type Flow, type FlowStep, type FlowTriggerType } from './flow.schema.js';
+import { FLOW_STEP_SCHEMA } from './dto/flow-steps.dto.js';
 
 export class FlowTriggerView {
   type: FlowTriggerType;

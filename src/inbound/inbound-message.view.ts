@@ -1,5 +1,5 @@
-import { ConversationView } from '../../conversations/conversation.view.js';
-import { MessageView } from '../../messages/message.view.js';
+import { ConversationView } from '../conversations/conversation.view.js';
+import { MessageView } from '../messages/message.view.js';
 
 export class InboundMessageResultView {
   message: MessageView;

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Granularity } from '../calendar.js';
+import type { Granularity } from './calendar.js';
 
 export class MetricsFiguresView {
   /**

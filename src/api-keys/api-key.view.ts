@@ -1,6 +1,6 @@
-import type { ApiKeyScope } from '../../auth/auth-principal.js';
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import type { ApiKey } from '../api-key.schema.js';
+import type { ApiKeyScope } from '../auth/auth-principal.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import type { ApiKey } from './api-key.schema.js';
 
 export class ApiKeyView {
   /** @example 6650f0c2a1b2c3d4e5f60718 */

@@ -1,5 +1,5 @@
-import type { WebhookEventName } from '../webhook-events.js';
-import { RetryConfigView } from './retry-config.dto.js';
+import type { WebhookEventName } from './webhook-events.js';
+import { RetryConfigView } from './dto/retry-config.dto.js';
 import type { WebhookView } from './webhook.view.js';
 
 /** A webhook in Interface B's list: the specification's fields without `retryConfig`, and the record's times. */

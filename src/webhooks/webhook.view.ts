@@ -1,8 +1,8 @@
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import type { WebhookEventName } from '../webhook-events.js';
-import { webhookPublicId } from '../webhook-ids.js';
-import type { Webhook } from '../webhook.schema.js';
-import { RetryConfigView } from './retry-config.dto.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import type { WebhookEventName } from './webhook-events.js';
+import { webhookPublicId } from './webhook-ids.js';
+import type { Webhook } from './webhook.schema.js';
+import { RetryConfigView } from './dto/retry-config.dto.js';
 
 /** A webhook on Interface A. */
 export class WebhookView {

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery } from '../webhook-delivery.schema.js';
-import { deliveryPublicId, webhookPublicId } from '../webhook-ids.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery } from './webhook-delivery.schema.js';
+import { deliveryPublicId, webhookPublicId } from './webhook-ids.js';
 
 export class DeliveryAttemptView {
   @ApiProperty({ format: 'date-time' }) at: string;

@@ -1,5 +1,5 @@
-import type { Stored } from '../../database/tenancy/tenant-repository.js';
-import type { AssignmentStrategy, Settings, Weekday } from '../settings.schema.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import type { AssignmentStrategy, Settings, Weekday } from './settings.schema.js';
 
 export class BusinessHoursWindowView {
   day: Weekday;

@@ -1,5 +1,5 @@
-import type { FlowExecutionSnapshot, FlowExecutionStepResult } from '../../events/domain-events.js';
-import type { FlowStepType } from '../flow.schema.js';
+import type { FlowExecutionSnapshot, FlowExecutionStepResult } from '../events/domain-events.js';
+import type { FlowStepType } from './flow.schema.js';
 
 export class FlowExecutionStepView implements FlowExecutionStepResult {
   type: FlowStepType;
