@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BadRequestException } from '@nestjs/common';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
-import { addAgent, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface ContactBody {
@@ -23,8 +23,7 @@ describe('/v1/contacts', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 

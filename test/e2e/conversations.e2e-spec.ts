@@ -6,7 +6,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent, type InternalEvent } from '../../src/events/domain-events.js';
-import { addAgent, conversationSnapshot, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, conversationSnapshot, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface ConversationBody {
@@ -41,8 +41,7 @@ describe('/v1/conversations', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     const emitter = t.app.get(EventEmitter2);
     for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
     emitter.on('conversation.queued', (event: InternalEvent<'conversation.queued'>) => queued.push(event));

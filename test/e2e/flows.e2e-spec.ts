@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Flow } from '../../src/flows/flow.schema.js';
-import { addAgent, registerCompany, type TestAgentLogin, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestAgentLogin, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Problem {
@@ -26,8 +26,7 @@ describe('/v1/flows (management)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     agent = await addAgent(t, acme, 'agent');
     supervisor = await addAgent(t, acme, 'supervisor');
   });

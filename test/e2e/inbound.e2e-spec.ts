@@ -4,7 +4,7 @@ import { Contact } from '../../src/contacts/contact.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
-import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const PATH = '/api/external/messages';
@@ -20,8 +20,7 @@ describe('POST /api/external/messages', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     acmeKey = await createApiKey(t.http, acme, ['messages:write']);
     globexKey = await createApiKey(t.http, globex, ['messages:write', 'webhooks:manage']);
     const emitter = t.app.get(EventEmitter2);

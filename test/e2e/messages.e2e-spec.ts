@@ -9,7 +9,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
-import { conversationSnapshot, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { conversationSnapshot, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface MessageBody {
@@ -34,8 +34,7 @@ describe('/v1/conversations/:id/messages', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     const emitter = t.app.get(EventEmitter2);
     for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
-import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 @ApiKeyAuth()
@@ -25,8 +25,7 @@ describe('rate limiting', () => {
     // Registration itself is rate-limited per address, so the companies are made before the tiny limit
     // matters: each test below uses its own principal.
     t = await createTestApp({ env: { THROTTLE_LIMIT: String(LIMIT), THROTTLE_TTL_MS: String(WINDOW_MS) } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { WebhookSecretBox } from '../../src/webhooks/webhook-secret-box.js';
-import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const URL = 'https://hooks.example.com/parley';
@@ -13,8 +13,7 @@ describe('Interface A: /v1/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 
@@ -208,8 +207,9 @@ describe('Interface B: /api/external/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    const globex = await registerCompany(t.http, 'Globex');
+    const companies = await twoCompanies(t.http);
+    acme = companies.acme;
+    const globex = companies.globex;
     key = await createApiKey(t.http, acme, ['webhooks:manage']);
     globexKey = await createApiKey(t.http, globex, ['webhooks:manage']);
   });

@@ -35,6 +35,15 @@ export async function registerCompany(http: TestAgent, name = 'Acme'): Promise<T
   };
 }
 
+/**
+ * The usual pair of a tenancy test: Acme, the company under test, and Globex, whose data must never show
+ * (registered together, through the API).
+ */
+export async function twoCompanies(http: TestAgent): Promise<{ acme: TestCompany; globex: TestCompany }> {
+  const [acme, globex] = await Promise.all([registerCompany(http, 'Acme'), registerCompany(http, 'Globex')]);
+  return { acme, globex };
+}
+
 /** Creates an API key through the API and answers the key itself. */
 export async function createApiKey(http: TestAgent, company: TestCompany, scopes: ApiKeyScope[]): Promise<string> {
   const response = await http.post('/v1/api-keys').set(company.auth).send({ name: 'test key', scopes }).expect(201);
