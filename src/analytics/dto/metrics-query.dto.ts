@@ -65,7 +65,8 @@ export class MetricsQueryDto {
   endDate: string;
 
   /** Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months */
-  @ApiPropertyOptional({ default: 'day' })
+  // Optional despite the initializer; the enum is spelled out because ts-jest's metadata cannot name the alias's type.
+  @ApiPropertyOptional({ enum: GRANULARITIES, default: 'day' })
   @IsOptional()
   @IsIn(GRANULARITIES)
   granularity: Granularity = 'day';
