@@ -1768,40 +1768,10 @@ export interface components {
             url: string;
             /**
              * @example [
-             *       "CHAT_RECEIVED",
-             *       "CHAT_SENT"
+             *       "message.received"
              *     ]
              */
             events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
-            /** @description false: paused, nothing is attempted and new events are not recorded */
-            isActive: boolean;
-            /** @description Set when delivery turned the webhook off (410 Gone) */
-            disabledReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        CreatedExternalWebhookView: {
-            /**
-             * @description The signing secret: shown only in this response
-             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
-             */
-            secret: string;
-            /** @example wh_6650f0c2a1b2c3d4e5f60718 */
-            id: string;
-            /** @example CRM sync */
-            name: string;
-            /** @example https://hooks.example.com/parley */
-            url: string;
-            /**
-             * @example [
-             *       "CHAT_RECEIVED",
-             *       "CHAT_SENT"
-             *     ]
-             */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
-            retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -1834,30 +1804,6 @@ export interface components {
              */
             events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
-        };
-        ExternalWebhookView: {
-            /** @example wh_6650f0c2a1b2c3d4e5f60718 */
-            id: string;
-            /** @example CRM sync */
-            name: string;
-            /** @example https://hooks.example.com/parley */
-            url: string;
-            /**
-             * @example [
-             *       "CHAT_RECEIVED",
-             *       "CHAT_SENT"
-             *     ]
-             */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
-            retryConfig: components["schemas"]["RetryConfigView"];
-            /** @description false: paused, nothing is attempted and new events are not recorded */
-            isActive: boolean;
-            /** @description Set when delivery turned the webhook off (410 Gone) */
-            disabledReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         MessageEnvelope: {
             /** @example true */
@@ -7428,7 +7374,7 @@ export interface operations {
                     "application/json": {
                         /** @example true */
                         success: boolean;
-                        data: components["schemas"]["CreatedExternalWebhookView"];
+                        data: components["schemas"]["CreatedWebhookView"];
                     };
                 };
             };
@@ -7537,7 +7483,7 @@ export interface operations {
                     "application/json": {
                         /** @example true */
                         success: boolean;
-                        data: components["schemas"]["ExternalWebhookView"];
+                        data: components["schemas"]["WebhookView"];
                     };
                 };
             };
@@ -7755,7 +7701,7 @@ export interface operations {
                     "application/json": {
                         /** @example true */
                         success: boolean;
-                        data: components["schemas"]["ExternalWebhookView"];
+                        data: components["schemas"]["WebhookView"];
                     };
                 };
             };
