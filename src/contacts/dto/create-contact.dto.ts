@@ -34,7 +34,6 @@ export class CreateContactDto {
 
   @ApiPropertyOptional({
     example: '+1 415 555 2671',
-    maxLength: 50,
     description: `${PHONE_DESCRIPTION} Unique in the company.`,
   })
   @IsOmittable()

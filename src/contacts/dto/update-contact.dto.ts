@@ -36,10 +36,9 @@ export class UpdateContactDto {
   email?: string | null;
 
   @ApiPropertyOptional({
+    // The plugin adds `nullable` and the limits; the type must be given, as `string | null` has no runtime type.
     type: String,
-    nullable: true,
     example: '+1 415 555 2671',
-    maxLength: 50,
     description: `${PHONE_DESCRIPTION} Unique in the company; null clears it.`,
   })
   @IsOptional()
