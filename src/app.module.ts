@@ -14,6 +14,7 @@ import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsApiModule } from './conversations/conversations-api.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
+import { LanesModule } from './lanes/lanes.module.js';
 import { FlowsModule } from './flows/flows.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
@@ -36,6 +37,7 @@ export class AppModule {
         AppConfigModule.forRoot(env),
         LoggingModule.forRoot(),
         DatabaseModule,
+        LanesModule,
         EventsModule,
         RateLimitModule,
         AuthModule,

@@ -180,7 +180,7 @@ export interface paths {
         head?: never;
         /**
          * Change priority, tags or subject; status only to queued (hand-off from bot, unassign from human)
-         * @description Life cycle: bot → queued (hand-off), bot|queued → human (assign), human → queued (unassign), bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry).
+         * @description Life cycle: bot → queued (hand-off), bot|queued → human (assign), human → queued (unassign), bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry). Entering the queue emits `conversation.queued`; auto-assignment (when on) reacts to it after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.
          */
         patch: operations["ConversationsController_update_v1"];
         trace?: never;
@@ -260,7 +260,7 @@ export interface paths {
         put?: never;
         /**
          * Store a message a contact sent on a channel
-         * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation.
+         * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation. The answer shows the stored message and conversation: the flows the message triggers run after it, from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.
          */
         post: operations["InboundMessagesController_receive"];
         delete?: never;
@@ -485,7 +485,7 @@ export interface paths {
          *     **Retries**: any answer but 2xx (redirects are not followed) or no answer within the timeout is a failure.
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
-         *     Deliveries to one webhook are made one at a time, in event order.
+         *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -536,7 +536,7 @@ export interface paths {
          *     **Retries**: any answer but 2xx (redirects are not followed) or no answer within the timeout is a failure.
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
-         *     Deliveries to one webhook are made one at a time, in event order.
+         *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -635,7 +635,7 @@ export interface paths {
          *     **Retries**: any answer but 2xx (redirects are not followed) or no answer within the timeout is a failure.
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
-         *     Deliveries to one webhook are made one at a time, in event order.
+         *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -686,7 +686,7 @@ export interface paths {
          *     **Retries**: any answer but 2xx (redirects are not followed) or no answer within the timeout is a failure.
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
-         *     Deliveries to one webhook are made one at a time, in event order.
+         *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -1609,7 +1609,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -1635,7 +1635,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1658,7 +1658,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1688,7 +1688,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -1771,7 +1771,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -1802,7 +1802,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, UpdateQuery } from 'mongoose';
-import { AutoAssigner } from '../assignment/auto-assigner.js';
+import { AutoAssignmentConsumer } from '../assignment/auto-assignment.consumer.js';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { roleAllows } from '../auth/guards/permissions.guard.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
@@ -24,7 +24,7 @@ export class AgentsService {
     private readonly agents: AgentsRepository,
     private readonly passwords: PasswordHasher,
     private readonly conversations: ConversationsService,
-    private readonly autoAssigner: AutoAssigner,
+    private readonly autoAssignment: AutoAssignmentConsumer,
   ) {}
 
   async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -57,7 +57,7 @@ export class AgentsService {
         passwordHash: dto.password === undefined ? undefined : await this.passwords.hash(dto.password),
       })
       .catch((error: unknown) => this.rethrowDuplicate(error, email));
-    if (created.status === 'online') await this.autoAssigner.serveQueue(companyId);
+    if (created.status === 'online') await this.autoAssignment.nudge(companyId);
     return AgentView.from(created);
   }
 
@@ -95,7 +95,7 @@ export class AgentsService {
     }
     if (isActive === false) return this.deactivateStored(companyId, updated);
     if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
-      await this.autoAssigner.serveQueue(companyId);
+      await this.autoAssignment.nudge(companyId);
     }
     return AgentView.from(updated);
   }

@@ -7,7 +7,7 @@ import type { MetricsQueryDto } from './dto/metrics-query.dto.js';
 import type { MetricsView } from './metrics.view.js';
 import { meanSeconds, MetricsSeries } from './metrics-series.js';
 import { AgentAnalyticsRepository } from './pipelines/agent-analytics.repository.js';
-import { ConversationAnalyticsRepository } from './pipelines/conversation-analytics.repository.js';
+import { ConversationAnalytics } from './pipelines/conversation-analytics.js';
 import { FlowExecutionAnalyticsRepository } from './pipelines/flow-execution-analytics.repository.js';
 import { MessageAnalyticsRepository } from './pipelines/message-analytics.repository.js';
 
@@ -26,7 +26,7 @@ function dayOf(text: string): number {
 export class AnalyticsService {
   constructor(
     private readonly settings: SettingsRepository,
-    private readonly conversations: ConversationAnalyticsRepository,
+    private readonly conversations: ConversationAnalytics,
     private readonly messages: MessageAnalyticsRepository,
     private readonly flowExecutions: FlowExecutionAnalyticsRepository,
     private readonly agents: AgentAnalyticsRepository,

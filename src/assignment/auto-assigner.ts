@@ -1,16 +1,16 @@
-import { HttpException, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { HttpException, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
-import { ConversationsService, type AssignmentActor } from '../conversations/conversations.service.js';
+import { ConversationsRepository } from '../conversations/conversations.repository.js';
+import { ConversationsService, type AssignmentActor, type EventOptions } from '../conversations/conversations.service.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
-import { chooseAgent, type Candidate } from './agent-chooser.js';
+import { chooseAgent, type Candidate } from './assignment-rules.js';
 import { AssignmentLeaseRepository } from './assignment-lease.repository.js';
-import { WorkloadRepository } from './workload.repository.js';
 
 /** Long enough for one pass over a batch; a crashed holder blocks its company for at most this. */
 const LEASE_TTL_MS = 10_000;
@@ -27,13 +27,12 @@ const QUEUE_BATCH = 100;
  */
 @Injectable()
 export class AutoAssigner {
-  private readonly logger = new Logger(AutoAssigner.name);
   /** Strictly increasing stamps, so two assignments in one millisecond still rotate in order. */
   private lastStamp = 0;
 
   constructor(
     private readonly leases: AssignmentLeaseRepository,
-    private readonly workload: WorkloadRepository,
+    private readonly workload: ConversationsRepository,
     private readonly agents: AgentsRepository,
     private readonly settings: SettingsService,
     private readonly conversations: ConversationsService,
@@ -41,29 +40,25 @@ export class AutoAssigner {
 
   /**
    * When auto-assignment is on, assigns queued conversations, oldest first, until the queue is empty
-   * or every agent is at capacity; answers how many were assigned. Called when a conversation enters
-   * the queue and when an agent gains room. Never throws: what it cannot assign stays queued.
+   * or every agent is at capacity; answers how many were assigned. Run by AutoAssignmentConsumer when a
+   * conversation enters the queue and when an agent gains room; it throws when the database or the lease
+   * fails, and the consumer retries (a conversation assigned meanwhile has left the queue and is skipped).
    */
   async serveQueue(companyId: CompanyId): Promise<number> {
-    try {
-      const config = await this.settings.autoAssignment(companyId);
-      if (!config.enabled) return 0;
-      return await this.underLease(companyId, async () => {
-        const queued = await this.workload.queued(companyId, QUEUE_BATCH);
-        if (queued.length === 0) return 0;
-        const candidates = await this.candidates(companyId);
-        let assigned = 0;
-        for (const conversationId of queued) {
-          const agent = chooseAgent(candidates, config.strategy, config.maxConversationsPerAgent);
-          if (!agent) break;
-          if (await this.tryAssign(companyId, conversationId, agent)) assigned += 1;
-        }
-        return assigned;
-      });
-    } catch (error) {
-      this.logger.error(`Auto-assignment failed for company ${String(companyId)}: ${(error as Error).message}`);
-      return 0;
-    }
+    const config = await this.settings.autoAssignment(companyId);
+    if (!config.enabled) return 0;
+    return this.underLease(companyId, async () => {
+      const queued = await this.workload.queued(companyId, QUEUE_BATCH);
+      if (queued.length === 0) return 0;
+      const candidates = await this.candidates(companyId);
+      let assigned = 0;
+      for (const conversationId of queued) {
+        const agent = chooseAgent(candidates, config.strategy, config.maxConversationsPerAgent);
+        if (!agent) break;
+        if (await this.tryAssign(companyId, conversationId, agent)) assigned += 1;
+      }
+      return assigned;
+    });
   }
 
   /**
@@ -75,12 +70,13 @@ export class AutoAssigner {
     conversationId: string,
     strategy: AssignmentStrategy | undefined,
     actor: AssignmentActor,
+    options: EventOptions = {},
   ): Promise<ConversationView | null> {
     const config = await this.settings.autoAssignment(companyId);
     return this.underLease(companyId, async () => {
       const agent = chooseAgent(await this.candidates(companyId), strategy ?? config.strategy, config.maxConversationsPerAgent);
       if (!agent) return null;
-      const conversation = await this.conversations.assign(companyId, conversationId, agent.agentId.toHexString(), actor);
+      const conversation = await this.conversations.assign(companyId, conversationId, agent.agentId.toHexString(), actor, options);
       await this.recordAssignment(companyId, agent);
       return conversation;
     });
@@ -102,10 +98,8 @@ export class AutoAssigner {
   /** A conversation that left the queue meanwhile (assigned, closed) is skipped: 4xx from the rules. */
   private async tryAssign(companyId: CompanyId, conversationId: Types.ObjectId, agent: Candidate): Promise<boolean> {
     try {
-      await this.conversations.assign(companyId, conversationId.toHexString(), agent.agentId.toHexString(), {
-        kind: 'auto',
-        id: null,
-      });
+      const actor = { kind: 'auto', id: null } as const;
+      await this.conversations.assign(companyId, conversationId.toHexString(), agent.agentId.toHexString(), actor, { fromStatus: 'queued' });
     } catch (error) {
       if (error instanceof HttpException && error.getStatus() < 500) return false;
       throw error;

@@ -22,6 +22,12 @@ export class AppConfig {
   readonly logLevel: LogLevel;
   readonly demoSeed: boolean;
   readonly allowRegistration: boolean;
+  /** How long the event log keeps an event (the feed answers 410 for a cursor older than that). */
+  readonly eventRetentionDays: number;
+  /** How long a finished webhook delivery is kept; 0: for ever. */
+  readonly webhookDeliveryRetentionDays: number;
+  /** How long a finished flow execution is kept; 0: for ever. */
+  readonly flowExecutionRetentionDays: number;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

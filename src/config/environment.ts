@@ -98,5 +98,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     demoSeed: boolean(env, 'DEMO_SEED', true),
     allowRegistration: boolean(env, 'ALLOW_REGISTRATION', true),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
+    flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
   });
 }

@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -17,9 +18,9 @@ export interface AssignedBy {
   id: Types.ObjectId | null;
 }
 
-/** A conversation with one contact on one channel (contract section 4). */
+/** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
 @Schema({ collection: 'conversations', timestamps: true })
-export class Conversation {
+export class Conversation extends EventSource {
   // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   contactId: Types.ObjectId;
@@ -73,10 +74,18 @@ export class Conversation {
    */
   @Prop({ type: Boolean, default: true })
   isOpen: boolean;
+
+  /**
+   * Moves with every write (ConversationsRepository). A change that emits events is applied only to the
+   * revision it was computed from, so the snapshot its events carry is exactly the record it leaves.
+   */
+  @Prop({ type: Number, default: 0 })
+  revision: number;
 }
 
 export const ConversationSchema = SchemaFactory.createForClass(Conversation);
 ConversationSchema.plugin(tenantScopePlugin);
+indexPendingEvents(ConversationSchema);
 ConversationSchema.index({ companyId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, status: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });

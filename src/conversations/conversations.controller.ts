@@ -102,7 +102,9 @@ export class ConversationsController {
   @Patch(':id')
   @ApiOperation({
     summary: 'Change priority, tags or subject; status only to queued (hand-off from bot, unassign from human)',
-    description: LIFE_CYCLE,
+    description:
+      `${LIFE_CYCLE} Entering the queue emits \`conversation.queued\`; auto-assignment (when on) reacts to it ` +
+      'after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.',
   })
   @ApiOkResponse({ type: ConversationWithContactView })
   @ApiProblemResponses(404, 409)

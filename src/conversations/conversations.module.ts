@@ -13,6 +13,6 @@ import { ConversationsService } from './conversations.service.js';
     ContactsModule,
   ],
   providers: [ConversationsRepository, ConversationsService],
-  exports: [ConversationsService],
+  exports: [ConversationsService, ConversationsRepository],
 })
 export class ConversationsModule {}

@@ -1,13 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types } from 'mongoose';
-import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
+import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
+import { parseObjectId } from '../database/object-id.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { EventRelay } from '../events/event-relay.js';
+import { EventSourceRepository } from '../events/event-source.repository.js';
+import type { PendingEvent } from '../events/pending-event.schema.js';
 import { Conversation } from './conversation.schema.js';
 
+/** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
+function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
+  return { ...update, $inc: { ...(update.$inc as object), revision: 1 } };
+}
+
+/** A conversation about to be inserted, with what its events show of it. */
+export type NewConversation = Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>;
+
+/** The conversations collection: every read and write of it, the queue and the agents' workload included. */
 @Injectable()
-export class ConversationsRepository extends TenantRepository<Conversation> {
-  constructor(@InjectModel(Conversation.name) model: Model<Conversation>) {
-    super(model);
+export class ConversationsRepository extends EventSourceRepository<Conversation> {
+  constructor(@InjectModel(Conversation.name) model: Model<Conversation>, relay: EventRelay) {
+    super(model, relay);
   }
 
   /** The contact's open conversation on a channel; served by the partial unique index, which needs `isOpen: true`. */
@@ -16,9 +29,65 @@ export class ConversationsRepository extends TenantRepository<Conversation> {
   }
 
   /**
+   * Inserts a new conversation with the events `stage` makes of it: the record is complete before the write
+   * (its id and times chosen here), so the events show it exactly as stored.
+   */
+  async insert(companyId: CompanyId, data: NewConversation, stage: (stored: Stored<Conversation>) => PendingEvent[]): Promise<Stored<Conversation>> {
+    const now = new Date();
+    const record = {
+      status: 'bot',
+      priority: 'medium',
+      assignedAgentId: null,
+      assignedAt: null,
+      assignedBy: null,
+      tags: [],
+      subject: null,
+      lastMessageAt: null,
+      firstResponseAt: null,
+      queuedAt: null,
+      closedAt: null,
+      closeReason: null,
+      isOpen: true,
+      revision: 0,
+      ...data,
+      _id: new Types.ObjectId(),
+      companyId: new Types.ObjectId(String(companyId)),
+      createdAt: now,
+      updatedAt: now,
+    } as Stored<Conversation>;
+    return this.insertWithEvents(companyId, record, stage(record));
+  }
+
+  /**
+   * Applies `set` to `current` if it is still at the same revision and matches `expected`, with the events
+   * `stage` makes of the result. Null when anything changed since `current` was read (nothing written, no event).
+   */
+  async change(
+    companyId: CompanyId,
+    current: Stored<Conversation>,
+    expected: QueryFilter<Conversation>,
+    set: Partial<Conversation>,
+    stage: (after: Stored<Conversation>) => PendingEvent[] = () => [],
+  ): Promise<Stored<Conversation> | null> {
+    const updatedAt = new Date();
+    const revision = current.revision ?? 0;
+    const after = { ...current, ...set, updatedAt, revision: revision + 1, pendingEvents: undefined } as Stored<Conversation>;
+    // `revision: null` also matches a record written before revisions existed.
+    const filter = { ...expected, _id: current._id, revision: current.revision ?? null } as QueryFilter<Conversation>;
+    return this.updateWithEvents(companyId, filter, withNextRevision({ $set: { ...set, updatedAt } }), stage(after), { timestamps: false });
+  }
+
+  /** A write that emits no event (tags, priority); still moves the revision. */
+  override async updateOne(companyId: CompanyId, filter: QueryFilter<Conversation>, update: UpdateQuery<Conversation>): Promise<Stored<Conversation> | null> {
+    return super.updateOne(companyId, filter, withNextRevision(update));
+  }
+
+  /**
    * Records a new message at `at` on an open conversation: `lastMessageAt` only moves forward, and
    * a response (outbound message) sets `firstResponseAt` once. Answers null when the conversation
-   * is missing or closed, so a message can never land in a closed conversation.
+   * is missing or closed, so a message can never land in a closed conversation. Events the
+   * conversation still carries (its creation, written by another process a moment ago) are relayed
+   * now, so they are logged before the message's.
    */
   async recordMessage(
     companyId: CompanyId,
@@ -35,5 +104,26 @@ export class ConversationsRepository extends TenantRepository<Conversation> {
       if (first) return first;
     }
     return this.updateOne(companyId, { _id: id, isOpen: true }, { $max: { lastMessageAt: at } });
+  }
+
+  /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */
+  async hasPendingEvent(companyId: CompanyId, id: string, eventId: string): Promise<boolean> {
+    const _id = parseObjectId(id);
+    return _id !== null && (await this.findOne(companyId, { _id, 'pendingEvents.id': eventId }, { _id: 1 })) !== null;
+  }
+
+  /** Open `human` conversations per agent (agents with none are absent); served by companyId+assignedAgentId. */
+  async openConversationsByAgent(companyId: CompanyId, agentIds: Types.ObjectId[]): Promise<Map<string, number>> {
+    const rows = await this.aggregate<{ _id: Types.ObjectId; open: number }>(companyId, [
+      { $match: { assignedAgentId: { $in: agentIds }, status: 'human' } },
+      { $group: { _id: '$assignedAgentId', open: { $sum: 1 } } },
+    ]);
+    return new Map(rows.map((row) => [row._id.toHexString(), row.open]));
+  }
+
+  /** The ids of queued conversations, oldest first; served by companyId+status+_id. */
+  async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
+    const rows = await this.find(companyId, { status: 'queued' }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    return rows.map((row) => row._id);
   }
 }

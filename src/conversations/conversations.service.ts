@@ -7,11 +7,11 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
-import { DomainEventBus } from '../events/domain-event-bus.js';
+import { stageEvent, type PendingEvent } from '../events/pending-event.schema.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
+import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 import { ConversationView } from './conversation.view.js';
-import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
@@ -37,8 +37,41 @@ export interface ConversationChanges {
   status?: 'queued';
 }
 
-/** Fields that leave the conversation unassigned, as when it (re-)enters the queue. */
-const UNASSIGNED = { assignedAgentId: null, assignedAt: null, assignedBy: null };
+/** Options of a change that emits an event: its id, when it must be predictable (a retried flow step). */
+export interface EventOptions {
+  eventId?: string;
+}
+
+export interface AssignOptions extends EventOptions {
+  /** Assign only a conversation still in this status (auto-assignment takes from the queue, never reassigns). */
+  fromStatus?: ConversationStatus;
+}
+
+/** A change computed from a conversation: the fields it relied on, what it sets, and the events it emits. */
+interface PlannedChange {
+  expected: QueryFilter<Conversation>;
+  set: Partial<Conversation>;
+  events?: (after: Stored<Conversation>) => PendingEvent[];
+}
+
+/** How many times a change is computed again when only fields it does not rely on moved under it. */
+const CHANGE_ATTEMPTS = 5;
+
+/** What (re-)entering the queue sets: unassigned, waiting since now. */
+function queueEntry(): Partial<Conversation> {
+  return { status: 'queued', queuedAt: new Date(), assignedAgentId: null, assignedAt: null, assignedBy: null };
+}
+
+function queuedEvent(after: Stored<Conversation>, before: Stored<Conversation>, options: EventOptions = {}): PendingEvent {
+  const previousAgentId = before.assignedAgentId?.toHexString() ?? null;
+  return stageEvent('conversation.queued', { conversation: ConversationView.from(after), previousAgentId }, { id: options.eventId, occurredAt: after.updatedAt });
+}
+
+/** Whether `conversation` still has the values `expected` names (ids compared as strings). */
+function stillMatches(conversation: Stored<Conversation>, expected: QueryFilter<Conversation>): boolean {
+  const record = conversation as unknown as Record<string, unknown>;
+  return Object.entries(expected).every(([field, value]) => String(record[field] ?? null) === String(value ?? null));
+}
 
 /** How many times an inbound message retries finding or opening the contact's conversation under races. */
 const OPEN_ATTEMPTS = 3;
@@ -47,7 +80,7 @@ const OPEN_ATTEMPTS = 3;
  * The conversation rules. Status changes follow conversation-transitions.ts and are applied with
  * a filter on the status they were checked against, so of two concurrent changes only one applies:
  * the other answers 409 (re-read and retry), never a silently overwritten state. Events are
- * published here, after the change is stored, so every caller (API, flows, auto-assignment) emits
+ * written here, with the change they describe, so every caller (API, flows, auto-assignment) emits
  * the same ones.
  */
 @Injectable()
@@ -56,7 +89,6 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly agents: AgentsRepository,
     private readonly contacts: ContactsService,
-    private readonly events: DomainEventBus,
   ) {}
 
   async list(companyId: CompanyId, query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
@@ -128,9 +160,10 @@ export class ConversationsService {
 
   /**
    * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
-   * conversation (status unchanged). The same agent again is a no-op without an event.
+   * conversation (status unchanged). The same agent again is a no-op without an event. `eventId` names the
+   * `conversation.assigned` event (a flow step gives one, so that a retried step is recognised).
    */
-  async assign(companyId: CompanyId, id: string, agentId: string, actor: AssignmentActor): Promise<ConversationView> {
+  async assign(companyId: CompanyId, id: string, agentId: string, actor: AssignmentActor, options: AssignOptions = {}): Promise<ConversationView> {
     const current = await this.findStored(companyId, id);
     assertAssignable(current.status);
     const agent = await this.agents.findById(companyId, agentId);
@@ -140,73 +173,78 @@ export class ConversationsService {
         { field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' },
       ]);
     }
-    if (current.status === 'human' && current.assignedAgentId?.equals(agent._id)) return ConversationView.from(current);
-
-    const updated = await this.applyChange(
-      companyId,
-      current,
-      // Also on the current agent, so two concurrent reassignments cannot both report the same previous agent.
-      { status: current.status, assignedAgentId: current.assignedAgentId },
-      {
-        status: 'human',
-        assignedAgentId: agent._id,
-        assignedAt: new Date(),
-        assignedBy: { kind: actor.kind, id: actor.id ? toObjectId(actor.id) : null },
-      },
-    );
-    const conversation = ConversationView.from(updated);
-    await this.events.publish('conversation.assigned', String(companyId), {
-      conversation,
-      agentId: agent._id.toHexString(),
-      previousAgentId: current.assignedAgentId?.toHexString() ?? null,
+    const updated = await this.change(companyId, current, (conversation) => {
+      assertAssignable(conversation.status);
+      if (options.fromStatus && conversation.status !== options.fromStatus) {
+        throw new ConflictException(`Conversation ${id} is no longer ${options.fromStatus} (it is ${conversation.status})`);
+      }
+      if (conversation.status === 'human' && conversation.assignedAgentId?.equals(agent._id)) return null;
+      const previousAgentId = conversation.assignedAgentId?.toHexString() ?? null;
+      return {
+        // Also on the current agent, so two concurrent reassignments cannot both report the same previous agent.
+        expected: { status: conversation.status, assignedAgentId: conversation.assignedAgentId },
+        set: {
+          status: 'human',
+          assignedAgentId: agent._id,
+          assignedAt: new Date(),
+          assignedBy: { kind: actor.kind, id: actor.id ? toObjectId(actor.id) : null },
+        },
+        events: (after) => [
+          stageEvent(
+            'conversation.assigned',
+            { conversation: ConversationView.from(after), agentId: agent._id.toHexString(), previousAgentId },
+            { id: options.eventId, occurredAt: after.updatedAt },
+          ),
+        ],
+      };
     });
-    return conversation;
+    return ConversationView.from(updated);
   }
 
-  /** `bot → queued` (hand-off) or `human → queued` (unassign); notifies `conversation.queued`. */
-  async handOff(companyId: CompanyId, id: string): Promise<ConversationView> {
-    return this.update(companyId, id, { status: 'queued' });
+  /** `bot → queued` (hand-off) or `human → queued` (unassign), with `conversation.queued`. */
+  async handOff(companyId: CompanyId, id: string, options: EventOptions = {}): Promise<ConversationView> {
+    return this.update(companyId, id, { status: 'queued' }, options);
   }
 
   /** `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. */
-  async close(companyId: CompanyId, id: string, reason?: string): Promise<ConversationView> {
-    const current = await this.findStored(companyId, id);
-    assertTransition(current.status, 'closed');
-    const updated = await this.applyChange(
-      companyId,
-      current,
-      { status: current.status },
-      { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
-    );
-    const conversation = ConversationView.from(updated);
-    await this.events.publish('conversation.closed', String(companyId), { conversation, reason: reason ?? null });
-    return conversation;
+  async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
+    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+      assertTransition(conversation.status, 'closed');
+      return {
+        expected: { status: conversation.status },
+        set: { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
+        events: (after) => [
+          stageEvent(
+            'conversation.closed',
+            { conversation: ConversationView.from(after), reason: reason ?? null },
+            { id: options.eventId, occurredAt: after.updatedAt },
+          ),
+        ],
+      };
+    });
+    return ConversationView.from(updated);
   }
 
   /**
    * Priority, tags (replaced) and subject may change in any status, closed included (labelling
-   * after the fact); `status` only to `queued`, as a transition, which notifies
-   * `conversation.queued` (auto-assignment serves the queue). Nothing to change answers the
-   * conversation as it is.
+   * after the fact); `status` only to `queued`, as a transition, with `conversation.queued` (which
+   * auto-assignment reacts to, after this answers). Nothing to change answers the conversation as it is.
    */
-  async update(companyId: CompanyId, id: string, changes: ConversationChanges): Promise<ConversationView> {
-    const current = await this.findStored(companyId, id);
-    const set: Partial<Conversation> = {};
-    if (changes.priority !== undefined) set.priority = changes.priority;
-    if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
-    if (changes.subject !== undefined) set.subject = changes.subject;
-    const expected: QueryFilter<Conversation> = {};
-    if (changes.status !== undefined) {
-      assertTransition(current.status, changes.status);
-      Object.assign(set, { status: changes.status, queuedAt: new Date(), ...UNASSIGNED });
-      expected.status = current.status;
-    }
-    if (Object.keys(set).length === 0) return ConversationView.from(current);
-    const conversation = ConversationView.from(await this.applyChange(companyId, current, expected, set));
-    if (changes.status !== 'queued') return conversation;
-    await this.events.notify('conversation.queued', String(companyId), { conversation });
-    // Auto-assignment may have taken it out of the queue meanwhile: answer what is stored now.
-    return ConversationView.from(await this.findStored(companyId, id));
+  async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
+    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+      const set: Partial<Conversation> = {};
+      if (changes.priority !== undefined) set.priority = changes.priority;
+      if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
+      if (changes.subject !== undefined) set.subject = changes.subject;
+      if (changes.status === undefined) return Object.keys(set).length === 0 ? null : { expected: {}, set };
+      assertTransition(conversation.status, changes.status);
+      return {
+        expected: { status: conversation.status },
+        set: { ...set, ...queueEntry() },
+        events: (after) => [queuedEvent(after, conversation, options)],
+      };
+    });
+    return ConversationView.from(updated);
   }
 
   async setPriority(companyId: CompanyId, id: string, priority: Priority): Promise<ConversationView> {
@@ -236,21 +274,20 @@ export class ConversationsService {
     const agent = parseObjectId(agentId);
     if (!agent) return 0;
     assertTransition('human', 'queued');
-    const assigned = await this.conversations.find(
-      companyId,
-      { assignedAgentId: agent, status: 'human' },
-      { projection: { _id: 1 }, sort: { _id: 1 } },
-    );
+    const assigned = await this.conversations.find(companyId, { assignedAgentId: agent, status: 'human' }, { sort: { _id: 1 } });
     let moved = 0;
-    for (const { _id } of assigned) {
-      const updated = await this.conversations.updateOne(
-        companyId,
-        { _id, assignedAgentId: agent, status: 'human' },
-        { $set: { status: 'queued', queuedAt: new Date(), ...UNASSIGNED } },
-      );
-      if (!updated) continue;
-      moved += 1;
-      await this.events.notify('conversation.queued', String(companyId), { conversation: ConversationView.from(updated) });
+    for (const current of assigned) {
+      const expected: QueryFilter<Conversation> = { assignedAgentId: agent, status: 'human' };
+      try {
+        await this.change(companyId, current, (conversation) =>
+          conversation.status === 'human' && conversation.assignedAgentId?.equals(agent)
+            ? { expected, set: queueEntry(), events: (after) => [queuedEvent(after, conversation)] }
+            : null,
+        );
+        moved += 1;
+      } catch (error) {
+        if (!(error instanceof ConflictException || error instanceof NotFoundException)) throw error;
+      }
     }
     return moved;
   }
@@ -271,14 +308,11 @@ export class ConversationsService {
     return updated ? ConversationView.from(updated) : null;
   }
 
-  private async create(
-    companyId: CompanyId,
-    data: Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>,
-  ): Promise<ConversationView> {
-    const stored = await this.conversations.create(companyId, { ...data, status: 'bot', isOpen: true });
-    const conversation = ConversationView.from(stored);
-    await this.events.publish('conversation.created', String(companyId), { conversation });
-    return conversation;
+  private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
+    const stored = await this.conversations.insert(companyId, data, (conversation) => [
+      stageEvent('conversation.created', { conversation: ConversationView.from(conversation) }, { occurredAt: conversation.createdAt }),
+    ]);
+    return ConversationView.from(stored);
   }
 
   private async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
@@ -288,23 +322,32 @@ export class ConversationsService {
   }
 
   /**
-   * Applies `set` only if the conversation still matches `expected` (the state the rules were
-   * checked against). A concurrent change in between makes it a 409; a deletion a 404.
+   * Applies what `plan` makes of the conversation (null: nothing to change), with its events, only if the
+   * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
+   * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
+   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state.
    */
-  private async applyChange(
+  private async change(
     companyId: CompanyId,
-    current: Stored<Conversation>,
-    expected: QueryFilter<Conversation>,
-    set: Partial<Conversation>,
+    first: Stored<Conversation>,
+    plan: (conversation: Stored<Conversation>) => PlannedChange | null,
   ): Promise<Stored<Conversation>> {
-    const updated = await this.conversations.updateOne(companyId, { ...expected, _id: current._id }, { $set: set });
-    if (updated) return updated;
-    const now = await this.conversations.findById(companyId, current._id.toHexString(), { status: 1 });
-    const id = current._id.toHexString();
-    if (!now) throw this.notFound(id);
-    throw new ConflictException(
-      `Conversation ${id} was changed by another request (it is now ${now.status}); read it again and retry`,
-    );
+    let current = first;
+    for (let attempt = 1; ; attempt += 1) {
+      const planned = plan(current);
+      if (!planned) return current;
+      const updated = await this.conversations.change(companyId, current, planned.expected, planned.set, planned.events);
+      if (updated) return updated;
+      const now = await this.conversations.findById(companyId, current._id.toHexString());
+      const id = current._id.toHexString();
+      if (!now) throw this.notFound(id);
+      if (!stillMatches(now, planned.expected) || attempt === CHANGE_ATTEMPTS) {
+        throw new ConflictException(
+          `Conversation ${id} was changed by another request (it is now ${now.status}); read it again and retry`,
+        );
+      }
+      current = now;
+    }
   }
 
   private notFound(id: string): NotFoundException {

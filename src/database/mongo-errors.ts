@@ -16,3 +16,16 @@ export function duplicateKeyField(error: DuplicateKeyError): string | undefined 
   const fields = Object.keys(error.keyPattern ?? error.keyValue ?? {});
   return fields.find((field) => field !== 'companyId') ?? fields[0];
 }
+
+/**
+ * The positions an unordered insert of `count` documents refused as duplicate keys (the others were written),
+ * or null when it failed for any other reason.
+ */
+export function duplicateInsertIndexes(error: unknown, count: number): Set<number> | null {
+  const writeErrors = (error as { writeErrors?: { index: number; code?: number; err?: { code?: number } }[] }).writeErrors;
+  if (!Array.isArray(writeErrors) || writeErrors.length === 0) {
+    return isDuplicateKeyError(error) && count === 1 ? new Set([0]) : null;
+  }
+  if (writeErrors.some((writeError) => (writeError.code ?? writeError.err?.code) !== DUPLICATE_KEY)) return null;
+  return new Set(writeErrors.map((writeError) => writeError.index));
+}

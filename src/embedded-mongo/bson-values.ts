@@ -4,6 +4,7 @@
  * and the shell-like rendering used in duplicate-key messages.
  */
 import { Binary, Decimal128, Long, ObjectId, Timestamp, type Document } from 'bson';
+import type { Collator } from './query/collation.js';
 
 /** MongoDB's canonical type order: MinKey < null < numbers < strings < objects < arrays < BinData < ObjectId < bool < Date < Timestamp < RegExp < MaxKey. */
 export function typeRank(v: unknown): number {
@@ -83,25 +84,29 @@ function compareNumbers(a: unknown, b: unknown): number {
   return cmp(x, y);
 }
 
-function compareObjects(a: Document, b: Document): number {
+function compareObjects(a: Document, b: Document, collator: Collator | null | undefined): number {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   const n = Math.min(ka.length, kb.length);
   for (let i = 0; i < n; i++) {
     const va = a[ka[i]];
     const vb = b[kb[i]];
-    const r = typeRank(va) - typeRank(vb) || cmp(ka[i], kb[i]) || compareBson(va, vb);
+    const r = typeRank(va) - typeRank(vb) || cmp(ka[i], kb[i]) || compareBson(va, vb, collator);
     if (r !== 0) return r;
   }
   return ka.length - kb.length;
 }
 
-/** Total order over BSON values, as MongoDB compares them in indexes and sorts (null and missing are equal). */
-export function compareBson(a: unknown, b: unknown): number {
+/**
+ * Total order over BSON values, as MongoDB compares them in indexes and sorts (null and missing are equal). Strings
+ * compare with `collator` when one is given (a non-simple collation), else by code units.
+ */
+export function compareBson(a: unknown, b: unknown, collator?: Collator | null): number {
   if (a === b) return 0;
   const ta = typeof a;
   if (ta === typeof b) {
-    if (ta === 'number' || ta === 'string') return cmp(a as number, b as number);
+    if (ta === 'number') return cmp(a as number, b as number);
+    if (ta === 'string') return collator ? collator.compare(a as string, b as string) : cmp(a as string, b as string);
     if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
   }
   const ra = typeRank(a);
@@ -115,15 +120,15 @@ export function compareBson(a: unknown, b: unknown): number {
     case 3:
       return compareNumbers(a, b);
     case 4:
-      return cmp(String(a), String(b));
+      return collator ? collator.compare(String(a), String(b)) : cmp(String(a), String(b));
     case 5:
-      return compareObjects(a as Document, b as Document);
+      return compareObjects(a as Document, b as Document, collator);
     case 6: {
       const x = a as unknown[];
       const y = b as unknown[];
       const n = Math.min(x.length, y.length);
       for (let i = 0; i < n; i++) {
-        const r = compareBson(x[i], y[i]);
+        const r = compareBson(x[i], y[i], collator);
         if (r !== 0) return r;
       }
       return x.length - y.length;
@@ -182,8 +187,35 @@ export function cloneDoc<T>(v: T): T {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return v;
   const out: Document = {};
-  for (const k of Object.keys(v)) out[k] = cloneDoc((v as Document)[k]);
+  for (const k of Object.keys(v)) setOwn(out, k, cloneDoc((v as Document)[k]));
   return out as T;
+}
+
+/** `target[key] = value`, also for a key named `__proto__` (an ordinary field name in BSON). */
+export function setOwn(target: Document, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * Whether two values are the same BSON: same types (an int and a double of equal value differ, as do Binary subtypes),
+ * same field order. This is how MongoDB decides that an update modified nothing.
+ */
+export function identical(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Object.is(a, b);
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return typeof a === 'number' && Number.isNaN(a) && Number.isNaN(b);
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => identical(x, b[i]));
+  if (Array.isArray(b)) return false;
+  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime();
+  if (a instanceof RegExp) return b instanceof RegExp && a.source === b.source && a.flags === b.flags;
+  const ta = (a as { _bsontype?: string })._bsontype;
+  if (ta !== (b as { _bsontype?: string })._bsontype) return false;
+  if (ta === 'Binary') return (a as Binary).sub_type === (b as Binary).sub_type && compareBytes((a as Binary).value(), (b as Binary).value()) === 0;
+  if (ta === 'Double') return Object.is((a as { value: number }).value, (b as { value: number }).value);
+  if (ta) return compareBson(a, b) === 0 && String(a) === String(b);
+  const ka = Object.keys(a);
+  const kb = Object.keys(b as Document);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && identical((a as Document)[k], (b as Document)[k]));
 }
 
 export function isPlainObject(v: unknown): v is Document {

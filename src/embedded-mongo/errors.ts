@@ -16,6 +16,8 @@ const CODE_NAMES: Record<number, string> = {
   40: 'ConflictingUpdateOperators',
   43: 'CursorNotFound',
   48: 'NamespaceExists',
+  50: 'MaxTimeMSExpired',
+  52: 'DollarPrefixedFieldName',
   59: 'CommandNotFound',
   66: 'ImmutableField',
   67: 'CannotCreateIndex',
@@ -24,7 +26,17 @@ const CODE_NAMES: Record<number, string> = {
   85: 'IndexOptionsConflict',
   86: 'IndexKeySpecsConflict',
   115: 'CommandNotSupported',
+  121: 'DocumentValidationFailure',
+  136: 'CappedPositionLost',
+  165: 'ViewDepthLimitExceeded',
+  166: 'CommandNotSupportedOnView',
+  167: 'OptionNotSupportedOnView',
   168: 'InvalidPipelineOperator',
+  322: 'APIVersionError',
+  323: 'APIStrictError',
+  324: 'APIDeprecationError',
+  359: 'CannotConvertIndexToUnique',
+  10334: 'BSONObjectTooLarge',
   11000: 'DuplicateKey',
 };
 
@@ -69,6 +81,9 @@ export function fromMingoError(err: unknown): MongoCommandError {
   if (/would modify the immutable field/.test(message)) return new MongoCommandError(66, message.replace(/\.$/, ''));
   if ((m = message.match(/updating the path '(.*)' would create a conflict at '(.*)'/)))
     return new MongoCommandError(40, `Updating the path '${m[1]}' would create a conflict at '${m[2]}'`);
+  if ((m = message.match(/(\$\w+) (?:operator )?requires 'scriptEnabled'/)))
+    return notSupported(`${m[1]} runs JavaScript, which the embedded engine does not support`);
+  if ((m = message.match(/Use of undefined variable: (\S+)/))) return new MongoCommandError(17276, `Use of undefined variable: ${m[1]}`);
   if ((m = message.match(/Unknown update operator: '(\$\w+)'/)))
     return failedToParse(`Unknown modifier: ${m[1]}. Expected a valid update modifier or pipeline-style update specified as an array`);
   return badValue(message);

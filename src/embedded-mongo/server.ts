@@ -7,6 +7,7 @@
 import net from 'node:net';
 import type { Document } from 'bson';
 import { runCommand } from './commands/index.js';
+import { connectionClosed, connectionOpened } from './commands/server-status.js';
 import { MongoCommandError } from './errors.js';
 import type { Engine } from './storage/engine.js';
 import {
@@ -59,6 +60,7 @@ export class WireServer {
   private accept(socket: net.Socket): void {
     const connectionId = this.nextConnectionId++;
     this.sockets.add(socket);
+    connectionOpened(this.engine);
     socket.setNoDelay(true);
     // Chunks are only joined once a whole message has arrived, so large messages are not copied repeatedly.
     let chunks: Buffer[] = [];
@@ -87,7 +89,10 @@ export class WireServer {
       }
     });
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      connectionClosed(this.engine);
+    });
   }
 
   private drop(socket: net.Socket, connectionId: number, reason: string): void {

@@ -4,6 +4,7 @@
  * Parsing throws `ProtocolError` for anything malformed; the server closes that connection only.
  */
 import { deserialize, serialize, type Document } from 'bson';
+import { decodeValues } from './query/doubles.js';
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -38,10 +39,11 @@ export interface IncomingCommand {
 }
 
 /**
- * Longs stay `Long` objects so they round-trip as int64 (bigint would break mingo); everything else uses the
- * driver's defaults (int32/double become numbers, Binary stays Binary, BSON regexes become RegExp).
+ * Values keep their BSON types and `decodeValues` makes them what the engine stores: Longs stay `Long` objects so
+ * they round-trip as int64 (bigint would break mingo), whole-number doubles stay `Double` (query/doubles.ts), other
+ * int32 and double values become numbers, Binary stays Binary, BSON regexes become RegExp.
  */
-const DESERIALIZE_OPTIONS = { promoteLongs: false, validation: { utf8: true } } as const;
+const DESERIALIZE_OPTIONS = { promoteLongs: false, promoteValues: false, validation: { utf8: true } } as const;
 
 export function readHeader(buf: Buffer): MessageHeader {
   return {
@@ -59,7 +61,8 @@ function parseDocument(buf: Buffer, offset: number, end: number): { doc: Documen
   try {
     // Deserialized Binary values are views on their input: decoding a copy of just this document keeps a stored
     // document from retaining the whole (up to 48 MB) message it arrived in.
-    return { doc: deserialize(Buffer.from(buf.subarray(offset, offset + size)), DESERIALIZE_OPTIONS), next: offset + size };
+    const doc = deserialize(Buffer.from(buf.subarray(offset, offset + size)), DESERIALIZE_OPTIONS);
+    return { doc: decodeValues(doc) as Document, next: offset + size };
   } catch (err) {
     throw new ProtocolError(`invalid BSON: ${(err as Error).message}`);
   }

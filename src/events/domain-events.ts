@@ -1,10 +1,14 @@
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { MessageView } from '../messages/message.view.js';
 
-/** The domain events of contract section 6, under their dotted (Interface A) names. */
+/**
+ * The domain events of contract section 6, under their dotted (Interface A) names, and
+ * `conversation.queued` (a hand-off or an unassignment: the conversation waits for an agent).
+ */
 export const DOMAIN_EVENTS = [
   'conversation.created',
   'conversation.assigned',
+  'conversation.queued',
   'conversation.closed',
   'message.received',
   'message.sent',
@@ -31,36 +35,23 @@ export interface FlowExecutionSnapshot {
 export interface DomainEventData {
   'conversation.created': { conversation: ConversationView };
   'conversation.assigned': { conversation: ConversationView; agentId: string; previousAgentId: string | null };
+  'conversation.queued': { conversation: ConversationView; previousAgentId: string | null };
   'conversation.closed': { conversation: ConversationView; reason: string | null };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };
   'flow.executed': { execution: FlowExecutionSnapshot };
 }
 
-/** One occurrence of an event, as emitted on the bus and as delivered (under `data`) to webhooks. */
+/** One event as the log holds it, and as consumers and the feed read it (`data` is what a webhook delivery carries). */
 export interface DomainEvent<N extends DomainEventName = DomainEventName> {
-  /** `evt_...`: the same for every webhook that receives this occurrence. */
+  /** `evt_...`: the same for every consumer, webhook and feed reader of this occurrence. */
   id: string;
-  name: N;
+  type: N;
   companyId: string;
+  /** Increases strictly per company in the order the events were logged. */
+  sequence: number;
   occurredAt: Date;
   data: DomainEventData[N];
 }
 
 export type AnyDomainEvent = { [N in DomainEventName]: DomainEvent<N> }[DomainEventName];
-
-/**
- * Internal notifications between modules: published on the same bus with DomainEventBus.notify, never
- * delivered to webhooks (which subscribe to DOMAIN_EVENTS only).
- */
-export interface InternalEventData {
-  /** A conversation entered the queue (hand-off or unassignment): auto-assignment serves the queue. */
-  'conversation.queued': { conversation: ConversationView };
-}
-export type InternalEventName = keyof InternalEventData;
-
-export interface InternalEvent<N extends InternalEventName = InternalEventName> {
-  name: N;
-  companyId: string;
-  data: InternalEventData[N];
-}

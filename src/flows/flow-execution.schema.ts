@@ -2,14 +2,16 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { FlowExecutionStepResult } from '../events/domain-events.js';
+import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 import { FLOW_TRIGGER_TYPES, type FlowTriggerType } from './flow.schema.js';
 
-export const FLOW_EXECUTION_STATUSES = ['completed', 'failed'] as const;
+/** `running` only while a triggered run is under way (a crash leaves it running, for the next attempt to resume). */
+export const FLOW_EXECUTION_STATUSES = ['running', 'completed', 'failed'] as const;
 export type FlowExecutionStatus = (typeof FLOW_EXECUTION_STATUSES)[number];
 
-/** One run of a flow on a conversation; analytics counts them (flowsExecuted) by createdAt. */
+/** One run of a flow on a conversation; analytics counts them (flowsExecuted) by createdAt. Its end carries `flow.executed`. */
 @Schema({ collection: 'flow_executions', timestamps: true })
-export class FlowExecution {
+export class FlowExecution extends EventSource {
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   flowId: Types.ObjectId;
 
@@ -25,8 +27,19 @@ export class FlowExecution {
   /** What started it: an agent's POST /execute, or an inbound message. */
   @Prop({ type: String, enum: FLOW_TRIGGER_TYPES, required: true })
   trigger: FlowTriggerType;
+
+  /** `<flow id>:<event id>` of a run an event triggered: unique, so a flow runs once per triggering event. */
+  @Prop({ type: String })
+  triggerKey?: string;
+
+  /** When the TTL monitor removes it (FLOW_EXECUTION_RETENTION_DAYS after it finished); unset while running or kept for ever. */
+  @Prop({ type: Date })
+  expireAt?: Date;
 }
 
 export const FlowExecutionSchema = SchemaFactory.createForClass(FlowExecution);
 FlowExecutionSchema.plugin(tenantScopePlugin);
+indexPendingEvents(FlowExecutionSchema);
 FlowExecutionSchema.index({ companyId: 1, createdAt: 1 });
+FlowExecutionSchema.index({ triggerKey: 1 }, { unique: true, sparse: true });
+FlowExecutionSchema.index({ expireAt: 1 }, { expireAfterSeconds: 0, sparse: true });

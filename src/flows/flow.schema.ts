@@ -8,6 +8,8 @@ export type FlowStepType = (typeof FLOW_STEP_TYPES)[number];
 export const FLOW_TRIGGER_TYPES = ['manual', 'inbound_message'] as const;
 export type FlowTriggerType = (typeof FLOW_TRIGGER_TYPES)[number];
 export const MAX_FLOW_STEPS = 50;
+/** Flows a company may have: bounds what one inbound message can cost to match. */
+export const MAX_FLOWS_PER_COMPANY = 100;
 
 /** One step of a flow, as validated on write (dto/flow-steps.dto.ts) and run by FlowRunner. */
 export type FlowStep =

@@ -8,7 +8,8 @@ import { FlowExecution, FlowExecutionSchema } from './flow-execution.schema.js';
 import { FlowExecutionsRepository } from './flow-executions.repository.js';
 import { FlowRunner } from './flow-runner.js';
 import { Flow, FlowSchema } from './flow.schema.js';
-import { InboundFlowTrigger } from './flow-triggers.js';
+import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
+import { InboundFlowsConsumer } from './inbound-flows.consumer.js';
 import { FlowsController } from './flows.controller.js';
 import { FlowsRepository } from './flows.repository.js';
 import { FlowsService } from './flows.service.js';
@@ -25,6 +26,6 @@ import { FlowsService } from './flows.service.js';
     MessagesModule,
   ],
   controllers: [FlowsController],
-  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowsService, InboundFlowTrigger],
+  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowTriggerMatcher, FlowsService, InboundFlowsConsumer],
 })
 export class FlowsModule {}

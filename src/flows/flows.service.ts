@@ -12,7 +12,7 @@ import type { FlowStepDto } from './dto/flow-steps.dto.js';
 import { DeletedFlowView, FlowView } from './flow.view.js';
 import type { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
 import type { WriteFlowDto } from './dto/write-flow.dto.js';
-import type { Flow, FlowStep } from './flow.schema.js';
+import { MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from './flow.schema.js';
 import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
@@ -41,7 +41,11 @@ export class FlowsService {
   }
 
   async create(companyId: CompanyId, dto: WriteFlowDto): Promise<FlowView> {
-    return FlowView.from(await this.flows.create(companyId, await this.toFlow(companyId, dto)));
+    const flow = await this.toFlow(companyId, dto);
+    if ((await this.flows.count(companyId)) >= MAX_FLOWS_PER_COMPANY) {
+      throw new BadRequestException(`A company can have at most ${MAX_FLOWS_PER_COMPANY} flows`);
+    }
+    return FlowView.from(await this.flows.create(companyId, flow));
   }
 
   /** PUT: every field is replaced; what the body leaves out takes its default again. */
@@ -74,7 +78,7 @@ export class FlowsService {
     if (conversation.status === 'closed') {
       throw new BadRequestException(`Conversation ${conversation.id} is closed; flows cannot run on it`);
     }
-    return this.runner.run(companyId, flow, conversation.id, 'manual');
+    return this.runner.run(companyId, flow, conversation.id);
   }
 
   /** Checks what the DTO cannot: keywords only on inbound triggers, assigned agents of the company. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { containsKeyword, matchesTrigger, normalizeKeywords } from './keyword-match.js';
+import { containsKeyword, MAX_SCANNED_CHARS, matchesTrigger, normalizeKeywords } from './keyword-match.js';
 
 describe('containsKeyword', () => {
   it.each([
@@ -22,6 +22,9 @@ describe('containsKeyword', () => {
     ['order 42 arrived', '42', true],
     ['order 420 arrived', '42', false],
     ['anything', '   ', false],
+    ['𝒜pple pie', 'pple', false],
+    ['I ❤ pie', '❤', true],
+    ['pie😀', 'pie', true],
   ])('%j contains %j: %s', (text, keyword, expected) => {
     expect(containsKeyword(text, keyword)).toBe(expected);
   });
@@ -43,5 +46,19 @@ describe('matchesTrigger', () => {
 describe('normalizeKeywords', () => {
   it('trims, collapses spaces, lower-cases, and drops blanks and duplicates', () => {
     expect(normalizeKeywords([' Pricing ', 'pricing', 'Opening  Hours', '  '])).toEqual(['pricing', 'opening hours']);
+  });
+});
+
+describe('the text a trigger scans', () => {
+  it(`is the first ${MAX_SCANNED_CHARS} characters of the message`, () => {
+    const padding = 'x '.repeat(MAX_SCANNED_CHARS / 2);
+    expect(containsKeyword(`${padding.slice(0, -8)} refund`, 'refund')).toBe(true);
+    expect(containsKeyword(`${padding} refund`, 'refund')).toBe(false);
+  });
+
+  it('rules keywords out by their words before searching, without changing what matches', () => {
+    expect(matchesTrigger('the price is right', ['price is', 'is right'])).toBe(true);
+    expect(matchesTrigger('the price list', ['price is'])).toBe(false);
+    expect(matchesTrigger('prices, as is', ['price is'])).toBe(false);
   });
 });

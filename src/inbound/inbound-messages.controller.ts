@@ -22,7 +22,9 @@ export class InboundMessagesController {
     description:
       'Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or ' +
       'opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at ' +
-      'most one open conversation per channel; after a close, the next message opens a new conversation.',
+      'most one open conversation per channel; after a close, the next message opens a new conversation. ' +
+      'The answer shows the stored message and conversation: the flows the message triggers run after it, ' +
+      'from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.',
   })
   @ApiCreatedResponse({ type: InboundMessageEnvelope })
   @ApiEnvelopeErrorResponses(400, 401, 403, 409, 429)

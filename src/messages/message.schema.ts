@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
 export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
@@ -19,22 +20,9 @@ export interface MessageMedia {
   size: number;
 }
 
-/** The message's event while it may not be published yet (see MessageEventRecovery). */
-@Schema({ _id: false })
-export class PendingEvent {
-  /** The `evt_...` id, kept if the event has to be published again. */
-  @Prop({ required: true })
-  id: string;
-
-  /** When the message was stored, or last claimed by a recovery. */
-  @Prop({ required: true })
-  since: Date;
-}
-const PendingEventSchema = SchemaFactory.createForClass(PendingEvent);
-
 /** One message of a conversation (contract section 4). */
 @Schema({ collection: 'messages', timestamps: true })
-export class Message {
+export class Message extends EventSource {
   // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   conversationId: Types.ObjectId;
@@ -61,14 +49,17 @@ export class Message {
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
 
-  /** Stored with the message and removed once its event is published; a process that dies in between leaves it. */
-  @Prop({ type: PendingEventSchema })
-  pendingEvent?: PendingEvent;
+  /**
+   * What makes a repeated send the same message (a sparse unique index), so a retried flow step sends once:
+   * `flow:<execution id>:<step>`, unique across companies since execution ids are.
+   */
+  @Prop({ type: String })
+  dedupeKey?: string;
 }
 
 export const MessageSchema = SchemaFactory.createForClass(Message);
 MessageSchema.plugin(tenantScopePlugin);
 MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
 MessageSchema.index({ companyId: 1, createdAt: 1 });
-// The recovery's sweep across companies; sparse, so it holds only the few messages whose event is pending.
-MessageSchema.index({ 'pendingEvent.since': 1 }, { sparse: true });
+indexPendingEvents(MessageSchema);
+MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ConversationsModule } from '../conversations/conversations.module.js';
-import { MessageEventRecovery } from './message-event-recovery.js';
 import { Message, MessageSchema } from './message.schema.js';
 import { MessagesController } from './messages.controller.js';
 import { MessagesRepository } from './messages.repository.js';
@@ -10,7 +9,7 @@ import { MessagesService } from './messages.service.js';
 @Module({
   imports: [MongooseModule.forFeature([{ name: Message.name, schema: MessageSchema }]), ConversationsModule],
   controllers: [MessagesController],
-  providers: [MessagesRepository, MessagesService, MessageEventRecovery],
-  exports: [MessagesService],
+  providers: [MessagesRepository, MessagesService],
+  exports: [MessagesService, MessagesRepository],
 })
 export class MessagesModule {}

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, QueryFilter, Types } from 'mongoose';
-import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { EventRelay } from '../events/event-relay.js';
+import { EventSourceRepository } from '../events/event-source.repository.js';
+import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { MessagePosition, PageDirection } from './message-cursor.js';
 import { Message } from './message.schema.js';
 
@@ -16,9 +18,9 @@ export interface MessageWindow {
 }
 
 @Injectable()
-export class MessagesRepository extends TenantRepository<Message> {
-  constructor(@InjectModel(Message.name) model: Model<Message>) {
-    super(model);
+export class MessagesRepository extends EventSourceRepository<Message> {
+  constructor(@InjectModel(Message.name) model: Model<Message>, relay: EventRelay) {
+    super(model, relay);
   }
 
   /**
@@ -43,21 +45,12 @@ export class MessagesRepository extends TenantRepository<Message> {
     return this.find(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit });
   }
 
-  /** The message's event is published: nothing left to recover. */
-  async clearPendingEvent(companyId: CompanyId, id: Types.ObjectId): Promise<void> {
-    await this.model.updateOne(this.scope(companyId, { _id: id }), { $unset: { pendingEvent: 1 } }).exec();
+  /** Inserts a complete message (its id and time chosen by the caller, as its event shows them) with its event. */
+  async insert(companyId: CompanyId, record: Stored<Message>, events: PendingEvent[]): Promise<Stored<Message>> {
+    return this.insertWithEvents(companyId, record, events);
   }
 
-  /**
-   * Claims one message whose event has been pending since `staleBefore` or earlier, by moving its
-   * `since` to `now`, so that other processes leave it alone for as long again. The one cross-tenant
-   * query of messages: the recovery serves every company and learns the company from the message.
-   */
-  async claimStalePendingEvent(staleBefore: Date, now: Date): Promise<Stored<Message> | null> {
-    return (await this.model
-      .findOneAndUpdate({ 'pendingEvent.since': { $lte: staleBefore } }, { $set: { 'pendingEvent.since': now } }, { returnDocument: 'after' })
-      .setOptions({ [CROSS_TENANT]: true })
-      .lean()
-      .exec()) as Stored<Message> | null;
+  async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {
+    return (await this.findOne(companyId, { dedupeKey }, { _id: 1 })) !== null;
   }
 }

@@ -5,9 +5,10 @@ import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
+import { Types } from 'mongoose';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
-import type { CompanyId } from '../database/tenancy/tenant-repository.js';
-import { DomainEventBus, newEventId } from '../events/domain-event-bus.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { stageEvent } from '../events/pending-event.schema.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
@@ -19,6 +20,15 @@ import { parseTimestamp } from './timestamp.js';
 export interface OutboundSender {
   type: 'agent' | 'bot';
   id: string | null;
+}
+
+/**
+ * What makes a send repeatable without a second message: its `dedupeKey` (a second send with it is refused
+ * as a duplicate key) and the id of its event.
+ */
+export interface SendOptions {
+  dedupeKey?: string;
+  eventId?: string;
 }
 
 export interface SendMediaInput {
@@ -43,14 +53,13 @@ export interface DeliveredMessage {
 /**
  * Messages of a conversation. A message is stored only in an open conversation: the conversation
  * is updated first (lastMessageAt, firstResponseAt) with a filter on isOpen, then the message is
- * stored with that same time, then `message.sent` or `message.received` is published.
+ * stored with that same time and, in the same write, its `message.sent` or `message.received` event.
  */
 @Injectable()
 export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
-    private readonly events: DomainEventBus,
   ) {}
 
   /**
@@ -66,7 +75,13 @@ export class MessagesService {
   }
 
   /** 404 for a missing, malformed or foreign conversation (a path id); 400 when it is closed. */
-  async sendText(companyId: CompanyId, conversationId: string, text: string, sender: OutboundSender): Promise<DeliveredMessage> {
+  async sendText(
+    companyId: CompanyId,
+    conversationId: string,
+    text: string,
+    sender: OutboundSender,
+    options: SendOptions = {},
+  ): Promise<DeliveredMessage> {
     const sent = await this.append(companyId, conversationId, {
       direction: 'outbound',
       type: 'text',
@@ -75,7 +90,7 @@ export class MessagesService {
       media: null,
       senderType: sender.type,
       senderId: sender.id ? toObjectId(sender.id) : null,
-    });
+    }, options);
     if (sent) return sent;
     await this.conversations.getOrThrow(companyId, conversationId);
     throw this.closed(conversationId);
@@ -159,19 +174,31 @@ export class MessagesService {
     return { direction: 'newer', from: after, until: before };
   }
 
-  private async append(companyId: CompanyId, conversationId: string, draft: MessageDraft): Promise<DeliveredMessage | null> {
+  private async append(
+    companyId: CompanyId,
+    conversationId: string,
+    draft: MessageDraft,
+    options: SendOptions = {},
+  ): Promise<DeliveredMessage | null> {
     const id = parseObjectId(conversationId);
     if (!id) return null;
     const at = new Date();
     const conversation = await this.conversations.recordMessage(companyId, conversationId, at, draft.direction === 'outbound');
     if (!conversation) return null;
-    // The message's time is the conversation's lastMessageAt, so the two always agree. It carries its
-    // event until the event is published, for MessageEventRecovery should this process die meanwhile.
-    const pendingEvent = { id: newEventId(), since: at };
-    const stored = await this.messages.create(companyId, { ...draft, conversationId: id, createdAt: at, pendingEvent } as Partial<Message>);
-    const message = MessageView.from(stored);
-    await this.events.publish(messageEventName(draft.direction), String(companyId), { message, conversation }, { id: pendingEvent.id, occurredAt: at });
-    await this.messages.clearPendingEvent(companyId, stored._id);
+    // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
+    // chosen here so that its event, written with it, shows it exactly as stored.
+    const record = {
+      ...draft,
+      _id: new Types.ObjectId(),
+      companyId: toObjectId(companyId),
+      conversationId: id,
+      createdAt: at,
+      updatedAt: at,
+      ...(options.dedupeKey ? { dedupeKey: options.dedupeKey } : {}),
+    } as Stored<Message>;
+    const message = MessageView.from(record);
+    const event = stageEvent(messageEventName(draft.direction), { message, conversation }, { id: options.eventId, occurredAt: at });
+    await this.messages.insert(companyId, record, [event]);
     return { message, conversation };
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { AUTO_ASSIGNMENT } from '../assignment/auto-assignment.name.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { EventConsumers } from '../events/consumers/event-consumers.js';
 import { canonicalLanguage } from './dto/settings.validators.js';
 import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
@@ -8,7 +10,10 @@ import { SettingsRepository } from './settings.repository.js';
 
 @Injectable()
 export class SettingsService {
-  constructor(private readonly settings: SettingsRepository) {}
+  constructor(
+    private readonly settings: SettingsRepository,
+    private readonly consumers: EventConsumers,
+  ) {}
 
   async get(companyId: CompanyId): Promise<SettingsView> {
     return SettingsView.from(await this.settings.forCompany(companyId));
@@ -33,6 +38,11 @@ export class SettingsService {
       if (value !== undefined) set[`autoAssignment.${key as keyof AutoAssignment}`] = value;
     }
     if (Object.keys(set).length === 0) return this.get(companyId);
-    return SettingsView.from(await this.settings.patch(companyId, { $set: set }));
+    const updated = SettingsView.from(await this.settings.patch(companyId, { $set: set }));
+    // Turned on, or given more room per agent: the queue may move now rather than at its next event.
+    if (dto.autoAssignment?.enabled === true || dto.autoAssignment?.maxConversationsPerAgent !== undefined) {
+      await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
+    }
+    return updated;
   }
 }

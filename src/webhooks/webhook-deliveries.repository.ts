@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
+import { AppConfig } from '../config/app-config.js';
+import { duplicateInsertIndexes } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDelivery, type DeliveryAttempt } from './webhook-delivery.schema.js';
@@ -16,17 +18,30 @@ export type AttemptResult =
 /** Pending again, due `now`, with a fresh round of retries. */
 const requeued = (now: Date): UpdateQuery<WebhookDelivery> => ({
   $set: { status: 'pending', attemptCount: 0, nextAttemptAt: now, completedAt: null },
+  $unset: { expireAt: 1 },
 });
 
 @Injectable()
 export class WebhookDeliveriesRepository extends TenantRepository<WebhookDelivery> {
-  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>) {
+  /** How long a finished delivery is kept (0: for ever). */
+  private readonly retentionMs: number;
+
+  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>, config: AppConfig) {
     super(model);
+    this.retentionMs = config.webhookDeliveryRetentionDays * 86_400_000;
   }
 
-  async insertMany(companyId: CompanyId, deliveries: Partial<WebhookDelivery>[]): Promise<void> {
+  /** Inserts the deliveries not recorded yet: one already there for its webhook and event keeps its id and state. */
+  async insertNew(companyId: CompanyId, deliveries: Partial<WebhookDelivery>[]): Promise<void> {
     const companyObjectId = toObjectId(companyId);
-    await this.model.insertMany(deliveries.map((delivery) => ({ ...delivery, companyId: companyObjectId })));
+    try {
+      await this.model.insertMany(
+        deliveries.map((delivery) => ({ ...delivery, companyId: companyObjectId })),
+        { ordered: false },
+      );
+    } catch (error) {
+      if (!duplicateInsertIndexes(error, deliveries.length)) throw error;
+    }
   }
 
   /** The webhook's `limit` oldest pending deliveries in event order: its lane attempts them from the first (the head). */
@@ -45,6 +60,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
     result: AttemptResult,
   ): Promise<boolean> {
     const done = result.status !== 'pending';
+    const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
     const outcome = await this.model
       .updateOne(this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }), {
         $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
@@ -53,6 +69,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
           status: result.status,
           nextAttemptAt: done ? null : result.nextAttemptAt,
           completedAt: done ? attempt.at : null,
+          ...expiry,
         },
       })
       .exec();
@@ -69,3 +86,4 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
     return this.updateOne(companyId, filter, requeued(now));
   }
 }
+

@@ -2,7 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Types } from 'mongoose';
 import type { Page } from '../common/pagination/page.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
-import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
+import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import type { ListDeliveriesQueryDto } from './dto/delivery-requests.dto.js';
 import type { WebhookDelivery } from './webhook-delivery.schema.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -17,7 +17,7 @@ export class WebhookDeliveriesService {
     private readonly webhooks: WebhooksService,
     private readonly webhookStore: WebhooksRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly worker: WebhookDeliveryWorker,
+    private readonly lanes: WebhookDeliveryLanes,
   ) {}
 
   async page(companyId: CompanyId, webhookId: string, query: ListDeliveriesQueryDto): Promise<Page<Stored<WebhookDelivery>>> {
@@ -53,6 +53,6 @@ export class WebhookDeliveriesService {
 
   private async queued(companyId: CompanyId, webhookId: Types.ObjectId): Promise<void> {
     await this.webhookStore.markQueued(companyId, [webhookId], new Date());
-    this.worker.wake();
+    this.lanes.wake();
   }
 }

@@ -23,8 +23,9 @@ export class DeliveryAttempt {
 const DeliveryAttemptSchema = SchemaFactory.createForClass(DeliveryAttempt);
 
 /**
- * One event for one webhook: the outbox row written before the request that caused the event
- * answers, and the log of every attempt to deliver it. Its id is the `webhook-id` header.
+ * One event for one webhook (unique on the pair, so an event fanned out again keeps its delivery and its
+ * `webhook-id`), written by the fan-out consumer of the event log, and the log of every attempt to deliver it.
+ * Its id is the `webhook-id` header.
  */
 @Schema({ collection: 'webhook_deliveries', timestamps: true })
 export class WebhookDelivery {
@@ -44,7 +45,7 @@ export class WebhookDelivery {
   @Prop({ required: true })
   payload: string;
 
-  /** The webhook's own numbering, in event order: the lane attempts the lowest pending one first. */
+  /** The event's sequence in the company's log: the lane attempts the lowest pending one first. */
   @Prop({ required: true })
   sequence: number;
 
@@ -64,6 +65,10 @@ export class WebhookDelivery {
 
   @Prop({ type: Date, default: null })
   completedAt: Date | null;
+
+  /** When the TTL monitor removes a finished delivery (WEBHOOK_DELIVERY_RETENTION_DAYS after it finished); unset while pending. */
+  @Prop({ type: Date })
+  expireAt?: Date;
 }
 
 export const WebhookDeliverySchema = SchemaFactory.createForClass(WebhookDelivery);
@@ -75,3 +80,6 @@ WebhookDeliverySchema.index({ companyId: 1, webhookId: 1, status: 1, _id: -1 });
 WebhookDeliverySchema.index({ companyId: 1, webhookId: 1, status: 1, sequence: 1 });
 // Recover: the failed deliveries created since a time.
 WebhookDeliverySchema.index({ companyId: 1, webhookId: 1, status: 1, createdAt: 1 });
+// One delivery per webhook and event, whatever fans the event out again.
+WebhookDeliverySchema.index({ companyId: 1, webhookId: 1, eventId: 1 }, { unique: true });
+WebhookDeliverySchema.index({ expireAt: 1 }, { expireAfterSeconds: 0, sparse: true });

@@ -13,7 +13,7 @@ refuse timestamps more than a few minutes old.
 **Retries**: any answer but 2xx (redirects are not followed) or no answer within the timeout is a failure.
 Retry n waits \`backoffMs × 2^(n-1)\` (at most one hour); after \`maxRetries\` retries the delivery is failed.
 A \`429\` or \`503\` with \`Retry-After\` sets the next attempt; a \`410 Gone\` disables the webhook.
-Deliveries to one webhook are made one at a time, in event order.
+Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
 
 **Pause and delete**: \`isActive: false\` attempts nothing and records no new events; pending deliveries
 wait for \`isActive: true\`. Deleting a webhook discards its pending deliveries.

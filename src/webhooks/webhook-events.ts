@@ -4,6 +4,7 @@ import { DOMAIN_EVENTS, type DomainEventName } from '../events/domain-events.js'
 export const EXTERNAL_EVENT_NAMES = {
   'conversation.created': 'CONVERSATION_CREATED',
   'conversation.assigned': 'CONVERSATION_ASSIGNED',
+  'conversation.queued': 'CONVERSATION_QUEUED',
   'conversation.closed': 'CONVERSATION_CLOSED',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',

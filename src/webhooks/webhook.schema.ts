@@ -1,11 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { LaneFields } from '../lanes/lane.schema.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from './webhook-events.js';
 
 export const DEFAULT_RETRY_CONFIG = { maxRetries: 5, backoffMs: 1000 } as const;
-
-/** The lease of a free lane: always a date, so the claim filter is a plain range. */
-export const LANE_FREE = new Date(0);
 
 @Schema({ _id: false })
 export class WebhookRetryConfig {
@@ -17,12 +15,12 @@ export class WebhookRetryConfig {
 }
 
 /**
- * A webhook of either interface (one store). Besides what callers see, it carries the state of its
- * delivery lane: deliveries to one webhook are attempted one at a time and in order, by whichever
- * worker holds the lane's lease (see the README, "Webhooks").
+ * A webhook of either interface (one store). Besides what callers see, it is the lane of its deliveries
+ * (LaneFields): they are attempted one at a time and in order, by whichever worker holds the lane's lease
+ * (see the README, "Webhooks").
  */
 @Schema({ collection: 'webhooks', timestamps: true })
-export class Webhook {
+export class Webhook extends LaneFields {
   @Prop({ required: true, trim: true, maxlength: 200 })
   name: string;
 
@@ -47,32 +45,15 @@ export class Webhook {
   @Prop({ required: true, select: false })
   secret: string;
 
-  /** Numbers the deliveries of this webhook in event order. */
-  @Prop({ required: true, default: 0 })
-  deliverySequence: number;
-
-  /**
-   * Bumped after every change to the pending deliveries made outside the lane (a new event, a
-   * redelivery, a resume), so a worker can tell that its view of the queue went stale.
-   */
-  @Prop({ required: true, default: 0 })
-  queueVersion: number;
-
-  /** No later than when the oldest pending delivery is due; absent when none is pending. */
-  @Prop({ type: Date })
-  nextDueAt?: Date;
-
-  @Prop({ type: String, default: null })
-  leaseOwner: string | null;
-
-  @Prop({ type: Date, required: true, default: () => LANE_FREE })
-  leaseUntil: Date;
+  /** Since when it receives events: its creation, or its last resume (events of a pause are not recorded for it). */
+  @Prop({ type: Date, required: true, default: () => new Date() })
+  activeSince: Date;
 }
 
 export const WebhookSchema = SchemaFactory.createForClass(Webhook);
 WebhookSchema.plugin(tenantScopePlugin);
 WebhookSchema.index({ companyId: 1, _id: -1 });
-// The outbox listener: the active webhooks of a company subscribed to either name of an event.
+// The fan-out: the active webhooks of a company subscribed to either name of an event.
 WebhookSchema.index({ companyId: 1, isActive: 1, events: 1 });
 // The worker's claim: active webhooks whose lane is due (the lease is checked on the few it finds).
 WebhookSchema.index({ isActive: 1, nextDueAt: 1 });

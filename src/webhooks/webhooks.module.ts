@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LaneRunner } from './delivery/lane-runner.js';
-import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
-import { WebhookLanesRepository } from './delivery/webhook-lanes.repository.js';
+import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { WebhookSender } from './delivery/webhook-sender.js';
 import { ExternalWebhooksController } from './external-webhooks.controller.js';
 import { WebhookDeliveriesController } from './webhook-deliveries.controller.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema.js';
-import { WebhookOutboxListener } from './webhook-outbox.listener.js';
+import { WebhookFanOut } from './webhook-fan-out.consumer.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { Webhook, WebhookSchema } from './webhook.schema.js';
@@ -18,8 +17,8 @@ import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
- * Webhooks of both interfaces (one store), the outbox the domain events are written to, and the
- * worker that delivers it. Other modules need nothing from here: they publish on DomainEventBus.
+ * Webhooks of both interfaces (one store), their deliveries (written by the event log's WebhookFanOut
+ * consumer) and the lanes that deliver them. Other modules need nothing from here.
  */
 @Module({
   imports: [
@@ -32,15 +31,14 @@ import { WebhooksService } from './webhooks.service.js';
   providers: [
     WebhooksRepository,
     WebhookDeliveriesRepository,
-    WebhookLanesRepository,
     WebhookSecretBox,
     WebhookUrlPolicy,
     WebhooksService,
     WebhookDeliveriesService,
-    WebhookOutboxListener,
+    WebhookFanOut,
     WebhookSender,
     LaneRunner,
-    WebhookDeliveryWorker,
+    WebhookDeliveryLanes,
   ],
 })
 export class WebhooksModule {}

@@ -1,15 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types, UpdateQuery } from 'mongoose';
+import type { Model, Types } from 'mongoose';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
+import { markDueUpdate } from '../lanes/lane-store.js';
 import type { WebhookEventName } from './webhook-events.js';
 import { Webhook } from './webhook.schema.js';
-
-/**
- * The update that tells a webhook's lane deliveries became pending, due from `at`: a new queueVersion
- * (so a worker whose view of the queue predates it notices) and a due time no later than `at`.
- */
-export const queuedUpdate = (at: Date): UpdateQuery<Webhook> => ({ $inc: { queueVersion: 1 }, $min: { nextDueAt: at } });
 
 @Injectable()
 export class WebhooksRepository extends TenantRepository<Webhook> {
@@ -19,16 +14,7 @@ export class WebhooksRepository extends TenantRepository<Webhook> {
 
   /** The active webhooks subscribed to any of `names` (both forms of one event). */
   async subscribers(companyId: CompanyId, names: readonly WebhookEventName[]): Promise<Stored<Webhook>[]> {
-    return this.find(companyId, { isActive: true, events: { $in: names } }, { projection: { events: 1 } });
-  }
-
-  /** The next number in the webhook's event order, or null when it was deleted meanwhile. */
-  async nextSequence(companyId: CompanyId, webhookId: Types.ObjectId): Promise<number | null> {
-    const updated = await this.model
-      .findOneAndUpdate(this.scope(companyId, { _id: webhookId }), { $inc: { deliverySequence: 1 } }, { returnDocument: 'after', projection: { deliverySequence: 1 } })
-      .lean()
-      .exec();
-    return updated?.deliverySequence ?? null;
+    return this.find(companyId, { isActive: true, events: { $in: [...names] } }, { projection: { events: 1, activeSince: 1 } });
   }
 
   /**
@@ -36,7 +22,7 @@ export class WebhooksRepository extends TenantRepository<Webhook> {
    * them pending, so that a worker whose view of the queue predates it notices (queueVersion).
    */
   async markQueued(companyId: CompanyId, webhookIds: Types.ObjectId[], at: Date): Promise<void> {
-    await this.model.updateMany(this.scope(companyId, { _id: { $in: webhookIds } }), queuedUpdate(at)).exec();
+    await this.model.updateMany(this.scope(companyId, { _id: { $in: webhookIds } }), markDueUpdate<Webhook>(at)).exec();
   }
 
   async disable(companyId: CompanyId, webhookId: Types.ObjectId, reason: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { UpdateQuery } from 'mongoose';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
-import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
+import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
@@ -13,7 +13,8 @@ import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { DEFAULT_RETRY_CONFIG, type Webhook } from './webhook.schema.js';
-import { queuedUpdate, WebhooksRepository } from './webhooks.repository.js';
+import { markDueUpdate } from '../lanes/lane-store.js';
+import { WebhooksRepository } from './webhooks.repository.js';
 
 /** Bounds the fan-out of one event and Interface B's list, which has no pages. */
 export const MAX_WEBHOOKS_PER_COMPANY = 100;
@@ -26,7 +27,7 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly secrets: WebhookSecretBox,
     private readonly urls: WebhookUrlPolicy,
-    private readonly worker: WebhookDeliveryWorker,
+    private readonly lanes: WebhookDeliveryLanes,
   ) {}
 
   /** Answers the webhook with its signing secret, which is never shown again. */
@@ -73,7 +74,10 @@ export class WebhooksService {
     return webhook;
   }
 
-  /** `isActive: false` pauses (pending deliveries wait); `true` resumes them and clears a disabledReason. */
+  /**
+   * `isActive: false` pauses (pending deliveries wait, events are not recorded for it); `true` resumes them,
+   * clears a disabledReason and receives the events that occur from then on.
+   */
   async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
     const existing = await this.getStored(companyId, id);
     if (dto.url !== undefined) await this.urls.assertAllowed(dto.url);
@@ -84,12 +88,13 @@ export class WebhooksService {
     const update: UpdateQuery<Webhook> = { $set };
     const resuming = dto.isActive === true && !existing.isActive;
     if (resuming) {
-      $set.disabledReason = null;
-      Object.assign(update, queuedUpdate(new Date()));
+      const now = new Date();
+      Object.assign($set, { disabledReason: null, activeSince: now });
+      Object.assign(update, markDueUpdate<Webhook>(now));
     }
     const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
-    if (resuming) this.worker.wake();
+    if (resuming) this.lanes.wake();
     return WebhookView.from(updated);
   }
 

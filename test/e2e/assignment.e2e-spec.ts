@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { AssignmentLeaseRepository } from '../../src/assignment/assignment-lease.repository.js';
 import { AssignmentLease } from '../../src/assignment/assignment-lease.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { DatabaseTarget } from '../../src/database/database-target.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
+import { EventLogRepository } from '../../src/events/event-log.repository.js';
 import {
   addAgent,
   createApiKey,
@@ -14,6 +14,7 @@ import {
   type TestAgentLogin,
   type TestCompany,
 } from '../support/factories.js';
+import { settle } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Tenant extends TestCompany {
@@ -79,21 +80,17 @@ describe('auto-assignment', () => {
   it('round robin spreads 20 sequential hand-offs evenly over 4 agents, in rotation', async () => {
     const company = await tenant('Fair', { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 10 });
     const team = await agents(company, 4);
-    const assigned: DomainEvent<'conversation.assigned'>[] = [];
-    const listener = (event: DomainEvent<'conversation.assigned'>) => {
-      if (event.companyId === company.companyId) assigned.push(event);
-    };
-    t.app.get(EventEmitter2).on('conversation.assigned', listener);
-
     const ids: string[] = [];
     for (let index = 0; index < 20; index += 1) {
       const id = await openConversation(company);
       const response = await handOff(company, id);
-      // The hand-off answers the conversation as stored after auto-assignment took it.
-      expect(response.body).toMatchObject({ id, status: 'human', assignedAgentId: expect.any(String) });
+      // The hand-off answers the conversation as it stored it: auto-assignment reacts after the answer.
+      expect(response.body).toMatchObject({ id, status: 'queued', assignedAgentId: null });
+      await settle(t);
       ids.push(id);
     }
-    t.app.get(EventEmitter2).off('conversation.assigned', listener);
+    const logged = await t.app.get(EventLogRepository).range(company.companyId, { after: 0, types: ['conversation.assigned'] }, 100);
+    const assigned = logged as DomainEvent<'conversation.assigned'>[];
 
     const conversations = await stored(company, ids);
     expect(conversations.every((conversation) => conversation.status === 'human')).toBe(true);
@@ -119,6 +116,7 @@ describe('auto-assignment', () => {
     for (let index = 0; index < 4; index += 1) {
       const id = await openConversation(company);
       await handOff(company, id);
+      await settle(t);
       picks.push((await stored(company, [id]))[0].assignedAgentId!.toHexString());
     }
     // Loads (loaded, idle, half): (2,0,1) → idle; (2,1,1) tie, half never auto-assigned → half;
@@ -133,6 +131,7 @@ describe('auto-assignment', () => {
     for (let index = 0; index < 10; index += 1) ids.push(await openConversation(company));
 
     await Promise.all(ids.map((id, index) => handOff(company, id, index % 2 === 0 ? t.http : other.http)));
+    await settle(t, other);
 
     const conversations = await stored(company, ids);
     expect(conversations.filter((conversation) => conversation.status === 'human')).toHaveLength(4);
@@ -147,14 +146,17 @@ describe('auto-assignment', () => {
     const [first] = await agents(company, 1);
     const [a, b, c] = [await openConversation(company), await openConversation(company), await openConversation(company)];
     for (const id of [a, b, c]) await handOff(company, id);
+    await settle(t);
     expect((await stored(company, [a, b, c])).map((conversation) => conversation.status)).toEqual(['human', 'queued', 'queued']);
 
     await t.http.post(`/v1/conversations/${a}/close`).set(first.auth).send({}).expect(200);
+    await settle(t);
     expect((await stored(company, [b]))[0]).toMatchObject({ status: 'human' });
     expect((await stored(company, [b]))[0].assignedAgentId?.toHexString()).toBe(first.agentId);
 
     const late = await addAgent(t, company, 'agent');
     await t.http.patch(`/v1/agents/${late.agentId}`).set(late.auth).send({ status: 'away' }).expect(200);
+    await settle(t);
     expect((await stored(company, [c]))[0].status).toBe('human');
     expect((await stored(company, [c]))[0].assignedAgentId?.toHexString()).toBe(late.agentId);
   });
@@ -168,12 +170,14 @@ describe('auto-assignment', () => {
     await t.model<Agent>(Agent.name).updateOne({ companyId: company.companyId, _id: gone.agentId }, { $set: { status: 'online' } });
     const id = await openConversation(company);
     await handOff(company, id);
+    await settle(t);
     expect((await stored(company, [id]))[0]).toMatchObject({ status: 'queued', assignedAgentId: null });
 
     const off = await tenant('Manual', { enabled: false });
     await agents(off, 1);
     const manual = await openConversation(off);
     await handOff(off, manual);
+    await settle(t);
     expect((await stored(off, [manual]))[0]).toMatchObject({ status: 'queued', assignedAgentId: null });
   });
 
@@ -185,6 +189,7 @@ describe('auto-assignment', () => {
       await t.http.post(`/v1/conversations/${id}/assign`).set(company.auth).send({ agentId: leaving.agentId }).expect(200);
     }
     await t.http.delete(`/v1/agents/${leaving.agentId}`).set(company.auth).expect(200);
+    await settle(t);
     const conversations = await stored(company, ids);
     expect(conversations.map((conversation) => [conversation.status, conversation.assignedAgentId?.toHexString()])).toEqual([
       ['human', staying.agentId],

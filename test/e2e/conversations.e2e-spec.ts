@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
-import { DOMAIN_EVENTS, type AnyDomainEvent, type InternalEvent } from '../../src/events/domain-events.js';
 import { addAgent, conversationSnapshot, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
+import type { DomainEvent } from '../../src/events/domain-events.js';
+import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface ConversationBody {
@@ -35,20 +35,15 @@ describe('/v1/conversations', () => {
   let t: TestApp;
   let acme: TestCompany;
   let globex: TestCompany;
-  let events: AnyDomainEvent[];
-  /** Internal `conversation.queued` notifications (auto-assignment listens to them). */
-  let queued: InternalEvent<'conversation.queued'>[];
+  let recorder: EventRecorder;
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
     ({ acme, globex } = await twoCompanies(t.http));
-    const emitter = t.app.get(EventEmitter2);
-    for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
-    emitter.on('conversation.queued', (event: InternalEvent<'conversation.queued'>) => queued.push(event));
+    recorder = new EventRecorder(t);
   });
-  beforeEach(() => {
-    events = [];
-    queued = [];
+  beforeEach(async () => {
+    await recorder.clear();
   });
   afterAll(() => t.close());
 
@@ -67,7 +62,7 @@ describe('/v1/conversations', () => {
       .set(company.auth)
       .send({ contactId, ...body })
       .expect(201);
-    events = [];
+    await recorder.clear();
     return response.body as ConversationBody;
   }
 
@@ -86,8 +81,7 @@ describe('/v1/conversations', () => {
     if (status === 'queued') await t.http.patch(path).set(acme.auth).send({ status: 'queued' }).expect(200);
     if (status === 'human') await t.http.post(`${path}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
     if (status === 'closed') await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
-    events = [];
-    queued = [];
+    await recorder.clear();
     return conversation;
   }
 
@@ -117,12 +111,13 @@ describe('/v1/conversations', () => {
       });
       const record = await stored(acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
-      expect(events).toEqual([
+      expect(await recorder.events()).toEqual([
         {
           id: expect.stringMatching(/^evt_/),
-          name: 'conversation.created',
+          type: 'conversation.created',
           companyId: acme.companyId,
-          occurredAt: expect.any(Date),
+          sequence: expect.any(Number),
+          occurredAt: new Date(response.body.createdAt),
           data: { conversation: conversationSnapshot(response.body) },
         },
       ]);
@@ -155,8 +150,8 @@ describe('/v1/conversations', () => {
           createdAt: conversation.lastMessageAt,
         }),
       ]);
-      expect(events.map((event) => event.name)).toEqual(['conversation.created', 'message.sent']);
-      expect(events[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(response.body) });
+      expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.sent']);
+      expect((await recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(conversation) });
     });
 
     it('allows one open conversation per contact and channel: 409, another channel is fine, a new one after closing', async () => {
@@ -177,7 +172,7 @@ describe('/v1/conversations', () => {
       expect(reopened.id).not.toBe(first.id);
       const ofContact = { companyId: acme.companyId, contactId: first.contactId };
       expect(await t.model(Conversation.name).countDocuments(ofContact)).toBe(3);
-      const sent = events.filter((event) => event.name === 'message.sent');
+      const sent = (await recorder.events()).filter((event) => event.type === 'message.sent');
       expect(sent).toEqual([]);
     });
 
@@ -188,7 +183,7 @@ describe('/v1/conversations', () => {
       await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
       const malformed = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: 'nope' }).expect(400);
       expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a mongodb id' }]);
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 400 for missing, wrongly typed, unknown and operator fields', async () => {
@@ -394,7 +389,8 @@ describe('/v1/conversations', () => {
       const closed = await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
       expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
       // Events and webhooks keep the conversation as they always carried it.
-      expect(events.map((event) => event.name)).toEqual(['conversation.assigned', 'conversation.closed']);
+      const events = await recorder.events();
+      expect(events.map((event) => event.type)).toEqual(['conversation.assigned', 'conversation.closed']);
       for (const event of events) expect((event.data as { conversation: object }).conversation).not.toHaveProperty('contact');
     });
   });
@@ -403,7 +399,7 @@ describe('/v1/conversations', () => {
     it('assigns a bot conversation to an agent: human, assignedAgentId, one conversation.assigned', async () => {
       const conversation = await start(acme);
       const agent = await addAgent(t, acme, 'agent');
-      events = [];
+      await recorder.clear();
       const response = await t.http
         .post(`/v1/conversations/${conversation.id}/assign`)
         .set(acme.auth)
@@ -417,9 +413,9 @@ describe('/v1/conversations', () => {
         assignedBy: { kind: 'agent', id: acme.agentId },
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'human', isOpen: true });
-      expect(events).toEqual([
+      expect(await recorder.events()).toEqual([
         expect.objectContaining({
-          name: 'conversation.assigned',
+          type: 'conversation.assigned',
           companyId: acme.companyId,
           data: { conversation: conversationSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
@@ -432,26 +428,22 @@ describe('/v1/conversations', () => {
       const second = await addAgent(t, acme, 'supervisor');
       const path = `/v1/conversations/${conversation.id}/assign`;
       await t.http.post(path).set(first.auth).send({ agentId: first.agentId }).expect(200);
-      events = [];
+      await recorder.clear();
 
       const reassigned = await t.http.post(path).set(first.auth).send({ agentId: second.agentId }).expect(200);
       expect(reassigned.body).toMatchObject({ status: 'human', assignedAgentId: second.agentId });
       expect(reassigned.body.assignedBy).toEqual({ kind: 'agent', id: first.agentId });
-      expect(events).toEqual([
+      expect(await recorder.events()).toEqual([
         expect.objectContaining({
-          name: 'conversation.assigned',
-          data: {
-            conversation: conversationSnapshot(reassigned.body),
-            agentId: second.agentId,
-            previousAgentId: first.agentId,
-          },
+          type: 'conversation.assigned',
+          data: { conversation: conversationSnapshot(reassigned.body), agentId: second.agentId, previousAgentId: first.agentId },
         }),
       ]);
 
-      events = [];
+      await recorder.clear();
       const again = await t.http.post(path).set(acme.auth).send({ agentId: second.agentId }).expect(200);
       expect(again.body).toEqual(reassigned.body);
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 400 for an inactive, foreign, unknown or malformed agent, naming the problem', async () => {
@@ -474,7 +466,7 @@ describe('/v1/conversations', () => {
       await t.http.post(path).set(acme.auth).send({ agentId: acme.agentId, force: true }).expect(400);
 
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 404 for another company’s conversation and leaves it alone', async () => {
@@ -486,7 +478,7 @@ describe('/v1/conversations', () => {
         .expect(404);
       await t.http.post('/v1/conversations/nope/assign').set(acme.auth).send({ agentId: acme.agentId }).expect(404);
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
   });
 
@@ -504,9 +496,9 @@ describe('/v1/conversations', () => {
         closeReason: 'Resolved: refund issued',
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'closed', isOpen: false });
-      expect(events).toEqual([
+      expect(await recorder.events()).toEqual([
         expect.objectContaining({
-          name: 'conversation.closed',
+          type: 'conversation.closed',
           companyId: acme.companyId,
           data: { conversation: conversationSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
@@ -517,8 +509,8 @@ describe('/v1/conversations', () => {
       const conversation = await conversationIn('human');
       const response = await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).expect(200);
       expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: acme.agentId });
-      expect(events.map((event) => event.name)).toEqual(['conversation.closed']);
-      expect(events[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
+      expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
+      expect((await recorder.events())[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
@@ -527,7 +519,7 @@ describe('/v1/conversations', () => {
       expect(response.body.message).toBe(
         "Cannot move a conversation from closed to closed; allowed from closed: none (closed conversations are never reopened)",
       );
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 400 for a bad reason and 404 for a foreign conversation', async () => {
@@ -539,7 +531,7 @@ describe('/v1/conversations', () => {
       await t.http.post(path).set(acme.auth).send({ reason: 'x'.repeat(501) }).expect(400);
       await t.http.post(path).set(globex.auth).send({}).expect(404);
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', isOpen: true, closedAt: null });
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
   });
 
@@ -558,11 +550,10 @@ describe('/v1/conversations', () => {
       expect(await stored(acme, conversation.id)).toMatchObject({ subject: null, tags: [], priority: 'high' });
       const unchanged = await t.http.patch(path).set(acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(cleared.body);
-      expect(events).toEqual([]);
-      expect(queued).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
-    it('hands a bot conversation off to the queue, setting queuedAt and notifying conversation.queued once', async () => {
+    it('hands a bot conversation off to the queue, setting queuedAt, with conversation.queued once', async () => {
       const conversation = await start(acme);
       const response = await t.http
         .patch(`/v1/conversations/${conversation.id}`)
@@ -570,10 +561,16 @@ describe('/v1/conversations', () => {
         .send({ status: 'queued' })
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
-      expect(queued).toEqual([
-        { name: 'conversation.queued', companyId: acme.companyId, data: { conversation: conversationSnapshot(response.body) } },
+      expect(await recorder.events()).toEqual([
+        {
+          id: expect.stringMatching(/^evt_/),
+          type: 'conversation.queued',
+          companyId: acme.companyId,
+          sequence: expect.any(Number),
+          occurredAt: new Date(response.body.updatedAt),
+          data: { conversation: conversationSnapshot(response.body), previousAgentId: null },
+        },
       ]);
-      expect(events).toEqual([]);
     });
 
     it('unassigns a human conversation back to the queue', async () => {
@@ -592,7 +589,8 @@ describe('/v1/conversations', () => {
         queuedAt: expect.any(String),
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
-      expect(queued).toEqual([expect.objectContaining({ data: { conversation: conversationSnapshot(response.body) } })]);
+      const [event] = await recorder.events();
+      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: conversationSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {
@@ -694,11 +692,11 @@ describe('/v1/conversations', () => {
     it('applies a status change only to the status it was checked against: the loser answers 409', async () => {
       const conversation = await start(acme);
       const repository = t.app.get(ConversationsRepository);
-      const updateOne = repository.updateOne.bind(repository);
+      const change = repository.change.bind(repository);
       // Another request closes the conversation between this request's read and its write.
-      jest.spyOn(repository, 'updateOne').mockImplementationOnce(async (...args) => {
+      jest.spyOn(repository, 'change').mockImplementationOnce(async (...args) => {
         await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).send({}).expect(200);
-        return updateOne(...args);
+        return change(...args);
       });
       const response = await t.http
         .post(`/v1/conversations/${conversation.id}/assign`)
@@ -709,19 +707,38 @@ describe('/v1/conversations', () => {
         `Conversation ${conversation.id} was changed by another request (it is now closed); read it again and retry`,
       );
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'closed', assignedAgentId: null });
-      expect(events.map((event) => event.name)).toEqual(['conversation.closed']);
+      expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
+    });
+
+    it('computes a change again when only fields it does not rely on moved, so its event shows the record as stored', async () => {
+      const conversation = await start(acme);
+      const repository = t.app.get(ConversationsRepository);
+      const change = repository.change.bind(repository);
+      // A reply lands (lastMessageAt, firstResponseAt) between this request's read and its write.
+      const spy = jest.spyOn(repository, 'change').mockImplementationOnce(async (...args) => {
+        await t.http.post(`/v1/conversations/${conversation.id}/messages`).set(acme.auth).send({ text: 'One moment' }).expect(201);
+        return change(...args);
+      });
+      const response = await t.http.post(`/v1/conversations/${conversation.id}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
+      expect(response.body).toMatchObject({ status: 'human', lastMessageAt: expect.any(String), firstResponseAt: expect.any(String) });
+      const assigned = (await recorder.events()).filter((event) => event.type === 'conversation.assigned');
+      expect(assigned).toHaveLength(1);
+      expect(assigned[0].data).toMatchObject({ conversation: conversationSnapshot(response.body) });
+      // The first write missed the revision the reply made; the second, computed again, applied.
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'human', revision: 2 });
     });
 
     it('of concurrent closes exactly one applies and emits', async () => {
       const conversation = await start(acme);
-      events = [];
+      await recorder.clear();
       const responses = await Promise.all(
         Array.from({ length: 5 }, () => t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).send({})),
       );
       const statuses = responses.map((response) => response.status).sort();
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
       for (const status of statuses.filter((code) => code !== 200)) expect([400, 409]).toContain(status);
-      expect(events.filter((event) => event.name === 'conversation.closed')).toHaveLength(1);
+      expect((await recorder.events()).filter((event) => event.type === 'conversation.closed')).toHaveLength(1);
     });
   });
 
@@ -739,11 +756,15 @@ describe('/v1/conversations', () => {
       const theirs = await start(acme);
       await assign(theirs.id, other.agentId);
 
-      queued = [];
+      await recorder.clear();
       const moved = await t.app.get(ConversationsService).requeueAgentConversations(acme.companyId, agent.agentId);
       expect(moved).toBe(2);
-      expect(queued.map((event) => event.data.conversation.id)).toEqual(mine.map((conversation) => conversation.id));
-      expect(queued.map((event) => event.data.conversation.status)).toEqual(['queued', 'queued']);
+      const queued = await recorder.events();
+      expect(queued.map((event) => event.type)).toEqual(['conversation.queued', 'conversation.queued']);
+      expect(queued.map((event) => (event as DomainEvent<'conversation.queued'>).data.conversation.id)).toEqual(mine.map((conversation) => conversation.id));
+      expect(queued.map((event) => (event as DomainEvent<'conversation.queued'>).data)).toEqual(
+        mine.map(() => ({ conversation: expect.objectContaining({ status: 'queued' }), previousAgentId: agent.agentId })),
+      );
       for (const conversation of mine) {
         expect(await stored(acme, conversation.id)).toMatchObject({
           status: 'queued',

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import {
   addAgent,
@@ -10,6 +8,7 @@ import {
   type TestAgentLogin,
   type TestCompany,
 } from '../support/factories.js';
+import { EventRecorder, settle } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Tenant extends TestCompany {
@@ -18,15 +17,14 @@ interface Tenant extends TestCompany {
 
 describe('flow execution and triggers', () => {
   let t: TestApp;
-  let events: AnyDomainEvent[];
+  let recorder: EventRecorder;
 
   beforeAll(async () => {
     t = await createTestApp();
-    const emitter = t.app.get(EventEmitter2);
-    for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
+    recorder = new EventRecorder(t);
   });
-  beforeEach(() => {
-    events = [];
+  beforeEach(async () => {
+    await recorder.clear();
   });
   afterAll(() => t.close());
 
@@ -42,6 +40,8 @@ describe('flow execution and triggers', () => {
       .set('x-api-key', company.key)
       .send({ from: { email }, text })
       .expect(201);
+    // Flows react to the message after it is answered.
+    await settle(t);
     return { conversationId: response.body.data.conversation.id as string, email };
   };
 
@@ -86,7 +86,7 @@ describe('flow execution and triggers', () => {
         ],
       });
       const { conversationId } = await inbound(acme, 'hi');
-      events = [];
+      await recorder.clear();
 
       const response = await t.http
         .post(`/v1/flows/${flowId}/execute`)
@@ -117,13 +117,14 @@ describe('flow execution and triggers', () => {
         expect.objectContaining({ text: 'Hello from the bot', senderType: 'bot', senderId: flowId }),
       ]);
 
-      expect(events.map((event) => event.name)).toEqual([
+      expect((await recorder.events()).map((event) => event.type)).toEqual([
         'message.sent',
+        'conversation.queued',
         'conversation.assigned',
         'conversation.closed',
         'flow.executed',
       ]);
-      expect(events.at(-1)).toMatchObject({ companyId: acme.companyId, data: { execution: response.body } });
+      expect((await recorder.events()).at(-1)).toMatchObject({ companyId: acme.companyId, data: { execution: response.body } });
 
       const [stored] = await executions(acme, { _id: response.body.executionId });
       expect(stored).toMatchObject({ status: 'completed', trigger: 'manual', steps: response.body.steps });
@@ -161,7 +162,7 @@ describe('flow execution and triggers', () => {
         ],
       });
       const { conversationId } = await inbound(acme, 'hi');
-      events = [];
+      await recorder.clear();
       const response = await t.http.post(`/v1/flows/${flowId}/execute`).set(acme.auth).send({ conversationId }).expect(200);
       expect(response.body).toMatchObject({
         status: 'failed',
@@ -177,8 +178,8 @@ describe('flow execution and triggers', () => {
       expect((await messages(acme, conversationId)).some((message) => message.text === 'too late')).toBe(false);
       const [stored] = await executions(acme, { _id: response.body.executionId });
       expect(stored.status).toBe('failed');
-      expect(events.filter((event) => event.name === 'flow.executed')).toHaveLength(1);
-      expect(events.at(-1)).toMatchObject({ name: 'flow.executed', data: { execution: { status: 'failed' } } });
+      expect((await recorder.events()).filter((event) => event.type === 'flow.executed')).toHaveLength(1);
+      expect((await recorder.events()).at(-1)).toMatchObject({ type: 'flow.executed', data: { execution: { status: 'failed' } } });
     });
 
     it('fails an assign step whose agent was deactivated, leaving the conversation as it was', async () => {
@@ -284,12 +285,12 @@ describe('flow execution and triggers', () => {
         [always, 'inbound_message', 'completed'],
       ]);
 
-      events = [];
+      await recorder.clear();
       await inbound(company, 'So, HOW   MUCH is the Pricing?', email);
       expect((await conversation(company, conversationId)).tags).toEqual(['seen', 'sales']);
       const runs = await executions(company);
       expect(runs.map((run) => run.flowId.toHexString())).toEqual([always, pricing, always]);
-      expect(events.filter((event) => event.name === 'flow.executed')).toHaveLength(2);
+      expect((await recorder.events()).filter((event) => event.type === 'flow.executed')).toHaveLength(2);
 
       // The bot's own reply is outbound: it triggers nothing, so each customer message ran each flow once.
       const bot = (await messages(company, conversationId)).filter((message) => message.senderType === 'bot');

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
+import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const PATH = '/api/external/messages';
@@ -15,7 +14,7 @@ describe('POST /api/external/messages', () => {
   let globex: TestCompany;
   let acmeKey: string;
   let globexKey: string;
-  let events: AnyDomainEvent[];
+  let recorder: EventRecorder;
   let phoneSequence = 0;
 
   beforeAll(async () => {
@@ -23,11 +22,10 @@ describe('POST /api/external/messages', () => {
     ({ acme, globex } = await twoCompanies(t.http));
     acmeKey = await createApiKey(t.http, acme, ['messages:write']);
     globexKey = await createApiKey(t.http, globex, ['messages:write', 'webhooks:manage']);
-    const emitter = t.app.get(EventEmitter2);
-    for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
+    recorder = new EventRecorder(t);
   });
-  beforeEach(() => {
-    events = [];
+  beforeEach(async () => {
+    await recorder.clear();
   });
   afterAll(() => t.close());
 
@@ -71,9 +69,9 @@ describe('POST /api/external/messages', () => {
     const contact = await t.model<Contact>(Contact.name).findOne({ _id: conversation.contactId, companyId: acme.companyId }).lean();
     expect(contact).toMatchObject({ phone, name: 'Grace Hopper' });
 
-    expect(events.map((event) => event.name)).toEqual(['conversation.created', 'message.received']);
-    expect(events[0]).toMatchObject({ companyId: acme.companyId, data: { conversation: expect.objectContaining({ id: conversation.id, lastMessageAt: null }) } });
-    expect(events[1]).toMatchObject({ companyId: acme.companyId, data: { message, conversation } });
+    expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.received']);
+    expect((await recorder.events())[0]).toMatchObject({ companyId: acme.companyId, data: { conversation: expect.objectContaining({ id: conversation.id, lastMessageAt: null }) } });
+    expect((await recorder.events())[1]).toMatchObject({ companyId: acme.companyId, data: { message, conversation } });
 
     const listed = await t.http.get(`/v1/conversations/${conversation.id}/messages`).set(acme.auth).expect(200);
     expect(listed.body.data).toEqual([message]);
@@ -84,11 +82,11 @@ describe('POST /api/external/messages', () => {
     const first = await receive({ from: { phone }, text: 'one' }).expect(201);
     const conversationId = first.body.data.conversation.id;
     await t.http.post(`/v1/conversations/${conversationId}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
-    events = [];
+    await recorder.clear();
 
     const second = await receive({ from: { phone: phone.replace('+1', '+1 ') }, text: 'two' }).expect(201);
     expect(second.body.data.conversation).toMatchObject({ id: conversationId, status: 'human', assignedAgentId: acme.agentId });
-    expect(events.map((event) => event.name)).toEqual(['message.received']);
+    expect((await recorder.events()).map((event) => event.type)).toEqual(['message.received']);
     expect(await conversationsOf(acme, first.body.data.conversation.contactId)).toHaveLength(1);
   });
 
@@ -101,7 +99,7 @@ describe('POST /api/external/messages', () => {
     expect(whatsapp.body.data.conversation.channel).toBe('whatsapp');
     expect(whatsapp.body.data.conversation.id).not.toBe(api.body.data.conversation.id);
     expect(again.body.data.conversation.id).toBe(whatsapp.body.data.conversation.id);
-    expect(events.filter((event) => event.name === 'conversation.created')).toHaveLength(2);
+    expect((await recorder.events()).filter((event) => event.type === 'conversation.created')).toHaveLength(2);
   });
 
   it('never reopens a closed conversation: the next message starts a new one', async () => {
@@ -109,12 +107,12 @@ describe('POST /api/external/messages', () => {
     const first = await receive({ from: { phone }, text: 'hello' }).expect(201);
     const closedId = first.body.data.conversation.id;
     await t.http.post(`/v1/conversations/${closedId}/close`).set(acme.auth).send({ reason: 'done' }).expect(200);
-    events = [];
+    await recorder.clear();
 
     const next = await receive({ from: { phone }, text: 'me again' }).expect(201);
     expect(next.body.data.conversation.id).not.toBe(closedId);
     expect(next.body.data.conversation.status).toBe('bot');
-    expect(events.map((event) => event.name)).toEqual(['conversation.created', 'message.received']);
+    expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.received']);
     const all = await conversationsOf(acme, first.body.data.conversation.contactId);
     expect(all.map((conversation) => [conversation._id.toHexString(), conversation.status, conversation.isOpen])).toEqual([
       [closedId, 'closed', false],
@@ -145,8 +143,8 @@ describe('POST /api/external/messages', () => {
     expect(messages.map((message) => message.text).sort()).toEqual(
       Array.from({ length: 20 }, (_, index) => `burst ${index}`).sort(),
     );
-    expect(events.filter((event) => event.name === 'conversation.created')).toHaveLength(1);
-    expect(events.filter((event) => event.name === 'message.received')).toHaveLength(20);
+    expect((await recorder.events()).filter((event) => event.type === 'conversation.created')).toHaveLength(1);
+    expect((await recorder.events()).filter((event) => event.type === 'message.received')).toHaveLength(20);
     const latest = Math.max(...messages.map((message) => message.createdAt.getTime()));
     expect(conversations[0].lastMessageAt?.getTime()).toBe(latest);
   });
@@ -158,7 +156,7 @@ describe('POST /api/external/messages', () => {
     expect(acmeMessage.body.data.conversation.contactId).not.toBe(globexMessage.body.data.conversation.contactId);
     await t.http.get(`/v1/conversations/${globexMessage.body.data.conversation.id}`).set(acme.auth).expect(404);
     await t.http.get(`/v1/conversations/${globexMessage.body.data.conversation.id}`).set(globex.auth).expect(200);
-    expect(events.map((event) => event.companyId)).toEqual([globex.companyId, globex.companyId, acme.companyId, acme.companyId]);
+    expect((await recorder.events()).map((event) => event.companyId)).toEqual([globex.companyId, globex.companyId, acme.companyId, acme.companyId]);
   });
 
   it('answers 400 in the envelope for bad bodies and stores nothing', async () => {
@@ -188,7 +186,7 @@ describe('POST /api/external/messages', () => {
       else expect(response.body.error).toMatch(error);
     }
     expect(await t.model<Contact>(Contact.name).countDocuments({ companyId: acme.companyId, phone })).toBe(0);
-    expect(events).toEqual([]);
+    expect(await recorder.events()).toEqual([]);
   });
 
   it('answers 401 without a valid key and 403 without the messages:write scope, in the envelope', async () => {
@@ -212,7 +210,7 @@ describe('POST /api/external/messages', () => {
     const revocable = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'short', scopes: ['messages:write'] }).expect(201);
     await t.http.delete(`/v1/api-keys/${revocable.body.id}`).set(acme.auth).expect(200);
     await receive(body, revocable.body.key).expect(401);
-    expect(events).toEqual([]);
+    expect(await recorder.events()).toEqual([]);
   });
 
   it('answers 429 in the envelope with Retry-After once the key’s limit is spent', async () => {

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { BadRequestException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import type { AgentPrincipal } from '../../src/auth/auth-principal.js';
 import { RequestValidationException } from '../../src/common/errors/request-validation.exception.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { DOMAIN_EVENTS, type AnyDomainEvent } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
 import { conversationSnapshot, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface MessageBody {
@@ -30,16 +29,15 @@ describe('/v1/conversations/:id/messages', () => {
   let t: TestApp;
   let acme: TestCompany;
   let globex: TestCompany;
-  let events: AnyDomainEvent[];
+  let recorder: EventRecorder;
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
     ({ acme, globex } = await twoCompanies(t.http));
-    const emitter = t.app.get(EventEmitter2);
-    for (const name of DOMAIN_EVENTS) emitter.on(name, (event: AnyDomainEvent) => events.push(event));
+    recorder = new EventRecorder(t);
   });
-  beforeEach(() => {
-    events = [];
+  beforeEach(async () => {
+    await recorder.clear();
   });
   afterAll(() => t.close());
 
@@ -52,7 +50,7 @@ describe('/v1/conversations/:id/messages', () => {
       .set(company.auth)
       .send({ contactId: contact._id.toHexString() })
       .expect(201);
-    events = [];
+    await recorder.clear();
     return response.body.id as string;
   }
 
@@ -116,10 +114,11 @@ describe('/v1/conversations/:id/messages', () => {
         firstResponseAt: response.body.createdAt,
         status: 'bot',
       });
-      expect(events).toEqual([
+      expect(await recorder.events()).toEqual([
         {
           id: expect.stringMatching(/^evt_/),
-          name: 'message.sent',
+          type: 'message.sent',
+          sequence: expect.any(Number),
           companyId: acme.companyId,
           occurredAt: expect.any(Date),
           data: { message: response.body, conversation: conversationSnapshot(conversation.body) },
@@ -137,17 +136,17 @@ describe('/v1/conversations/:id/messages', () => {
       const record = await storedConversation(acme, id);
       expect(record?.firstResponseAt?.toISOString()).toBe(first.body.createdAt);
       expect(record?.lastMessageAt?.toISOString()).toBe(second.body.createdAt);
-      expect(events.map((event) => event.name)).toEqual(['message.sent', 'message.sent']);
+      expect((await recorder.events()).map((event) => event.type)).toEqual(['message.sent', 'message.sent']);
     });
 
     it('refuses to add to a closed conversation (400) and stores nothing', async () => {
       const id = await startConversation(acme);
       await t.http.post(`/v1/conversations/${id}/close`).set(acme.auth).send({}).expect(200);
-      events = [];
+      await recorder.clear();
       const response = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ text: 'hello?' }).expect(400);
       expect(response.body.message).toBe(`Conversation ${id} is closed; messages cannot be added to it`);
       expect(await storedMessages(acme, id)).toEqual([]);
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 404 for a foreign, missing or malformed conversation and stores nothing', async () => {
@@ -157,7 +156,7 @@ describe('/v1/conversations/:id/messages', () => {
       await t.http.post('/v1/conversations/nope/messages').set(acme.auth).send({ text: 'hi' }).expect(404);
       expect(await storedMessages(acme, id)).toEqual([]);
       expect((await storedConversation(acme, id))?.lastMessageAt).toBeNull();
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('answers 400 for missing, empty, too long, wrongly typed, unknown and operator fields', async () => {
@@ -353,8 +352,8 @@ describe('/v1/conversations/:id/messages', () => {
       const conversation = await storedConversation(acme, id);
       expect(conversation?.lastMessageAt?.toISOString()).toBe(message.createdAt);
       expect(conversation?.firstResponseAt?.toISOString()).toBe(message.createdAt);
-      expect(events).toEqual([
-        expect.objectContaining({ name: 'message.sent', data: { message, conversation: expect.objectContaining({ id }) } }),
+      expect(await recorder.events()).toEqual([
+        expect.objectContaining({ type: 'message.sent', data: { message, conversation: expect.objectContaining({ id }) } }),
       ]);
       const listed = await t.http.get(`/v1/conversations/${id}/messages`).set(acme.auth).expect(200);
       expect(listed.body.data).toEqual([message]);
@@ -368,17 +367,17 @@ describe('/v1/conversations/:id/messages', () => {
         await expect(attempt).rejects.toMatchObject({ problems: [{ field: 'conversationId', message: 'conversation not found' }] });
       }
       expect(await storedMessages(globex, foreign)).toEqual([]);
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
 
     it('refuses a closed conversation with a 400', async () => {
       const id = await startConversation(acme);
       await t.http.post(`/v1/conversations/${id}/close`).set(acme.auth).send({}).expect(200);
-      events = [];
+      await recorder.clear();
       const attempt = t.app.get(MessagesService).sendMedia(agentOf(acme), { conversationId: id, type: 'audio', media: media() });
       await expect(attempt).rejects.toThrow(new BadRequestException(`Conversation ${id} is closed; messages cannot be added to it`));
       expect(await storedMessages(acme, id)).toEqual([]);
-      expect(events).toEqual([]);
+      expect(await recorder.events()).toEqual([]);
     });
   });
 

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MongoClient, ObjectId } from 'mongodb';
 import { Types } from 'mongoose';
 import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import { EventPublisher } from '../../src/events/event-publisher.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
 import { MAX_ATTEMPTS_PER_CLAIM } from '../../src/webhooks/delivery/lane-runner.js';
-import { WebhookLanesRepository, type Lane } from '../../src/webhooks/delivery/webhook-lanes.repository.js';
-import { LANE_FREE, Webhook } from '../../src/webhooks/webhook.schema.js';
+import { LANE_FREE } from '../../src/lanes/lane.schema.js';
+import { WebhookDeliveryLanes, type Lane } from '../../src/webhooks/delivery/webhook-delivery-lanes.js';
+import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
+import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
@@ -31,7 +33,7 @@ describe('webhook lanes: several attempts per claim', () => {
   });
 
   const publish = (app: TestApp = t, company: TestCompany = acme): Promise<DomainEvent<'flow.executed'>> =>
-    app.app.get(DomainEventBus).publish('flow.executed', company.companyId, {
+    app.app.get(EventPublisher).publish(company.companyId, 'flow.executed', {
       execution: { executionId: hex(), flowId: hex(), conversationId: hex(), status: 'completed', steps: [] },
     });
 
@@ -45,19 +47,22 @@ describe('webhook lanes: several attempts per claim', () => {
   /** The lanes of webhook `id` among those a spied `claim` answered. */
   async function claimsOf(claims: { mock: { results: { value: unknown }[] } }, id: string): Promise<Lane[]> {
     const lanes = await Promise.all(claims.mock.results.map((result) => result.value as Promise<Lane | null>));
-    return lanes.filter((lane): lane is Lane => lane?._id.toHexString() === id.slice(3));
+    return lanes.filter((lane): lane is Lane => String(lane?._id) === id.slice(3));
   }
 
   it('attempts the deliveries pending when a turn begins under one claim, in event order', async () => {
-    // The first answer takes a while, so the next five events queue up while the lane is held: that turn
+    // The first answer takes a while, so the next five events are fanned out while the lane is held: that turn
     // read its queue before them, and the next turn attempts all five.
-    receiver.answer('/turn', { delayMs: 300 }, {});
+    receiver.answer('/turn', { delayMs: 1500 }, {});
     const id = await webhook('/turn');
-    const claims = jest.spyOn(t.app.get(WebhookLanesRepository), 'claim');
+    const claims = jest.spyOn(t.app.get(WebhookDeliveryLanes).store, 'claim');
+    const deliveries = t.model<WebhookDelivery>(WebhookDelivery.name);
     try {
       const events = [await publish()];
       await receiver.received('/turn', 1);
       for (let i = 0; i < 5; i++) events.push(await publish());
+      await waitFor(async () => (await deliveries.countDocuments({ companyId: acme.companyId, webhookId: id.slice(3) })) === 6);
+      expect(receiver.to('/turn')).toHaveLength(1);
       await receiver.received('/turn', 6);
       expect(eventIds('/turn')).toEqual(events.map((event) => event.id));
       expect(await claimsOf(claims, id)).toHaveLength(2);
@@ -73,7 +78,7 @@ describe('webhook lanes: several attempts per claim', () => {
     const lane = { companyId: acme.companyId, _id: id.slice(3) };
     const webhooks = t.model<Webhook>(Webhook.name);
     await webhooks.updateOne(lane, { $set: { leaseOwner: 'another-worker', leaseUntil: new Date(Date.now() + 60_000) } });
-    const claims = jest.spyOn(t.app.get(WebhookLanesRepository), 'claim');
+    const claims = jest.spyOn(t.app.get(WebhookDeliveryLanes).store, 'claim');
     try {
       const events = [];
       for (let i = 0; i < MAX_ATTEMPTS_PER_CLAIM + 1; i++) events.push(await publish());
@@ -88,7 +93,7 @@ describe('webhook lanes: several attempts per claim', () => {
   });
 
   it('stops the turn at the attempt in flight when the webhook is paused, and goes on in order on resume', async () => {
-    receiver.answer('/paused-turn', { delayMs: 150 });
+    receiver.answer('/paused-turn', { delayMs: 1000 }, {});
     const id = await webhook('/paused-turn');
     const events = [];
     for (let i = 0; i < 5; i++) events.push(await publish());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import { EventPublisher } from '../../src/events/event-publisher.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
@@ -75,7 +75,7 @@ describe('SSRF rule with WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
     // What a DNS change after registration amounts to: the target now points at this machine.
     const url = target(Number(new URL(receiver.baseUrl).port));
     await t.model<Webhook>(Webhook.name).updateOne({ _id: created.body.id.slice(3), companyId: acme.companyId }, { url });
-    await t.app.get(DomainEventBus).publish('message.sent', acme.companyId, {} as never);
+    await t.app.get(EventPublisher).publish(acme.companyId, 'message.sent', {} as never);
 
     const delivery = await waitFor(() =>
       t

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId } from 'mongodb';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { DomainEventBus } from '../../src/events/domain-event-bus.js';
+import { EventPublisher } from '../../src/events/event-publisher.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
@@ -71,7 +71,7 @@ describe('two API processes on one database', () => {
     const published: string[] = [];
     for (let index = 0; index < count; index += 1) {
       const app = index % 2 === 0 ? a : b;
-      published.push((await app.app.get(DomainEventBus).publish('conversation.created', acme.companyId, conversationCreated(index))).id);
+      published.push((await app.app.get(EventPublisher).publish(acme.companyId, 'conversation.created', conversationCreated(index))).id);
     }
 
     await waitFor(async () => (await deliveriesOf(a, created.body.id)).every((row) => row.status === 'succeeded'), { timeoutMs: 15_000 });
@@ -97,7 +97,7 @@ describe('two API processes on one database', () => {
     await a
       .model<Webhook>(Webhook.name)
       .updateOne({ _id: created.body.id.slice(3), companyId: acme.companyId }, { leaseOwner: 'worker-that-died/1/0', leaseUntil });
-    const event = await b.app.get(DomainEventBus).publish('conversation.created', acme.companyId, conversationCreated(0));
+    const event = await b.app.get(EventPublisher).publish(acme.companyId, 'conversation.created', conversationCreated(0));
 
     const [request] = await receiver.received('/orphaned', 1, 5000);
     expect(request.at).toBeGreaterThanOrEqual(leaseUntil.getTime());
@@ -125,7 +125,7 @@ describe('shutdown with an attempt in flight', () => {
         .set(company.auth)
         .send({ url: receiver.url('/drain'), events: ['conversation.created'] })
         .expect(201);
-      await app.app.get(DomainEventBus).publish('conversation.created', company.companyId, conversationCreated(0));
+      await app.app.get(EventPublisher).publish(company.companyId, 'conversation.created', conversationCreated(0));
       await receiver.received('/drain', 1);
       await app.close();
 

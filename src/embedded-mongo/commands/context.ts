@@ -1,7 +1,10 @@
 /** What every command handler receives, and small argument readers shared by the handlers. */
 import { Double, type Document } from 'bson';
 import { toNumber } from '../bson-values.js';
-import { badValue, typeMismatch } from '../errors.js';
+import { badValue, MongoCommandError, typeMismatch } from '../errors.js';
+import { parseCollation, type Collator } from '../query/collation.js';
+import { evaluateVariables } from '../query/mingo.js';
+import type { Collection } from '../storage/collection.js';
 import type { Engine } from '../storage/engine.js';
 
 export interface CommandContext {
@@ -10,6 +13,8 @@ export interface CommandContext {
   db: string;
   body: Document;
   connectionId: number;
+  /** `Date.now()` past which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
+  deadline?: number;
 }
 
 /** A handler returns the reply without `ok`, or throws a MongoCommandError. */
@@ -40,4 +45,20 @@ export function optionalDocument(body: Document, field: string): Document | unde
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'object' || Array.isArray(v)) throw typeMismatch(`BSON field '${field}' is the wrong type '${Array.isArray(v) ? 'array' : typeof v}', expected type 'object'`);
   return v as Document;
+}
+
+/** The collation a read or write uses: its own `collation` option, else the collection's default. */
+export function collationFor(options: Document, coll: Collection | undefined): Collator | null {
+  if (options.collation !== undefined && options.collation !== null) return parseCollation(options.collation);
+  return coll?.collator ?? null;
+}
+
+/** The command's `let` variables, evaluated (they are expressions). */
+export const letVariables = (body: Document): Document | undefined => evaluateVariables(optionalDocument(body, 'let'));
+
+/** The collection of a write: created on first write, never a view. */
+export function writableCollection(ctx: CommandContext, name: string): Collection {
+  const existing = ctx.engine.collection(ctx.db, name);
+  if (existing?.isView) throw new MongoCommandError(166, `Namespace ${ctx.db}.${name} is a view, not a collection`);
+  return existing ?? ctx.engine.db(ctx.db).ensure(name);
 }

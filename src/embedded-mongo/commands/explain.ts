@@ -5,10 +5,10 @@
 import type { Document } from 'bson';
 import { isPlainObject } from '../bson-values.js';
 import { failedToParse, notSupported } from '../errors.js';
-import { findDocuments, type ExecutionStats } from '../query/planner.js';
+import type { ExecutionStats } from '../query/planner.js';
 import { runAggregate } from './aggregate.js';
 import { collectionName, type CommandContext, type CommandHandler } from './context.js';
-import { findRequest, runFind } from './read.js';
+import { findRequest, readDocuments, runFind } from './read.js';
 
 function planStage(stats: ExecutionStats, keyPattern: Document | undefined): Document {
   let stage: Document;
@@ -52,7 +52,7 @@ export function explainBody(ctx: CommandContext, body: Document): Document {
     case 'count':
     case 'distinct': {
       const name = collectionName(inner, command);
-      const { stats } = findDocuments(ctx.engine.collection(ctx.db, name), findRequest(body, 'query'));
+      const { stats } = readDocuments(inner, name, findRequest(inner, name, 'query'));
       return explainReply(ctx, name, stats, body);
     }
     case 'aggregate': {

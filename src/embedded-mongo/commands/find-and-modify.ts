@@ -5,15 +5,13 @@
  */
 import type { Document } from 'bson';
 import { failedToParse } from '../errors.js';
-import { compileProjection } from '../query/mingo.js';
-import { collectionName, optionalDocument, type CommandHandler } from './context.js';
-import { checkCollation } from './read.js';
+import { compileProjection } from '../query/projection.js';
+import { collationFor, collectionName, letVariables, optionalDocument, type CommandHandler } from './context.js';
 import { performDelete, performUpdate } from './write-ops.js';
 
 const findAndModify: CommandHandler = (ctx) => {
   const body = ctx.body;
   const name = collectionName(ctx, 'findAndModify' in body ? 'findAndModify' : 'findandmodify');
-  checkCollation(body);
   const query = optionalDocument(body, 'query') ?? {};
   const sort = optionalDocument(body, 'sort');
   const remove = body.remove === true;
@@ -23,15 +21,15 @@ const findAndModify: CommandHandler = (ctx) => {
   if (remove && body.upsert === true) throw failedToParse('Cannot specify both upsert=true and remove=true');
   if (remove && body.new === true)
     throw failedToParse("Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
-  const fields = optionalDocument(body, 'fields');
-  // The filter is needed only by a positional (`a.$`) projection; otherwise it must not be re-applied, since the
-  // post-image of an update may no longer match it.
-  const positional = Object.keys(fields ?? {}).some((path) => path.endsWith('.$'));
-  const project = compileProjection(fields, positional ? query : undefined);
+  const variables = letVariables(body);
+  const collationSpec = optionalDocument(body, 'collation');
+  const collation = collationFor(body, ctx.engine.collection(ctx.db, name));
+  // The projection reads the query only for a positional (`a.$`) field (the post-image may no longer match it).
+  const project = compileProjection(optionalDocument(body, 'fields'), query, { collation, variables });
   const out = (doc: Document | undefined) => (doc ? (project ? project([doc])[0] : doc) : null);
 
   if (remove) {
-    const [doc] = performDelete(ctx.engine, ctx.db, name, query, true, sort, body.hint);
+    const [doc] = performDelete(ctx.engine, ctx.db, name, { filter: query, justOne: true, sort, hint: body.hint, collation: collationSpec, variables, deadline: ctx.deadline });
     return { lastErrorObject: { n: doc ? 1 : 0 }, value: out(doc) };
   }
   const r = performUpdate(ctx.engine, ctx.db, name, {
@@ -42,6 +40,10 @@ const findAndModify: CommandHandler = (ctx) => {
     arrayFilters: body.arrayFilters as Document[] | undefined,
     sort,
     hint: body.hint,
+    collation: collationSpec,
+    variables,
+    bypassValidation: body.bypassDocumentValidation === true,
+    deadline: ctx.deadline,
   });
   if (r.upsertedId !== undefined)
     return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: body.new === true ? out(r.after) : null };

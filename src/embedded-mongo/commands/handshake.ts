@@ -47,7 +47,6 @@ export const handshakeCommands: Record<string, CommandHandler> = {
   ping: acknowledge,
   buildInfo,
   buildinfo: buildInfo,
-  endSessions: acknowledge,
   commitTransaction: acknowledge,
   abortTransaction: acknowledge,
 };

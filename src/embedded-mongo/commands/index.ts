@@ -1,8 +1,15 @@
-/** Command dispatch: the contract's command set; anything else is MongoDB's CommandNotFound (59). */
+/**
+ * Command dispatch: the contract's command set; anything else is MongoDB's CommandNotFound (59). Before a handler runs,
+ * everything in the body but stored data becomes plain numbers (query/doubles.ts), the Stable API parameters are
+ * checked, `maxTimeMS` becomes a deadline and the command's session is noted.
+ */
 import type { Document } from 'bson';
-import { MongoCommandError } from '../errors.js';
+import { toNumber } from '../bson-values.js';
+import { badValue, MongoCommandError } from '../errors.js';
+import { commandValues } from '../query/doubles.js';
 import type { Engine } from '../storage/engine.js';
 import { aggregateCommands } from './aggregate.js';
+import { checkApiVersion } from './api-version.js';
 import { OK, type CommandHandler } from './context.js';
 import { explainBody, explainCommands } from './explain.js';
 import { findAndModifyCommands } from './find-and-modify.js';
@@ -10,6 +17,8 @@ import { handshakeCommands } from './handshake.js';
 import { indexCommands } from './indexes.js';
 import { namespaceCommands } from './namespaces.js';
 import { readCommands } from './read.js';
+import { countOperation, serverStatusCommands } from './server-status.js';
+import { endSessions, touchSession } from './sessions.js';
 import { writeCommands } from './write.js';
 
 const COMMANDS = new Map<string, CommandHandler>(
@@ -22,17 +31,34 @@ const COMMANDS = new Map<string, CommandHandler>(
     ...indexCommands,
     ...namespaceCommands,
     ...explainCommands,
+    ...serverStatusCommands,
     // `{ aggregate, explain: true }` is the other way drivers ask for an aggregation plan.
     aggregate: (ctx) => (ctx.body.explain === true ? explainBody(ctx, { ...ctx.body, explain: undefined }) : aggregateCommands.aggregate(ctx)),
+    endSessions: (ctx) => {
+      endSessions(ctx.engine, ctx.body.endSessions);
+      return {};
+    },
   } satisfies Record<string, CommandHandler>),
 );
+
+/** The deadline `maxTimeMS` sets (0 or absent: none). */
+function deadlineOf(body: Document): number | undefined {
+  if (body.maxTimeMS === undefined || body.maxTimeMS === null) return undefined;
+  const ms = toNumber(body.maxTimeMS);
+  if (!Number.isInteger(ms) || ms < 0) throw badValue(`${String(body.maxTimeMS)} value for maxTimeMS is out of range`);
+  return ms === 0 ? undefined : Date.now() + ms;
+}
 
 export function runCommand(engine: Engine, db: string, body: Document, connectionId: number, log: (line: string) => void): Document {
   const name = Object.keys(body)[0] ?? '';
   const handler = COMMANDS.get(name);
   if (!handler) return new MongoCommandError(59, `no such command: '${name}'`).toReply();
   try {
-    return { ...handler({ engine, db, body, connectionId }), ok: OK };
+    commandValues(name, body);
+    checkApiVersion(name, body);
+    touchSession(engine, body.lsid);
+    countOperation(engine, name, body);
+    return { ...handler({ engine, db, body, connectionId, deadline: deadlineOf(body) }), ok: OK };
   } catch (err) {
     if (err instanceof MongoCommandError) return err.toReply();
     // A bug in the engine: answer this command with an error and keep serving.

@@ -2,14 +2,30 @@
 import type { Document } from 'bson';
 import { compareBson, isPlainObject } from '../bson-values.js';
 import { MongoCommandError, typeMismatch } from '../errors.js';
+import { parseCollation } from '../query/collation.js';
+import type { Collection } from '../storage/collection.js';
+import { isTextSpec, normalizeTextSpec } from '../storage/text-index.js';
 import { collectionName, optionalCount, type CommandContext, type CommandHandler } from './context.js';
-import { checkCollation } from './read.js';
+import { refuseView } from './views.js';
 
 function existing(ctx: CommandContext, command: string) {
   const name = collectionName(ctx, command);
   const coll = ctx.engine.collection(ctx.db, name);
   if (!coll) throw new MongoCommandError(26, `ns does not exist: ${ctx.db}.${name}`);
+  refuseView(coll, '');
   return coll;
+}
+
+/**
+ * An index spec as MongoDB stores it: text indexes normalised (`_fts`/`_ftsx`, weights...), the collation filled in
+ * (the collection's default when none is given; none for `simple`).
+ */
+function normalizeSpec(coll: Collection, spec: Document): Document {
+  const out = isTextSpec(spec) ? normalizeTextSpec(spec) : { ...spec };
+  const collator = out.collation !== undefined ? parseCollation(out.collation) : coll.collator;
+  if (collator) out.collation = collator.spec;
+  else delete out.collation;
+  return out;
 }
 
 const createIndexes: CommandHandler = (ctx) => {
@@ -18,14 +34,15 @@ const createIndexes: CommandHandler = (ctx) => {
   if (!Array.isArray(specs) || specs.length === 0 || !specs.every(isPlainObject))
     throw typeMismatch("BSON field 'createIndexes.indexes' must be a non-empty array of objects");
   const db = ctx.engine.db(ctx.db);
+  refuseView(db.collections.get(name), '');
   const createdCollectionAutomatically = !db.collections.has(name);
   const coll = db.ensure(name);
   const before = coll.indexes.size;
   const created: string[] = [];
   try {
     for (const spec of specs as Document[]) {
-      checkCollation(spec);
-      if (coll.createIndex(spec)) created.push(spec.name as string);
+      const normalized = normalizeSpec(coll, spec);
+      if (coll.createIndex(normalized)) created.push(normalized.name as string);
     }
   } catch (err) {
     // A batch of index builds succeeds or fails as a whole.
@@ -55,7 +72,7 @@ const dropIndexes: CommandHandler = (ctx) => {
   const nIndexesWas = coll.indexes.size;
   const target = ctx.body.index;
   if (target === '*') {
-    for (const n of [...coll.indexes.keys()]) if (n !== '_id_') coll.dropIndex(n);
+    for (const ix of [...coll.indexes.values()]) if (ix !== coll.idIndex) coll.dropIndex(ix.name);
   } else if (typeof target === 'string') {
     coll.dropIndex(target);
   } else if (Array.isArray(target)) {

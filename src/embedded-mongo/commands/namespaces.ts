@@ -1,32 +1,10 @@
-/** Collection and database commands: create, drop, listCollections, dropDatabase, listDatabases. */
+/** Collection and database commands: create, collMod, drop, listCollections, dropDatabase, listDatabases. */
 import type { Document } from 'bson';
 import { isPlainObject } from '../bson-values.js';
-import { MongoCommandError, notSupported } from '../errors.js';
 import { compileFilter } from '../query/mingo.js';
-import { Collection } from '../storage/collection.js';
-import { validateCollectionName } from '../storage/engine.js';
+import type { Collection } from '../storage/collection.js';
+import { collMod, create } from './collection-options.js';
 import { collectionName, optionalCount, optionalDocument, type CommandHandler } from './context.js';
-import { checkCollation } from './read.js';
-
-/** Fields of a command envelope that are not collection options. */
-const ENVELOPE = new Set(['create', '$db', 'lsid', 'txnNumber', 'autocommit', 'startTransaction', 'writeConcern', '$clusterTime', '$readPreference', 'comment', 'maxTimeMS', 'apiVersion', 'apiStrict', 'apiDeprecationErrors']);
-
-/** Collection kinds whose semantics the engine does not implement; accepting them would silently behave differently. */
-const REFUSED_CREATE_OPTIONS = ['viewOn', 'pipeline', 'timeseries', 'capped', 'validator', 'clusteredIndex', 'changeStreamPreAndPostImages', 'encryptedFields'];
-
-const create: CommandHandler = (ctx) => {
-  const name = collectionName(ctx, 'create');
-  validateCollectionName(name);
-  checkCollation(ctx.body);
-  for (const opt of REFUSED_CREATE_OPTIONS)
-    if (ctx.body[opt] !== undefined && ctx.body[opt] !== false) throw notSupported(`create option '${opt}' is not supported by the embedded engine`);
-  const db = ctx.engine.db(ctx.db);
-  if (db.collections.has(name)) throw new MongoCommandError(48, `Collection ${ctx.db}.${name} already exists.`);
-  const options: Document = {};
-  for (const [k, v] of Object.entries(ctx.body)) if (!ENVELOPE.has(k)) options[k] = v;
-  db.collections.set(name, new Collection(ctx.db, name, options));
-  return {};
-};
 
 const drop: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'drop');
@@ -38,18 +16,25 @@ const drop: CommandHandler = (ctx) => {
   return { nIndexesWas: coll.indexes.size, ns: coll.ns };
 };
 
+/** A listCollections entry, as MongoDB describes collections, views and time series collections. */
+function describe(c: Collection): Document {
+  if (c.isView) return { name: c.name, type: 'view', options: c.options, info: { readOnly: true } };
+  const type = c.options.timeseries ? 'timeseries' : 'collection';
+  return {
+    name: c.name,
+    type,
+    options: c.options,
+    info: { readOnly: false },
+    ...(c.idIndex && !c.options.clusteredIndex ? { idIndex: c.idIndex.spec } : {}),
+  };
+}
+
 const listCollections: CommandHandler = (ctx) => {
   const matcher = compileFilter(optionalDocument(ctx.body, 'filter'));
   const nameOnly = ctx.body.nameOnly === true;
   const colls = [...(ctx.engine.databases.get(ctx.db)?.collections.values() ?? [])];
   const entries = colls
-    .map((c): Document => ({
-      name: c.name,
-      type: 'collection',
-      options: c.options,
-      info: { readOnly: false },
-      idIndex: c.indexes.get('_id_')!.spec,
-    }))
+    .map(describe)
     .filter((e) => matcher.test(e))
     .map((e) => (nameOnly ? { name: e.name, type: e.type } : e));
   const ns = `${ctx.db}.$cmd.listCollections`;
@@ -73,4 +58,4 @@ const listDatabases: CommandHandler = (ctx) => {
   return { databases, totalSize: 0, totalSizeMb: 0 };
 };
 
-export const namespaceCommands: Record<string, CommandHandler> = { create, drop, listCollections, dropDatabase, listDatabases };
+export const namespaceCommands: Record<string, CommandHandler> = { create, collMod, drop, listCollections, dropDatabase, listDatabases };

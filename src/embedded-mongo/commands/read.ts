@@ -2,28 +2,37 @@
 import { Long, type Document } from 'bson';
 import { compareBson, toNumber } from '../bson-values.js';
 import { badValue, MongoCommandError, notSupported, typeMismatch } from '../errors.js';
-import { compileProjection } from '../query/mingo.js';
 import { pathValues } from '../query/paths.js';
-import { findDocuments, type FindRequest } from '../query/planner.js';
-import { collectionName, optionalCount, optionalDocument, type CommandContext, type CommandHandler } from './context.js';
+import { findDocuments, type FindRequest, type FindResult } from '../query/planner.js';
+import { compileProjection } from '../query/projection.js';
+import { collationFor, collectionName, letVariables, optionalCount, optionalDocument, type CommandContext, type CommandHandler } from './context.js';
+import { findInView } from './views.js';
 
 /** Options MongoDB accepts on find that would change results here if silently ignored. */
-const REFUSED_FIND_OPTIONS = ['tailable', 'awaitData', 'min', 'max', 'returnKey', 'showRecordId'];
+const REFUSED_FIND_OPTIONS = ['awaitData', 'min', 'max', 'returnKey', 'showRecordId'];
 
-/** Only the binary ("simple") collation is implemented; any other would silently compare strings differently. */
-export function checkCollation(body: Document): void {
-  const c = body.collation as Document | undefined;
-  if (c && c.locale !== 'simple') throw notSupported(`collation ${JSON.stringify(c)} is not supported by the embedded engine (only { locale: 'simple' })`);
-}
-
-export function findRequest(body: Document, filterField: string): FindRequest {
-  checkCollation(body);
+/** The read request of a find-like command on collection `name` (its filter under `filterField`). */
+export function findRequest(ctx: CommandContext, name: string, filterField: string): FindRequest {
+  const body = ctx.body;
   return {
     filter: optionalDocument(body, filterField),
     sort: optionalDocument(body, 'sort'),
     skip: optionalCount(body, 'skip'),
     hint: body.hint ?? undefined,
+    collation: collationFor(body, ctx.engine.collection(ctx.db, name)),
+    variables: letVariables(body),
+    deadline: ctx.deadline,
   };
+}
+
+/** Runs a read on a collection or a view. */
+export function readDocuments(ctx: CommandContext, name: string, request: FindRequest): FindResult {
+  const coll = ctx.engine.collection(ctx.db, name);
+  if (coll?.isView) {
+    const docs = findInView(ctx.engine, ctx.db, coll, request);
+    return { docs, stats: { stage: 'COLLSCAN', inMemorySort: true, keysExamined: 0, docsExamined: docs.length, nReturned: docs.length } };
+  }
+  return findDocuments(coll, request);
 }
 
 /** Find with its projection, as used by `find` and `explain`. */
@@ -34,18 +43,25 @@ export function runFind(ctx: CommandContext) {
     if (body[opt] !== undefined && body[opt] !== false) throw notSupported(`find option '${opt}' is not supported by the embedded engine`);
   const rawLimit = body.limit === undefined || body.limit === null ? 0 : toNumber(body.limit);
   if (!Number.isInteger(rawLimit)) throw typeMismatch(`Field 'limit' should be an integer, but found: ${String(body.limit)}`);
+  const coll = ctx.engine.collection(ctx.db, name);
+  const tailable = body.tailable === true;
+  if (tailable && !coll?.options.capped) throw badValue(`error processing query: ${ctx.db}.${name} tailable cursor requested on non capped collection`);
+  if (tailable && body.sort && Object.keys(body.sort).length) throw badValue('error processing query: tailable cursors cannot be sorted');
   // A negative limit is the legacy way of asking for a single batch.
   const singleBatch = body.singleBatch === true || rawLimit < 0;
-  const request = { ...findRequest(body, 'filter'), limit: Math.abs(rawLimit) };
-  const projection = compileProjection(optionalDocument(body, 'projection'), request.filter);
-  const result = findDocuments(ctx.engine.collection(ctx.db, name), request);
-  return { name, singleBatch, projection, ...result };
+  const request = { ...findRequest(ctx, name, 'filter'), limit: Math.abs(rawLimit) };
+  const result = readDocuments(ctx, name, request);
+  const scoreOf = result.scores ? (doc: Document) => result.scores!.get(doc) ?? 0 : undefined;
+  const evalOptions = { collation: request.collation, variables: request.variables };
+  const projection = compileProjection(optionalDocument(body, 'projection'), request.filter, evalOptions, scoreOf);
+  return { name, singleBatch, projection, tailable, request, ...result };
 }
 
 const find: CommandHandler = (ctx) => {
-  const { name, singleBatch, projection, docs } = runFind(ctx);
+  const { name, singleBatch, projection, docs, tailable, request } = runFind(ctx);
   const ns = `${ctx.db}.${name}`;
-  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch);
+  const tail = tailable ? { collection: ctx.engine.collection(ctx.db, name)!, request } : undefined;
+  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail);
   return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
 };
 
@@ -76,15 +92,16 @@ const killCursors: CommandHandler = (ctx) => {
 
 const count: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'count');
-  const request = { ...findRequest(ctx.body, 'query'), limit: optionalCount(ctx.body, 'limit') };
-  return { n: findDocuments(ctx.engine.collection(ctx.db, name), request).docs.length };
+  const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit') };
+  return { n: readDocuments(ctx, name, request).docs.length };
 };
 
 const distinct: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'distinct');
   const key = ctx.body.key;
   if (typeof key !== 'string' || !key) throw badValue("BSON field 'distinct.key' is missing or not a string");
-  const { docs } = findDocuments(ctx.engine.collection(ctx.db, name), findRequest(ctx.body, 'query'));
+  const request = findRequest(ctx, name, 'query');
+  const { docs } = readDocuments(ctx, name, request);
   const parts = key.split('.');
   const values: unknown[] = [];
   for (const doc of docs) {
@@ -93,8 +110,9 @@ const distinct: CommandHandler = (ctx) => {
       if (v !== undefined && !(Array.isArray(v) && v.length === 0)) values.push(v);
     }
   }
-  values.sort(compareBson);
-  return { values: values.filter((v, i) => i === 0 || compareBson(v, values[i - 1]) !== 0) };
+  const cmp = (a: unknown, b: unknown) => compareBson(a, b, request.collation);
+  values.sort(cmp);
+  return { values: values.filter((v, i) => i === 0 || cmp(v, values[i - 1]) !== 0) };
 };
 
 export const readCommands: Record<string, CommandHandler> = { find, getMore, killCursors, count, distinct };

@@ -1,14 +1,20 @@
 /**
  * Corrections to mingo for BSON value classes it does not know (it compares unknown classes by `toString`):
  * - `$type` (query and expression) names BSON types as MongoDB does (objectId, binData, decimal, long, ...);
- * - comparison operators also compare numbers across BSON numeric classes (int/double vs Long vs Decimal128),
- *   which MongoDB treats as one type.
+ * - comparison operators compare numbers across BSON numeric classes (int/double vs Long vs Decimal128), which
+ *   MongoDB treats as one type, Binary by length, subtype and bytes, and strings under the query's collation;
+ * - `$all` against a non-array field, and the bitwise operators on Binary values.
  */
 import { evalExpr } from 'mingo/core';
 import * as expressionOperators from 'mingo/operators/expression';
+import * as projectionOperators from 'mingo/operators/projection';
 import * as queryOperators from 'mingo/operators/query';
-import { compareBson, isPlainObject, typeRank } from '../bson-values.js';
-import { badValue } from '../errors.js';
+import { Query } from 'mingo/query';
+import type { Document } from 'bson';
+import { compareBson, identical, isPlainObject, typeRank } from '../bson-values.js';
+import { badValue, MongoCommandError } from '../errors.js';
+import { bitwiseOperators } from './bitwise.js';
+import { collatorOf, type Collator } from './collation.js';
 import { pathValues } from './paths.js';
 
 type QueryOp = typeof queryOperators.$eq;
@@ -80,36 +86,63 @@ function leafValues(doc: unknown, parts: string[], depth = 0, out: unknown[] = [
   return out;
 }
 
-const isBsonNumber = (v: unknown) => typeof v === 'object' && v !== null && typeRank(v) === 3;
+/**
+ * Values compared by the engine rather than mingo: numbers of every BSON class (mingo compares Long and Decimal128 by
+ * their strings), Binary (mingo ignores the subtype and orders by bytes, MongoDB by length, subtype, bytes) and, under
+ * a collation, strings. Range operators also take dates, ObjectIds, timestamps and booleans, within their type.
+ */
+const engineCompared = (value: unknown, collator: Collator | null) => {
+  const rank = typeRank(value);
+  return rank === 3 || rank === 7 || (rank === 4 && collator !== null);
+};
+const RANGE_RANKS = new Set([3, 4, 7, 8, 9, 10, 11]);
 
-/** Equality: mingo's, plus numeric equality when either side is a BSON numeric class (Long(5) equals 5). */
+/** Values of a path as a comparison operator sees them: the value, or the elements of an array (and arrays of documents along the way). */
+const comparedValues = (obj: unknown, parts: string[]) => pathValues(obj, parts).values;
+
+const sameValue = (v: unknown, value: unknown, collator: Collator | null) =>
+  typeRank(v) === typeRank(value) && (typeRank(value) === 7 ? identical(v, value) : compareBson(v, value, collator) === 0);
+
+/** Equality: mingo's, or the engine's comparison for the values listed above. */
 const $eq: QueryOp = (selector, value, options) => {
-  const predicate = queryOperators.$eq(selector, value, options);
-  if (typeRank(value) !== 3) return predicate;
+  const collator = collatorOf(options);
+  if (!engineCompared(value, collator)) return queryOperators.$eq(selector, value, options);
   const parts = selector.split('.');
-  return (obj) =>
-    predicate(obj) || pathValues(obj, parts).values.some((v) => typeRank(v) === 3 && (isBsonNumber(v) || isBsonNumber(value)) && compareBson(v, value) === 0);
+  return (obj) => comparedValues(obj, parts).some((v) => sameValue(v, value, collator));
 };
 
-/**
- * Range operators against a number: all numeric BSON classes compare numerically (mingo would compare Long and
- * Decimal128 by their strings). Against other types mingo's operator applies.
- */
+/** Range operators: compared by the engine within the value's type (type bracketing), else mingo's. */
 function range(base: QueryOp, accept: (cmp: number) => boolean): QueryOp {
   return (selector, value, options) => {
-    if (typeRank(value) !== 3) return base(selector, value, options);
+    if (!RANGE_RANKS.has(typeRank(value))) return base(selector, value, options);
+    const collator = collatorOf(options);
+    const rank = typeRank(value);
     const parts = selector.split('.');
-    return (obj) => pathValues(obj, parts).values.some((v) => typeRank(v) === 3 && accept(compareBson(v, value)));
+    return (obj) => comparedValues(obj, parts).some((v) => typeRank(v) === rank && accept(compareBson(v, value, collator)));
   };
 }
 
 const $in: QueryOp = (selector, values, options) => {
   if (!Array.isArray(values)) throw badValue('$in needs an array');
-  const base = queryOperators.$in(selector, values, options);
-  const numeric = values.filter((v) => typeRank(v) === 3);
-  if (numeric.length === 0) return base;
-  const eqs = numeric.map((v) => $eq(selector, v, options));
-  return (obj) => base(obj) || eqs.some((p) => p(obj));
+  const collator = collatorOf(options);
+  const ours = values.filter((v) => engineCompared(v, collator));
+  if (ours.length === 0) return queryOperators.$in(selector, values, options);
+  const rest = values.filter((v) => !engineCompared(v, collator));
+  const base = rest.length ? queryOperators.$in(selector, rest, options) : () => false;
+  const parts = selector.split('.');
+  return (obj) => base(obj) || comparedValues(obj, parts).some((v) => ours.some((value) => sameValue(v, value, collator)));
+};
+
+/** `$all`: every listed value (or `$elemMatch`) matches, also against a field that is not an array (MongoDB's `$and` of `$eq`s). */
+const $all: QueryOp = (selector, values, options) => {
+  if (!Array.isArray(values)) throw badValue('$all needs an array');
+  const elemMatch = queryOperators.$elemMatch;
+  const predicates = values.map((v) => {
+    if (isPlainObject(v) && Object.keys(v)[0] === '$elemMatch') return elemMatch(selector, v.$elemMatch, options);
+    if (v instanceof RegExp) return queryOperators.$regex(selector, v, options);
+    return $eq(selector, v, options);
+  });
+  return (obj) => predicates.length > 0 && predicates.every((p) => p(obj));
 };
 
 const negate =
@@ -119,7 +152,45 @@ const negate =
     return (obj) => !p(obj);
   };
 
+type ProjectionOp = typeof projectionOperators.$elemMatch;
+
+const QUERY_LEVEL = new Set(['$and', '$or', '$nor', '$expr', '$where', '$jsonSchema', '$comment', '$text']);
+
+/**
+ * `$elemMatch` in a projection: the first matching element. Criteria made only of operators (`{ $gt: 4 }`) apply to
+ * the element itself, as in the query operator; mingo would read them as top-level query operators.
+ */
+const $elemMatchProjection: ProjectionOp = (obj, expr, field, options) => {
+  const arr = (obj as Document)[field];
+  if (!Array.isArray(arr) || !isPlainObject(expr)) return undefined;
+  const keys = Object.keys(expr);
+  const onElement = keys.length > 0 && keys.every((k) => k.startsWith('$') && !QUERY_LEVEL.has(k));
+  const query = new Query(onElement ? { v: expr } : expr, options as never);
+  const found = arr.find((el) => (onElement ? query.test({ v: el }) : isPlainObject(el) && query.test(el)));
+  return found === undefined ? undefined : [found];
+};
+
+export const projectionOverrides = { $elemMatch: $elemMatchProjection };
+
 const $typeExpression: typeof expressionOperators.$type = (obj, expr, options) => bsonTypeName(evalExpr(obj, expr, options));
+
+type ExpressionOp = typeof expressionOperators.$eq;
+
+/** Expression comparison: BSON order under the collation, a missing value below every other (null included). */
+const compareValues = (a: unknown, b: unknown, collator: Collator | null) =>
+  a === undefined ? (b === undefined ? 0 : -1) : b === undefined ? 1 : compareBson(a, b, collator);
+
+/**
+ * `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$cmp` in expressions compare two values in BSON order (an array is a
+ * value, not a set of candidates as in a query) and strings under the collation; mingo's use query semantics.
+ */
+function comparison(name: string, result: (cmp: number) => unknown): ExpressionOp {
+  return (obj, expr, options) => {
+    if (!Array.isArray(expr) || expr.length !== 2) throw new MongoCommandError(16020, `Expression ${name} takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
+    const [a, b] = evalExpr(obj, expr, options) as unknown[];
+    return result(compareValues(a, b, collatorOf(options))) as boolean;
+  };
+}
 
 export const queryOverrides = {
   $type: $typeQuery,
@@ -127,10 +198,21 @@ export const queryOverrides = {
   $ne: negate($eq),
   $in,
   $nin: negate($in),
+  $all,
+  ...bitwiseOperators,
   $gt: range(queryOperators.$gt, (c) => c > 0),
   $gte: range(queryOperators.$gte, (c) => c >= 0),
   $lt: range(queryOperators.$lt, (c) => c < 0),
   $lte: range(queryOperators.$lte, (c) => c <= 0),
 };
 
-export const expressionOverrides = { $type: $typeExpression };
+export const expressionOverrides = {
+  $type: $typeExpression,
+  $eq: comparison('$eq', (c) => c === 0),
+  $ne: comparison('$ne', (c) => c !== 0),
+  $gt: comparison('$gt', (c) => c > 0),
+  $gte: comparison('$gte', (c) => c >= 0),
+  $lt: comparison('$lt', (c) => c < 0),
+  $lte: comparison('$lte', (c) => c <= 0),
+  $cmp: comparison('$cmp', (c) => Math.sign(c)),
+};

@@ -6,6 +6,7 @@
  */
 import type { Document } from 'bson';
 import { Aggregator } from 'mingo/aggregator';
+import { Lazy } from 'mingo/lazy';
 import { Context, ProcessingMode } from 'mingo/core';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
@@ -16,13 +17,25 @@ import * as windowOperators from 'mingo/operators/window';
 import { Query } from 'mingo/query';
 import type { Options } from 'mingo/types';
 import { update as mingoUpdate } from 'mingo/updater';
+import { evalExpr } from 'mingo/core';
 import { cloneDoc } from '../bson-values.js';
-import { fromMingoError } from '../errors.js';
-import { expressionOverrides, queryOverrides } from './bson-operators.js';
+import { fromMingoError, MongoCommandError } from '../errors.js';
+import { expressionOverrides, projectionOverrides, queryOverrides } from './bson-operators.js';
+import { collatorOf, type Collator } from './collation.js';
 import { $dateTrunc } from './date-trunc.js';
+import { plainNumbers } from './doubles.js';
+import { jsonSchemaValidator } from './json-schema.js';
+import { normalizeRegex } from './regex.js';
+import { parseSort, sortDocuments } from './sort.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
 export type CollectionReader = (name: string) => Document[];
+
+/** What a query, projection or pipeline is evaluated under: the command's collation and `let` variables. */
+export interface EvalOptions {
+  collation?: Collator | null;
+  variables?: Document;
+}
 
 interface EngineOptions extends Partial<Options> {
   /** Reads another collection without copying; used by $lookup, which copies only the documents it joins. */
@@ -37,7 +50,7 @@ const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec,
   let from = spec.from;
   if (typeof from === 'string' && read) {
     // A sub-pipeline may itself modify what it reads, so it gets copies; a plain equality join only references them.
-    from = spec.pipeline?.length ? read(from).map(cloneDoc) : read(from);
+    from = spec.pipeline?.length ? read(from).map((d) => cloneDoc(plainNumbers(d))) : read(from).map(plainNumbers);
   }
   const as = spec.as;
   return pipelineOperators.$lookup(collection, { ...spec, from }, options).map((doc) => {
@@ -47,13 +60,21 @@ const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec,
   });
 };
 
+/** `$sort` stage in BSON order (arrays by their smallest/largest element) under the collation, as find sorts. */
+const $sort: typeof pipelineOperators.$sort = (collection, spec, options) => {
+  const sort = parseSort(spec);
+  if (!sort || sort.natural !== undefined) throw new MongoCommandError(15976, '$sort stage must have at least one sort key');
+  return collection.transform((docs) => Lazy(sortDocuments(docs as Document[], sort, collatorOf(options))));
+};
+
 const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
+const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverrides };
 
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc },
-  pipeline: { ...pipelineOperators, $lookup },
-  projection: projectionOperators,
+  pipeline: { ...pipelineOperators, $lookup, $sort },
+  projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,
 });
@@ -64,18 +85,15 @@ const CONTEXT = Context.init({
  * find or update. Filters, projections and operator updates that use no aggregation expression get
  * this context of the query and projection operators alone (about 40).
  */
-const QUERY_CONTEXT = Context.init({ query: QUERY_OPERATORS, projection: projectionOperators });
+const QUERY_CONTEXT = Context.init({ query: QUERY_OPERATORS, projection: PROJECTION_OPERATORS_ALL });
 
-/** Stages MongoDB knows that need server features this engine does not have (mingo's $out/$merge only write to arrays). */
+/** Stages MongoDB knows that need server features this engine does not have. */
 export const UNSUPPORTED_STAGES = new Set([
-  '$out',
-  '$merge',
   '$geoNear',
   '$collStats',
   '$indexStats',
   '$currentOp',
   '$listSessions',
-  '$listLocalSessions',
   '$planCacheStats',
   '$changeStream',
   '$search',
@@ -88,11 +106,18 @@ const BASE_OPTIONS: Partial<Options> = {
   // `$where` and `$function` in MongoDB take JavaScript source strings; mingo only takes functions. Refuse them.
   scriptEnabled: false,
   processingMode: ProcessingMode.CLONE_OFF,
+  jsonSchemaValidator,
 };
 const QUERY_OPTIONS: Partial<Options> = { ...BASE_OPTIONS, context: QUERY_CONTEXT };
 
+/** mingo options for a compilation: the collation (a Collator is also mingo's collation option) and variables. */
+function withEval(options: Partial<Options>, e: EvalOptions | undefined): Partial<Options> {
+  if (!e?.collation && !e?.variables) return options;
+  return { ...options, collation: (e.collation ?? undefined) as Options['collation'], variables: e.variables };
+}
+
 /** Whether `$expr` (aggregation expressions inside a query) appears anywhere in `value`. */
-function usesExpressions(value: unknown): boolean {
+export function usesExpressions(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some(usesExpressions);
   return Object.entries(value).some(([key, nested]) => key === '$expr' || usesExpressions(nested));
@@ -101,7 +126,7 @@ function usesExpressions(value: unknown): boolean {
 const PROJECTION_OPERATORS = new Set(['$slice', '$elemMatch']);
 
 /** Whether a find projection computes values (field paths, expressions) rather than only keeping or dropping fields. */
-function projectsExpressions(projection: Document): boolean {
+export function projectsExpressions(projection: Document): boolean {
   return Object.values(projection).some((value) => {
     if (typeof value === 'number' || typeof value === 'boolean') return false;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
@@ -109,7 +134,7 @@ function projectsExpressions(projection: Document): boolean {
   });
 }
 
-const optionsFor = (needsExpressions: boolean) => (needsExpressions ? BASE_OPTIONS : QUERY_OPTIONS);
+export const optionsFor = (needsExpressions: boolean, e?: EvalOptions) => withEval(needsExpressions ? BASE_OPTIONS : QUERY_OPTIONS, e);
 
 export type OperatorType = 'pipeline' | 'expression' | 'accumulator' | 'query' | 'projection' | 'window';
 
@@ -137,36 +162,47 @@ export interface Matcher {
 
 const MATCH_ALL: Matcher = { test: () => true };
 
-export function compileFilter(filter: Document | undefined | null): Matcher {
+/** A filter for `doc => boolean`, under the command's collation and variables. Expressions see plain numbers. */
+export function compileFilter(filter: Document | undefined | null, e?: EvalOptions): Matcher {
   if (!filter || Object.keys(filter).length === 0) return MATCH_ALL;
-  const query = withMingo(() => new Query(filter, optionsFor(usesExpressions(filter))));
+  const normalized = normalizeRegex(filter);
+  const expressions = usesExpressions(normalized);
+  const query = withMingo(() => new Query(normalized, optionsFor(expressions, e)));
+  if (expressions) return { test: (doc) => withMingo(() => query.test(plainNumbers(doc))) };
   return { test: (doc) => withMingo(() => query.test(doc)) };
 }
 
-/** Applies a find projection (inclusion/exclusion, $slice, $elemMatch, positional `$` against `filter`). */
-export function compileProjection(projection: Document | undefined, filter: Document | undefined): ((docs: Document[]) => Document[]) | null {
-  if (!projection || Object.keys(projection).length === 0) return null;
-  const options = optionsFor(projectsExpressions(projection) || usesExpressions(filter));
-  const query = withMingo(() => new Query(filter ?? {}, options));
-  return (docs) => withMingo(() => query.find(docs, projection).all() as Document[]);
+/** Evaluates `let` variables, which are expressions (`{ $add: [1, 2] }` is 3, `{ $literal: '$x' }` the string '$x'). */
+export function evaluateVariables(variables: Document | undefined): Document | undefined {
+  if (!variables) return undefined;
+  const out: Document = {};
+  for (const [name, expr] of Object.entries(variables)) out[name] = withMingo(() => evalExpr({}, plainNumbers(expr), BASE_OPTIONS as Options));
+  return out;
 }
 
 /**
  * Runs a pipeline on documents that belong to the caller (copies): several mingo stages modify their input in place.
+ * The input must hold plain numbers (see `doubles.ts`).
  */
-export function runPipeline(docs: Document[], pipeline: Document[], readCollection: CollectionReader, variables?: Document): Document[] {
+export function runPipeline(docs: Document[], pipeline: Document[], readCollection: CollectionReader, e?: EvalOptions): Document[] {
   const options: EngineOptions = {
-    ...BASE_OPTIONS,
+    ...withEval(BASE_OPTIONS, e),
     readCollection,
     // $unionWith and $graphLookup feed other collections into later stages: they get copies.
-    collectionResolver: (name: string) => readCollection(name).map(cloneDoc),
-    variables,
+    collectionResolver: (name: string) => readCollection(name).map((d) => cloneDoc(plainNumbers(d))),
   };
   return withMingo(() => new Aggregator(pipeline, options).run(docs) as Document[]);
 }
 
 /** Applies update operators to `doc` in place; returns the modified paths (empty when nothing changed). */
-export function applyOperators(doc: Document, modifier: Document, arrayFilters: Document[] | undefined, condition: Document | undefined): string[] {
-  const queryOptions = optionsFor(usesExpressions(arrayFilters) || usesExpressions(condition));
-  return withMingo(() => mingoUpdate(doc, modifier, arrayFilters, condition, { queryOptions }));
+export function applyOperators(doc: Document, modifier: Document, arrayFilters: Document[] | undefined, condition: Document | undefined, e?: EvalOptions): string[] {
+  const filters = arrayFilters?.map(normalizeRegex);
+  const queryOptions = optionsFor(usesExpressions(filters) || usesExpressions(condition), e);
+  return withMingo(() => mingoUpdate(doc, modifier, filters, condition && normalizeRegex(condition), { queryOptions }));
 }
+
+/** A mingo Query for projections (positional `$` needs the filter), see projection.ts. */
+export function projectionQuery(filter: Document | undefined, needsExpressions: boolean, e?: EvalOptions): Query {
+  return withMingo(() => new Query(normalizeRegex(filter ?? {}), optionsFor(needsExpressions, e)));
+}
+

@@ -7,16 +7,24 @@ import { isPlainObject } from '../bson-values.js';
 import { badValue, MongoCommandError, notSupported } from '../errors.js';
 import { hasOperator, isKnownOperator, UNSUPPORTED_STAGES } from './mingo.js';
 
+/** Operators the engine evaluates itself: `$options` beside `$regex`, `$meta` (text score), `$text` in a first `$match`. */
+const ENGINE_KNOWN = new Set(['$options', '$meta']);
+
 /** Rejects any `$name` key that is not an operator; `inMatch` selects the query-language error. */
-function checkOperators(value: unknown, inMatch: boolean): void {
+function checkOperators(value: unknown, inMatch: boolean, allowText = false): void {
   if (Array.isArray(value)) {
-    for (const v of value) checkOperators(v, inMatch);
+    for (const v of value) checkOperators(v, inMatch, allowText);
     return;
   }
   if (!isPlainObject(value)) return;
   for (const [k, v] of Object.entries(value)) {
+    if (k === '$text' && allowText) continue;
+    if (k === '$and' && allowText) {
+      checkOperators(v, inMatch, true);
+      continue;
+    }
     if (k.startsWith('$')) {
-      if (!isKnownOperator(k)) {
+      if (!isKnownOperator(k) && !ENGINE_KNOWN.has(k)) {
         if (inMatch) throw badValue(`unknown operator: ${k}`);
         throw new MongoCommandError(168, `Unrecognized expression '${k}'`);
       }
@@ -28,18 +36,29 @@ function checkOperators(value: unknown, inMatch: boolean): void {
   }
 }
 
-export function validatePipeline(pipeline: unknown): asserts pipeline is Document[] {
+/** Stages the engine runs itself: the writing stages (last only) and `$listLocalSessions` (first of `aggregate: 1`). */
+const ENGINE_STAGES = new Set(['$out', '$merge', '$listLocalSessions']);
+
+/**
+ * Checks a pipeline's stages and operators. `withText` (a top-level aggregate) allows `$text` in the first `$match`;
+ * the writing stages are only allowed as the last stage of such a pipeline.
+ */
+export function validatePipeline(pipeline: unknown, { withText = false } = {}): asserts pipeline is Document[] {
   if (!Array.isArray(pipeline)) throw new MongoCommandError(14, "'pipeline' option must be specified as an array");
-  for (const stage of pipeline) {
+  pipeline.forEach((stage, position) => {
     const keys = isPlainObject(stage) ? Object.keys(stage) : [];
     if (keys.length !== 1) throw new MongoCommandError(40323, 'A pipeline stage specification object must contain exactly one field.');
     const name = keys[0];
     const arg = (stage as Document)[name];
     if (UNSUPPORTED_STAGES.has(name)) throw notSupported(`${name} is not supported by the embedded engine`);
+    if ((name === '$out' || name === '$merge') && (!withText || position !== pipeline.length - 1))
+      throw new MongoCommandError(40601, `${name} can only be the final stage in the pipeline`);
+    if (name === '$listLocalSessions' && position !== 0) throw new MongoCommandError(40602, '$listLocalSessions is only valid as the first stage in a pipeline');
+    if (ENGINE_STAGES.has(name)) return;
     if (!hasOperator('pipeline', name)) throw new MongoCommandError(40324, `Unrecognized pipeline stage name: '${name}'`);
     switch (name) {
       case '$match':
-        checkOperators(arg, true);
+        checkOperators(arg, true, withText && position === 0);
         break;
       case '$group':
         for (const [field, acc] of Object.entries(isPlainObject(arg) ? arg : {})) {
@@ -60,5 +79,5 @@ export function validatePipeline(pipeline: unknown): asserts pipeline is Documen
       default:
         checkOperators(arg, false);
     }
-  }
+  });
 }

@@ -12,12 +12,14 @@
  * exclude null; multikey ones never give a sort order and get single-sided range bounds.
  */
 import type { Document } from 'bson';
-import { compareBson, idKey, isPlainObject } from '../bson-values.js';
-import { badValue } from '../errors.js';
+import { compareBson, idKey, isPlainObject, typeRank } from '../bson-values.js';
+import { badValue, MongoCommandError } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import type { IndexEntry, SecondaryIndex } from '../storage/secondary-index.js';
+import { sameCollation, type Collator } from './collation.js';
 import { compileFilter } from './mingo.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
+import { textSearch } from './text-plan.js';
 
 export interface FindRequest {
   filter?: Document;
@@ -26,10 +28,30 @@ export interface FindRequest {
   /** 0 or undefined: no limit. */
   limit?: number;
   hint?: unknown;
+  /** Strings compare under this collation (null or absent: binary). */
+  collation?: Collator | null;
+  /** `let` variables for `$expr`. */
+  variables?: Document;
+  /** `Date.now()` past which the read fails with MaxTimeMSExpired. */
+  deadline?: number;
+}
+
+export interface FindResult {
+  docs: Document[];
+  stats: ExecutionStats;
+  /** `$text` scores of the returned documents. */
+  scores?: Map<Document, number>;
+}
+
+/** How often (in documents examined) a scan compares the clock with a maxTimeMS deadline. */
+const DEADLINE_EVERY = 256;
+
+export function checkDeadline(deadline: number | undefined): void {
+  if (deadline !== undefined && Date.now() > deadline) throw new MongoCommandError(50, 'operation exceeded time limit');
 }
 
 export interface ExecutionStats {
-  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN';
+  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT';
   indexName?: string;
   direction?: 'forward' | 'backward';
   intervals?: number;
@@ -73,18 +95,18 @@ function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unk
 }
 
 /** Bounds per field from the filter's implicit and explicit (`$and`) top-level conjunction, and its `$or`s. */
-function fieldBounds(filter: Document, out = new Map<string, FieldBounds>()): Map<string, FieldBounds> {
+function fieldBounds(filter: Document, collator: Collator | null, out = new Map<string, FieldBounds>()): Map<string, FieldBounds> {
   for (const [k, v] of Object.entries(filter)) {
-    if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) fieldBounds(sub, out);
-    if (k === '$or' && Array.isArray(v) && v.length > 0 && v.every(isPlainObject)) orBounds(v.map((sub) => fieldBounds(sub)), out);
+    if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) fieldBounds(sub, collator, out);
+    if (k === '$or' && Array.isArray(v) && v.length > 0 && v.every(isPlainObject)) orBounds(v.map((sub) => fieldBounds(sub, collator)), out, collator);
     if (!k.startsWith('$')) addCondition(out, k, v);
   }
   return out;
 }
 
 /** The lower (`sign` -1) or upper (`sign` 1) end of one branch's bounds on a field; undefined when unbounded. */
-function branchEnd(b: FieldBounds, sign: 1 | -1): Bound | undefined {
-  if (b.points) return { value: b.points.reduce((m, p) => (compareBson(p, m) * sign > 0 ? p : m)), inclusive: true };
+function branchEnd(b: FieldBounds, sign: 1 | -1, collator: Collator | null): Bound | undefined {
+  if (b.points) return { value: b.points.reduce((m, p) => (compareBson(p, m, collator) * sign > 0 ? p : m)), inclusive: true };
   return sign === 1 ? b.high : b.low;
 }
 
@@ -93,7 +115,7 @@ function branchEnd(b: FieldBounds, sign: 1 | -1): Bound | undefined {
  * branch gives points, else the hull of their ranges. This serves keyset pagination such as
  * `$or: [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: id } }]` with the range `createdAt <= t`.
  */
-function orBounds(branches: Map<string, FieldBounds>[], out: Map<string, FieldBounds>): void {
+function orBounds(branches: Map<string, FieldBounds>[], out: Map<string, FieldBounds>, collator: Collator | null): void {
   for (const field of branches[0].keys()) {
     const each = branches.map((b) => b.get(field));
     if (each.some((b) => !b || (!b.points && !b.low && !b.high))) continue;
@@ -108,9 +130,9 @@ function orBounds(branches: Map<string, FieldBounds>[], out: Map<string, FieldBo
     const hull = (sign: 1 | -1): Bound | undefined => {
       let best: Bound | undefined;
       for (const b of bounds) {
-        const end = branchEnd(b, sign);
+        const end = branchEnd(b, sign, collator);
         if (!end) return undefined;
-        const c = best ? compareBson(end.value, best.value) * sign : 1;
+        const c = best ? compareBson(end.value, best.value, collator) * sign : 1;
         if (c > 0 || (c === 0 && end.inclusive)) best = c > 0 ? end : { value: best!.value, inclusive: true };
       }
       return best;
@@ -136,20 +158,27 @@ const excludesNull = (b: FieldBounds) =>
   (b.low !== undefined && b.low.value !== null) ||
   (b.high !== undefined && b.high.value !== null);
 
-function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean): IndexPlan | null {
+/** Whether an interval's values compare the same under the index's collation as under the query's. */
+const hasStrings = (v: unknown): boolean => typeRank(v) === 4 || (Array.isArray(v) ? v.some(hasStrings) : isPlainObject(v) && Object.values(v).some(hasStrings));
+
+function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean, collator: Collator | null): IndexPlan | null {
   if (index.partial && !hinted) return null;
+  // Under another collation than the query's, an index can serve neither string bounds nor a sort order.
+  const collationMatches = sameCollation(index.collator, collator);
+  const usable = (b: FieldBounds | undefined) => collationMatches || !b || ![...(b.points ?? []), b.low?.value, b.high?.value].some(hasStrings);
   const points: unknown[][] = [];
   let combos = 1;
   for (const field of index.fields) {
-    const p = bounds.get(field)?.points;
-    if (!p || combos * p.length > MAX_POINTS) break;
+    const b = bounds.get(field);
+    const p = b?.points;
+    if (!p || combos * p.length > MAX_POINTS || !usable(b)) break;
     points.push(p);
     combos *= p.length;
   }
   let range: IndexPlan['range'];
   const next = index.fields[points.length];
-  const nb = next === undefined ? undefined : bounds.get(next);
-  if (nb && (nb.low || nb.high)) {
+  const nb = next === undefined || index.hashedField === points.length ? undefined : bounds.get(next);
+  if (nb && (nb.low || nb.high) && usable(nb)) {
     // Different elements of an array may satisfy each side of a range: a multikey index gets one side only.
     range = index.multikey ? (nb.low ? { low: nb.low } : { high: nb.high }) : { low: nb.low, high: nb.high };
   }
@@ -159,7 +188,7 @@ function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort
   }
   let sortedKeys = 0;
   let reverse = false;
-  if (sort && sort.keys.length && !index.multikey) {
+  if (sort && sort.keys.length && !index.multikey && index.hashedField < 0 && collationMatches && !sort.keys.some((k) => k.textScore)) {
     // Equality-bound fields are constant within one interval, so they do not break its order (several intervals
     // are merged by an in-memory sort afterwards).
     const fixed = new Set(index.fields.slice(0, points.length));
@@ -186,7 +215,7 @@ function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort
 
 function chooseHinted(coll: Collection, hint: unknown): SecondaryIndex {
   const index = typeof hint === 'string' ? coll.indexes.get(hint) : isPlainObject(hint) ? coll.findIndexByKey(hint) : undefined;
-  if (!index) throw badValue('hint provided does not correspond to an existing index');
+  if (!index || index.kind !== 'btree' || index.spec.hidden === true) throw badValue('hint provided does not correspond to an existing index');
   return index;
 }
 
@@ -196,33 +225,47 @@ function cartesian(lists: unknown[][]): unknown[][] {
   return out;
 }
 
-/** `_id` values to fetch directly, when the filter pins `_id` to one or a few values. */
-function idLookups(filter: Document): unknown[] | null {
-  if (!('_id' in filter)) return null;
-  const b = fieldBounds({ _id: filter._id }).get('_id');
-  return b?.points ?? null;
+/** `_id` values to fetch directly, when the filter pins `_id` to one or a few values (compared as the `_id` index does). */
+function idLookups(coll: Collection, filter: Document, collator: Collator | null): unknown[] | null {
+  if (!('_id' in filter) || !coll.idIndex) return null;
+  const points = fieldBounds({ _id: filter._id }, collator).get('_id')?.points;
+  if (!points || (!sameCollation(coll.idIndex.collator, collator) && points.some(hasStrings))) return null;
+  return points;
 }
 
 /** Runs a find-style read: matching documents (stored references, not copies) in order, after skip and limit. */
-export function findDocuments(coll: Collection | undefined, req: FindRequest): { docs: Document[]; stats: ExecutionStats } {
-  const filter = req.filter ?? {};
-  const matcher = compileFilter(filter);
+export function findDocuments(coll: Collection | undefined, req: FindRequest): FindResult {
+  const collator = req.collation ?? null;
+  const evalOptions = { collation: collator, variables: req.variables };
+  const text = textSearch(coll, req.filter ?? {});
+  const filter = text ? text.rest : (req.filter ?? {});
+  const matcher = compileFilter(filter, evalOptions);
   const sort = parseSort(req.sort);
   const skip = req.skip ?? 0;
   const need = req.limit ? skip + req.limit : Infinity;
   const stats: ExecutionStats = { stage: 'EOF', inMemorySort: false, keysExamined: 0, docsExamined: 0, nReturned: 0 };
-  const finish = (docs: Document[], sorted: boolean) => {
+  const scoreOf = text ? (doc: Document) => text.scores.get(doc) ?? 0 : undefined;
+  const finish = (docs: Document[], sorted: boolean): FindResult => {
     if (sort && !sorted) {
-      sortDocuments(docs, sort);
+      sortDocuments(docs, sort, collator, scoreOf);
       stats.inMemorySort = true;
     }
     const out = skip || need < docs.length ? docs.slice(skip, need) : docs;
     stats.nReturned = out.length;
-    return { docs: out, stats };
+    return { docs: out, stats, scores: text?.scores };
   };
   if (!coll) return finish([], true);
+  const examine = (doc: Document) => {
+    if (++stats.docsExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
+    return matcher.test(doc);
+  };
 
-  const ids = req.hint === undefined ? idLookups(filter) : null;
+  if (text) {
+    stats.stage = 'TEXT';
+    return finish(text.docs.filter(examine), false);
+  }
+
+  const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
   if (ids) {
     stats.stage = 'IDHACK';
     const seen = new Set<string>();
@@ -232,19 +275,20 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
       const doc = coll.docs.get(ik);
       if (!doc || seen.has(ik)) continue;
       seen.add(ik);
-      stats.docsExamined++;
-      if (matcher.test(doc)) docs.push(doc);
+      if (examine(doc)) docs.push(doc);
     }
     return finish(docs, false);
   }
 
-  const bounds = fieldBounds(filter);
+  const bounds = fieldBounds(filter, collator);
   let plan: IndexPlan | null = null;
   if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
-    plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true);
+    plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true, collator);
   } else if (req.hint === undefined && sort?.natural === undefined) {
     for (const index of coll.indexes.values()) {
-      const p = planIndex(index, bounds, sort, false);
+      // Hidden indexes are maintained (and enforce uniqueness) but never chosen.
+      if (index.kind !== 'btree' || index.spec.hidden === true) continue;
+      const p = planIndex(index, bounds, sort, false, collator);
       if (p && (!plan || p.score > plan.score)) plan = p;
     }
   }
@@ -255,8 +299,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
     const ordered = !sort || sort.natural !== undefined;
     const source = sort?.natural === -1 ? [...coll.docs.values()].reverse() : coll.docs.values();
     for (const doc of source) {
-      stats.docsExamined++;
-      if (matcher.test(doc)) {
+      if (examine(doc)) {
         docs.push(doc);
         if (ordered && docs.length >= need) break;
       }
@@ -273,7 +316,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
   const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
   // Index positions of the sort keys the scan yields in order, to find where a run of equal values ends.
   const runFields = sort ? sort.keys.slice(0, plan.sortedKeys).map((k) => index.fields.indexOf(k.field)).filter((i) => i >= 0) : [];
-  const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i]) === 0);
+  const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i], index.collator) === 0);
   const seen = index.multikey ? new Set<string>() : null;
   const docs: Document[] = [];
   for (const prefix of intervals) {
@@ -281,7 +324,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
     const start = docs.length;
     let lastTaken: IndexEntry | null = null;
     for (const entry of index.entries.range(from, to, plan.reverse)) {
-      stats.keysExamined++;
+      if (++stats.keysExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
       // Enough results in index order: stop. When the order only covers a prefix of the sort keys, finish the
       // current run of equal prefix values first (the in-memory sort orders within it); with no order, never stop.
       const taken = docs.length - (sort ? start : 0);
@@ -291,8 +334,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): {
         seen.add(entry.ik);
       }
       const doc = coll.docs.get(entry.ik)!;
-      stats.docsExamined++;
-      if (matcher.test(doc)) {
+      if (examine(doc)) {
         docs.push(doc);
         lastTaken = entry;
       }

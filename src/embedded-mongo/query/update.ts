@@ -4,9 +4,12 @@
  * touched: the result is a new document, compared with the old one to know whether anything changed.
  */
 import { ObjectId, type Document } from 'bson';
-import { cloneDoc, compareBson, formatValue, isPlainObject } from '../bson-values.js';
+import { cloneDoc, compareBson, formatValue, identical, isPlainObject, setOwn } from '../bson-values.js';
 import { badValue, failedToParse, MongoCommandError } from '../errors.js';
-import { applyOperators, runPipeline, type CollectionReader } from './mingo.js';
+import { plainNumbers, restoreDoubles } from './doubles.js';
+import { applyOperators, runPipeline, type CollectionReader, type EvalOptions } from './mingo.js';
+import { expandPositional } from './positional.js';
+import { applyEngineOperator, ENGINE_OPERATORS } from './update-apply.js';
 import { checkUpdate } from './update-checks.js';
 
 const OPERATORS = new Set([
@@ -46,46 +49,78 @@ export interface UpdateOptions {
   arrayFilters?: Document[];
   /** The filter that selected the document, for the positional `$` operator. */
   query?: Document;
-  /** The document is being created by an upsert: `$setOnInsert` applies. */
+  /** The document is being created by an upsert: `$setOnInsert` applies and `_id` may be set. */
   inserting: boolean;
   readCollection: CollectionReader;
+  /** The command's collation and `let` variables. */
+  evalOptions?: EvalOptions;
 }
 
-function immutableId(before: Document, after: Document): void {
-  if ('_id' in before && compareBson(before._id, after._id) !== 0)
-    throw new MongoCommandError(66, `Performing an update on the path '_id' would modify the immutable field '_id'`);
+const immutableIdError = () => new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+
+/** MongoDB's update path conflicts: one path equal to or a prefix of another (code 40). */
+function checkConflicts(modifier: Document): void {
+  const paths: string[] = [];
+  for (const [op, fields] of Object.entries(modifier)) {
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      paths.push(path);
+      if (op === '$rename' && typeof operand === 'string') paths.push(operand);
+    }
+  }
+  const sorted = paths.map((p) => ({ p, parts: p.split('.') })).sort((a, b) => (a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
+  for (let i = 0; i < sorted.length; i++)
+    for (let j = i + 1; j < sorted.length; j++) {
+      const [a, b] = [sorted[i], sorted[j]];
+      const shorter = a.parts.length <= b.parts.length ? a : b;
+      const longer = shorter === a ? b : a;
+      if (shorter.parts.every((part, k) => part === longer.parts[k]))
+        throw new MongoCommandError(40, `Updating the path '${longer.p}' would create a conflict at '${shorter.p}'`);
+    }
 }
 
 /** The updated version of `doc` (a new object) and whether it differs from the original. */
 export function applyUpdate(doc: Document, u: Document | Document[], kind: UpdateKind, opts: UpdateOptions): { doc: Document; changed: boolean } {
   if (kind === 'pipeline') {
-    const [out] = runPipeline([cloneDoc(doc)], u as Document[], opts.readCollection);
+    const [out] = runPipeline([cloneDoc(plainNumbers(doc))], u as Document[], opts.readCollection, opts.evalOptions);
     if (!out) throw badValue('update pipeline produced no document');
-    immutableId(doc, out);
-    return { doc: out, changed: compareBson(doc, out) !== 0 };
+    restoreDoubles(doc, out);
+    // A pipeline that drops `_id` (e.g. `$replaceRoot` to a subdocument) keeps the document's `_id`, first.
+    const next = '_id' in out || !('_id' in doc) ? out : { _id: doc._id, ...out };
+    if ('_id' in doc && compareBson(doc._id, next._id) !== 0) throw immutableIdError();
+    return { doc: next, changed: !identical(doc, next) };
   }
   if (kind === 'replacement') {
     const replacement = u as Document;
     if ('_id' in replacement && '_id' in doc && compareBson(replacement._id, doc._id) !== 0)
       throw new MongoCommandError(66, `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(replacement._id)}`);
     const next: Document = '_id' in doc ? { _id: doc._id } : {};
-    for (const [k, v] of Object.entries(replacement)) if (k !== '_id' || !('_id' in doc)) next[k] = cloneDoc(v);
-    return { doc: next, changed: compareBson(doc, next) !== 0 };
+    for (const [k, v] of Object.entries(replacement)) if (k !== '_id' || !('_id' in doc)) setOwn(next, k, cloneDoc(v));
+    return { doc: next, changed: !identical(doc, next) };
   }
   const requested: Document = { ...(u as Document) };
   const onInsert = requested.$setOnInsert as Document | undefined;
   delete requested.$setOnInsert;
   if (onInsert && opts.inserting) requested.$set = { ...(requested.$set as Document | undefined), ...onInsert };
-  const modifier = checkUpdate(doc, requested);
-  if (Object.keys(modifier).length === 0) return { doc, changed: false };
+  checkConflicts(u as Document);
+  const modifier = expandPositional(doc, requested, opts.inserting ? undefined : opts.query, opts.arrayFilters, opts.evalOptions);
   const next = cloneDoc(doc);
-  const seeded = seedMissingPushArrays(next, modifier.$push as Document | undefined);
-  // The positional operator needs the filter to know which element matched; otherwise the filter is not passed,
-  // because mingo would skip the update when the document does not match it (an upsert's seed may not).
-  const positional = !opts.inserting && Object.values(modifier).some((v) => Object.keys(v as Document).some((p) => /\.\$(\.|$)/.test(p)));
-  const paths = applyOperators(next, modifier, opts.arrayFilters, positional ? opts.query : undefined);
-  immutableId(doc, next);
-  return { doc: next, changed: seeded || paths.length > 0 };
+  const now = new Date();
+  const mingoPart: Document = {};
+  for (const [op, fields] of Object.entries(modifier)) {
+    if (ENGINE_OPERATORS.has(op)) applyEngineOperator(next, op, fields as Document, opts.evalOptions, now);
+    else if (Object.keys(fields as Document).length) mingoPart[op] = fields;
+  }
+  if (Object.keys(mingoPart).length) {
+    checkUpdate(next, mingoPart);
+    seedMissingPushArrays(next, mingoPart.$push as Document | undefined);
+    applyOperators(next, mingoPart, undefined, undefined, opts.evalOptions);
+  }
+  if ('_id' in doc && !opts.inserting) {
+    // Setting `_id` to its own value is a no-op (as `findByIdAndUpdate(id, wholeDocument)` does); changing it is not.
+    if (compareBson(doc._id, next._id) !== 0) throw immutableIdError();
+    next._id = doc._id;
+  }
+  return { doc: next, changed: !identical(doc, next) };
 }
 
 const PUSH_MODIFIERS = ['$slice', '$sort', '$position'];
@@ -104,28 +139,23 @@ function missingThroughObjects(doc: Document, path: string): boolean {
 /**
  * mingo ignores `$slice`/`$sort`/`$position` when `$push` creates the array; MongoDB applies them to the new
  * array. Starting such a missing field as `[]` gives MongoDB's result. Paths through arrays are left to mingo,
- * which creates those itself. Answers whether any field was created.
+ * which creates those itself.
  */
-function seedMissingPushArrays(doc: Document, push: Document | undefined): boolean {
-  let seeded = false;
+function seedMissingPushArrays(doc: Document, push: Document | undefined): void {
   for (const [path, spec] of Object.entries(push ?? {})) {
     const modified = isPlainObject(spec) && '$each' in spec && PUSH_MODIFIERS.some((modifier) => modifier in spec);
-    if (modified && !path.includes('$') && missingThroughObjects(doc, path)) {
-      setPath(doc, path, []);
-      seeded = true;
-    }
+    if (modified && !path.includes('$') && missingThroughObjects(doc, path)) setPath(doc, path, []);
   }
-  return seeded;
 }
 
 function setPath(doc: Document, path: string, value: unknown): void {
   const parts = path.split('.');
   let target = doc;
   for (const part of parts.slice(0, -1)) {
-    if (!isPlainObject(target[part])) target[part] = {};
+    if (!isPlainObject(target[part])) setOwn(target, part, {});
     target = target[part] as Document;
   }
-  target[parts[parts.length - 1]] = cloneDoc(value);
+  setOwn(target, parts[parts.length - 1], cloneDoc(value));
 }
 
 /** The document an upsert starts from: the filter's equality conditions (top level and inside `$and`). */

@@ -1,54 +1,98 @@
 /**
  * A collection: documents in a Map keyed by canonical `_id` (O(1) `_id` lookups, insertion order for natural scans)
- * plus its indexes, `_id_` included. Stored documents are never modified in place: writers hand in a new object
+ * plus its indexes, `_id` included. Stored documents are never modified in place: writers hand in a new object
  * (`replace`), so documents already handed to a cursor stay a consistent snapshot. Every write checks all unique
  * indexes before touching anything, so a duplicate key never leaves a write half-applied.
+ *
+ * What a collection is (capped, view, time series, clustered, validator, default collation) lives in `options`, the
+ * plain document `create`/`collMod` accepted; index definitions are their plain `spec` documents.
+ * - Capped: an insert evicts the oldest documents while the collection holds more than `max` documents or `size` bytes.
+ * - Time series: documents are keyed by insertion (several may share an `_id`) and there is no `_id` index.
+ * - Clustered: the `_id` index is the one `clusteredIndex` names.
+ * - Views hold no documents; commands resolve them to their source (commands/views.ts).
  */
-import type { Document } from 'bson';
+import { calculateObjectSize, type Document } from 'bson';
 import { compareBson, idKey } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
+import { parseCollation, type Collator } from '../query/collation.js';
 import { SecondaryIndex } from './secondary-index.js';
+import { isTextSpec, TextIndex } from './text-index.js';
+
+export type Index = SecondaryIndex | TextIndex;
 
 const ID_INDEX_SPEC = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 /** Index options that must match for two specs to be "the same index". */
-const COMPARED_OPTIONS = ['unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'collation'];
+const COMPARED_OPTIONS = ['unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'collation', 'weights', 'default_language', 'language_override'];
 
 const sameKeys = (a: unknown[][] | null, b: unknown[][] | null) =>
   a === b || (!!a && !!b && a.length === b.length && a.every((t, i) => compareBson(t, b[i]) === 0));
 
 export class Collection {
   readonly docs = new Map<string, Document>();
-  readonly indexes = new Map<string, SecondaryIndex>();
+  readonly indexes = new Map<string, Index>();
+  /** The `_id` index; none for views and time series collections. */
+  readonly idIndex: SecondaryIndex | undefined;
+  /** Time series: the key of each stored document (they are keyed by insertion, not by `_id`). */
+  private readonly rowKeys: WeakMap<Document, string> | undefined;
+  private nextRow = 0;
+  /** Capped: BSON size of each stored document, and their total. */
+  private readonly sizes: Map<string, number> | undefined;
+  private bytes = 0;
 
   constructor(
     readonly dbName: string,
     readonly name: string,
-    readonly options: Document = {},
+    public options: Document = {},
   ) {
-    this.indexes.set('_id_', new SecondaryIndex(ID_INDEX_SPEC));
+    if (options.timeseries) this.rowKeys = new WeakMap();
+    else if (!options.viewOn) {
+      const clustered = options.clusteredIndex as Document | undefined;
+      this.idIndex = new SecondaryIndex(clustered ? { ...clustered, clustered: true } : ID_INDEX_SPEC);
+      this.indexes.set(this.idIndex.name, this.idIndex);
+    }
+    if (options.capped) this.sizes = new Map();
   }
 
   get ns(): string {
     return `${this.dbName}.${this.name}`;
   }
 
+  get isView(): boolean {
+    return typeof this.options.viewOn === 'string';
+  }
+
+  /** The collection's default collation (null: simple). */
+  get collator(): Collator | null {
+    return parseCollation(this.options.collation);
+  }
+
+  /** The primary-map key of a stored document. */
+  keyOf(doc: Document): string {
+    return this.rowKeys?.get(doc) ?? idKey(doc._id);
+  }
+
   get(id: unknown): Document | undefined {
-    return this.docs.get(idKey(id));
+    return this.rowKeys ? undefined : this.docs.get(idKey(id));
   }
 
   insert(doc: Document): void {
     if (Array.isArray(doc._id)) throw badValue(`can't use an array for _id`);
-    const ik = idKey(doc._id);
-    if (this.docs.has(ik)) throw this.indexes.get('_id_')!.duplicateKeyError(this.ns, [doc._id]);
+    const ik = this.rowKeys ? `r${this.nextRow++}` : idKey(doc._id);
+    if (this.idIndex && this.docs.has(ik)) throw this.idIndex.duplicateKeyError(this.ns, [doc._id]);
     const keys = this.checkUnique(doc, ik);
+    this.rowKeys?.set(doc, ik);
     this.docs.set(ik, doc);
-    for (const [name, index] of this.indexes) index.add(doc, ik, keys.get(name));
+    for (const [name, index] of this.indexes) index.add(doc, ik, keys.get(name) ?? null);
+    if (this.sizes) {
+      this.track(ik, doc);
+      this.evict(ik);
+    }
   }
 
   /** Replaces a stored document by a new version with the same `_id`. */
   replace(oldDoc: Document, newDoc: Document): void {
-    const ik = idKey(oldDoc._id);
+    const ik = this.keyOf(oldDoc);
     const keys = this.checkUnique(newDoc, ik);
     for (const [name, index] of this.indexes) {
       const newKeys = keys.get(name) ?? null;
@@ -57,20 +101,42 @@ export class Collection {
       index.remove(oldDoc, ik);
       index.add(newDoc, ik, newKeys);
     }
+    this.rowKeys?.set(newDoc, ik);
     this.docs.set(ik, newDoc);
+    if (this.sizes) this.track(ik, newDoc);
   }
 
   delete(doc: Document): void {
-    const ik = idKey(doc._id);
+    const ik = this.keyOf(doc);
     if (!this.docs.delete(ik)) return;
     for (const index of this.indexes.values()) index.remove(doc, ik);
+    if (this.sizes) {
+      this.bytes -= this.sizes.get(ik) ?? 0;
+      this.sizes.delete(ik);
+    }
+  }
+
+  private track(ik: string, doc: Document): void {
+    const size = calculateObjectSize(doc, { ignoreUndefined: true });
+    this.bytes += size - (this.sizes!.get(ik) ?? 0);
+    this.sizes!.set(ik, size);
+  }
+
+  /** Capped: removes the oldest documents (never `keep`, the one just inserted) while over `max` or `size`. */
+  private evict(keep: string): void {
+    const max = typeof this.options.max === 'number' && this.options.max > 0 ? this.options.max : Infinity;
+    const size = Number(this.options.size) || Infinity;
+    for (const [ik, doc] of this.docs) {
+      if (ik === keep || (this.docs.size <= max && this.bytes <= size)) break;
+      this.delete(doc);
+    }
   }
 
   /** Computes every index's keys for `doc` and throws the duplicate-key error of the first unique violation. */
   private checkUnique(doc: Document, ik: string): Map<string, unknown[][] | null> {
     const keys = new Map<string, unknown[][] | null>();
     for (const [name, index] of this.indexes) {
-      const k = name === '_id_' ? [[doc._id]] : index.keysOf(doc);
+      const k = index === this.idIndex ? [[doc._id]] : index.keysOf(doc);
       keys.set(name, k);
       const dup = index.conflict(k, ik);
       if (dup) throw index.duplicateKeyError(this.ns, dup);
@@ -78,12 +144,14 @@ export class Collection {
     return keys;
   }
 
-  /** Creates an index; false when an identical one already exists. */
+  /** Creates an index from a validated spec; false when an identical one already exists. */
   createIndex(spec: Document): boolean {
     const key = spec.key as Document;
     if (!key || typeof key !== 'object' || Object.keys(key).length === 0) throw new MongoCommandError(67, 'index key pattern must be a non-empty object');
     if (typeof spec.name !== 'string' || !spec.name) throw new MongoCommandError(9, "The 'name' field is a required property of an index specification");
-    const wanted: Document = { v: 2, ...spec };
+    // MongoDB lists every index spec as { v, key, name, ...options }.
+    const { v: _v, key: _k, name: _n, ...options } = spec;
+    const wanted: Document = { v: 2, key, name: spec.name, ...options };
     const byName = this.indexes.get(spec.name);
     const byKey = [...this.indexes.values()].find((ix) => compareBson(ix.spec.key, key) === 0);
     if (byName) {
@@ -96,7 +164,12 @@ export class Collection {
     // Same keys under another name is only allowed to differ by partial filter or collation, as in MongoDB.
     if (byKey && compareBson(byKey.spec.partialFilterExpression ?? null, wanted.partialFilterExpression ?? null) === 0 && compareBson(byKey.spec.collation ?? null, wanted.collation ?? null) === 0)
       throw new MongoCommandError(85, `Index already exists with a different name: ${byKey.name}`);
-    const index = new SecondaryIndex(wanted);
+    const text = isTextSpec(wanted);
+    if (text) {
+      const existing = [...this.indexes.values()].find((ix) => ix.kind === 'text');
+      if (existing) throw new MongoCommandError(85, `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(wanted)}, existing index: ${JSON.stringify(existing.spec)}`);
+    }
+    const index = text ? new TextIndex(wanted) : new SecondaryIndex(wanted);
     for (const [ik, doc] of this.docs) {
       const keys = index.keysOf(doc);
       const dup = index.conflict(keys, ik);
@@ -108,11 +181,11 @@ export class Collection {
   }
 
   dropIndex(name: string): void {
-    if (name === '_id_') throw new MongoCommandError(72, 'cannot drop _id index');
+    if (this.idIndex && name === this.idIndex.name) throw new MongoCommandError(72, 'cannot drop _id index');
     if (!this.indexes.delete(name)) throw new MongoCommandError(27, `index not found with name [${name}]`);
   }
 
-  findIndexByKey(key: Document): SecondaryIndex | undefined {
+  findIndexByKey(key: Document): Index | undefined {
     return [...this.indexes.values()].find((ix) => compareBson(ix.spec.key, key) === 0);
   }
 }

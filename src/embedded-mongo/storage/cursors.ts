@@ -4,7 +4,11 @@
  * (BSON Long) as the driver expects; idle cursors are dropped after ten minutes, like MongoDB's default.
  */
 import { calculateObjectSize, Long, type Document } from 'bson';
+import { MongoCommandError } from '../errors.js';
+import { compileFilter, type Matcher } from '../query/mingo.js';
+import type { FindRequest } from '../query/planner.js';
 import { MAX_BSON_SIZE } from '../wire-protocol.js';
+import type { Collection } from './collection.js';
 
 export const DEFAULT_FIRST_BATCH = 101;
 export const CURSOR_IDLE_MS = 10 * 60_000;
@@ -12,12 +16,19 @@ export const CURSOR_IDLE_MS = 10 * 60_000;
 /** Turns stored documents into what the client receives (projection); null when they go out as they are. */
 export type BatchTransform = ((docs: Document[]) => Document[]) | null;
 
+/** A tailable cursor on a capped collection: after its results, it follows documents inserted later. */
+export interface Tail {
+  collection: Collection;
+  request: FindRequest;
+}
+
 interface CursorState {
   ns: string;
   docs: Document[];
   pos: number;
   transform: BatchTransform;
   lastUsed: number;
+  tail?: Tail & { matcher: Matcher; lastKey?: string };
 }
 
 export interface Batch {
@@ -34,10 +45,12 @@ export class CursorStore {
    * Takes the first batch from a result list; registers a cursor for the rest unless everything fitted or the
    * client asked for a single batch.
    */
-  open(ns: string, docs: Document[], batchSize: number | undefined, transform: BatchTransform, singleBatch = false): Batch {
+  open(ns: string, docs: Document[], batchSize: number | undefined, transform: BatchTransform, singleBatch = false, tail?: Tail): Batch {
     const state: CursorState = { ns, docs, pos: 0, transform, lastUsed: Date.now() };
+    // A tailable cursor that found nothing is dead at once, as in MongoDB.
+    if (tail && docs.length) state.tail = { ...tail, matcher: compileFilter(tail.request.filter, tail.request) };
     const first = this.take(state, batchSize ?? DEFAULT_FIRST_BATCH);
-    if (singleBatch || state.pos >= docs.length) return { docs: first, cursorId: Long.ZERO };
+    if (singleBatch || (state.pos >= docs.length && !state.tail)) return { docs: first, cursorId: Long.ZERO };
     const id = Long.fromNumber(this.nextId++);
     this.cursors.set(id.toString(), state);
     return { docs: first, cursorId: id };
@@ -49,8 +62,9 @@ export class CursorStore {
     const state = this.cursors.get(key);
     if (!state || state.ns !== ns) return undefined;
     state.lastUsed = Date.now();
+    if (state.tail && state.pos >= state.docs.length) this.follow(state);
     const docs = this.take(state, batchSize || Infinity);
-    if (state.pos >= state.docs.length) {
+    if (state.pos >= state.docs.length && !state.tail) {
       this.cursors.delete(key);
       return { docs, cursorId: Long.ZERO };
     }
@@ -67,6 +81,24 @@ export class CursorStore {
 
   clear(): void {
     this.cursors.clear();
+  }
+
+  /** Tailable: the documents inserted after the last one returned, that match the cursor's filter. */
+  private follow(state: CursorState): void {
+    const tail = state.tail!;
+    const coll = tail.collection;
+    const last = state.docs[state.docs.length - 1];
+    tail.lastKey = last ? coll.keyOf(last) : tail.lastKey;
+    if (tail.lastKey !== undefined && !coll.docs.has(tail.lastKey))
+      throw new MongoCommandError(136, 'CollectionScan died due to position in capped collection being deleted');
+    const next: Document[] = [];
+    let after = tail.lastKey === undefined;
+    for (const [key, doc] of coll.docs) {
+      if (after && tail.matcher.test(doc)) next.push(doc);
+      if (key === tail.lastKey) after = true;
+    }
+    state.docs = next;
+    state.pos = 0;
   }
 
   /** Up to `max` documents, fewer if the batch would exceed the 16 MiB a reply may carry (at least one). */

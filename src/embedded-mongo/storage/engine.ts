@@ -24,6 +24,20 @@ export class Database {
   }
 }
 
+/**
+ * Time series and clustered collections with `expireAfterSeconds` expire on their time field or their `_id` (a Date),
+ * scanning the collection (they have no index on it here).
+ */
+function expireCollection(coll: Collection, now: number): number {
+  const seconds = coll.options.expireAfterSeconds;
+  if (typeof seconds !== 'number') return 0;
+  const field = coll.options.timeseries ? ((coll.options.timeseries as Document).timeField as string) : '_id';
+  const cutoff = now - seconds * 1000;
+  const expired = [...coll.docs.values()].filter((doc) => doc[field] instanceof Date && (doc[field] as Date).getTime() < cutoff);
+  for (const doc of expired) coll.delete(doc);
+  return expired.length;
+}
+
 export function validateCollectionName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.length === 0 || name.includes('\0') || name.startsWith('.') || name.includes('$'))
     throw new MongoCommandError(73, `Invalid collection name: ${String(name)}`);
@@ -52,8 +66,9 @@ export class Engine {
     let removed = 0;
     for (const db of this.databases.values()) {
       for (const coll of db.collections.values()) {
+        removed += expireCollection(coll, now);
         for (const index of coll.indexes.values()) {
-          if (index.expireAfterSeconds === undefined || index.fields.length !== 1) continue;
+          if (index.kind !== 'btree' || index.expireAfterSeconds === undefined || index.fields.length !== 1) continue;
           const cutoff = new Date(now - index.expireAfterSeconds * 1000);
           // Only Date keys expire; they form one contiguous range of the index, bounded above by the cutoff.
           const [from, to] = index.bounds([], { value: new Date(-8.64e15), inclusive: true }, { value: cutoff, inclusive: true });

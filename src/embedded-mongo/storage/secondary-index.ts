@@ -5,8 +5,9 @@
  * are interpreted here; the planner decides when an index may serve a query.
  */
 import type { Document } from 'bson';
-import { compareBson, formatValue } from '../bson-values.js';
+import { compareBson, formatValue, toNumber } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
+import { parseCollation, type Collator } from '../query/collation.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
 import { pathValues } from '../query/paths.js';
 import { SortedList, type Position } from './sorted-list.js';
@@ -21,13 +22,14 @@ export interface IndexEntry {
 
 const MAX_KEYS_PER_DOC = 10_000;
 
-function uniqueSorted(values: unknown[]): unknown[] {
+function uniqueSorted(values: unknown[], collator: Collator | null): unknown[] {
   if (values.length < 2) return values;
-  const sorted = values.slice().sort(compareBson);
-  return sorted.filter((v, i) => i === 0 || compareBson(v, sorted[i - 1]) !== 0);
+  const sorted = values.slice().sort((a, b) => compareBson(a, b, collator));
+  return sorted.filter((v, i) => i === 0 || compareBson(v, sorted[i - 1], collator) !== 0);
 }
 
 export class SecondaryIndex {
+  readonly kind = 'btree' as const;
   readonly name: string;
   readonly fields: string[];
   readonly dirs: number[];
@@ -35,6 +37,10 @@ export class SecondaryIndex {
   readonly sparse: boolean;
   readonly partial: Matcher | null;
   readonly expireAfterSeconds: number | undefined;
+  /** Strings in keys compare under this collation (null: binary). */
+  readonly collator: Collator | null;
+  /** Position of the `hashed` field, if any: it answers equality only (no ranges, no order) and holds no arrays. */
+  readonly hashedField: number;
   readonly entries: SortedList<IndexEntry>;
   /** Set once any document produced several keys (or an array key): such an index cannot provide a sort order. */
   multikey = false;
@@ -46,21 +52,28 @@ export class SecondaryIndex {
     this.fields = Object.keys(key);
     const wildcard = this.fields.find((f) => f.startsWith('$') || f.includes('.$'));
     if (wildcard) throw new MongoCommandError(67, `Index key '${wildcard}' is not supported by the embedded engine (no wildcard indexes)`);
+    this.hashedField = this.fields.findIndex((f) => key[f] === 'hashed');
     this.dirs = this.fields.map((f) => {
       const d = key[f];
-      if (d === 1 || d === -1) return d;
-      if (typeof d === 'number' && d !== 0) return d > 0 ? 1 : -1;
-      throw new MongoCommandError(67, `Index type ${JSON.stringify(d)} of field '${f}' is not supported by the embedded engine (only ascending/descending indexes)`);
+      if (d === 'hashed') return 1;
+      const n = typeof d === 'number' ? d : (d as { _bsontype?: string })?._bsontype ? toNumber(d) : Number.NaN;
+      if (n === 1 || n === -1) return n;
+      if (Number.isFinite(n) && n !== 0) return n > 0 ? 1 : -1;
+      throw new MongoCommandError(67, `Index type ${JSON.stringify(d)} of field '${f}' is not supported by the embedded engine (ascending, descending, hashed and text indexes)`);
     });
+    if (this.fields.filter((f) => key[f] === 'hashed').length > 1) throw new MongoCommandError(31303, 'A maximum of one index field is allowed to be hashed');
+    if (this.hashedField >= 0 && spec.unique === true) throw new MongoCommandError(16764, 'Currently hashed indexes cannot guarantee uniqueness. Use a regular index.');
     this.paths = this.fields.map((f) => f.split('.'));
-    this.unique = spec.unique === true || this.name === '_id_';
+    this.unique = spec.unique === true || this.name === '_id_' || spec.prepareUnique === true;
     this.sparse = spec.sparse === true;
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : null;
     this.expireAfterSeconds = typeof spec.expireAfterSeconds === 'number' ? spec.expireAfterSeconds : undefined;
+    this.collator = parseCollation(spec.collation);
     const dirs = this.dirs;
+    const collator = this.collator;
     this.entries = new SortedList<IndexEntry>((a, b) => {
       for (let i = 0; i < dirs.length; i++) {
-        const r = compareBson(a.k[i], b.k[i]);
+        const r = compareBson(a.k[i], b.k[i], collator);
         if (r !== 0) return r * dirs[i];
       }
       return compareBson(a.id, b.id);
@@ -70,7 +83,7 @@ export class SecondaryIndex {
   /** Compares an entry's first `n` key fields with `key` (index order). */
   compareKeyPrefix(entry: IndexEntry, key: unknown[], n: number): number {
     for (let i = 0; i < n; i++) {
-      const r = compareBson(entry.k[i], key[i]);
+      const r = compareBson(entry.k[i], key[i], this.collator);
       if (r !== 0) return r * this.dirs[i];
     }
     return 0;
@@ -81,15 +94,17 @@ export class SecondaryIndex {
     if (this.partial && !this.partial.test(doc)) return null;
     let present = false;
     let multikey = false;
-    const perField = this.paths.map((parts) => {
+    const perField = this.paths.map((parts, i) => {
       const r = pathValues(doc, parts);
+      if (i === this.hashedField && r.multikey)
+        throw new MongoCommandError(16766, `Error: hashed indexes do not currently support array values. Found array at path: ${this.fields[i]}`);
       multikey ||= r.multikey;
       const values = r.values.map((v) => {
         if (v === undefined) return null;
         present = true;
         return v;
       });
-      return uniqueSorted(values);
+      return uniqueSorted(values, this.collator);
     });
     if (this.sparse && !present) return null;
     let tuples: unknown[][] = [[]];

@@ -5,8 +5,9 @@ import type { WebhookDelivery } from '../webhook-delivery.schema.js';
 import { WebhookDeliveriesRepository, type AttemptResult } from '../webhook-deliveries.repository.js';
 import { deliveryPublicId } from '../webhook-ids.js';
 import { WebhooksRepository } from '../webhooks.repository.js';
-import { afterFailure, parseRetryAfter } from './retry-schedule.js';
-import { WebhookLanesRepository, type Lane } from './webhook-lanes.repository.js';
+import { afterFailure, parseRetryAfter } from '../../lanes/retry-schedule.js';
+import type { LaneTurn } from '../../lanes/lane-worker.js';
+import type { Lane } from './webhook-delivery-lanes.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 import { signWebhook } from './webhook-signature.js';
 
@@ -44,19 +45,17 @@ type SigningSecret = { secret: string } | { error: string };
 @Injectable()
 export class LaneRunner {
   constructor(
-    private readonly lanes: WebhookLanesRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly webhooks: WebhooksRepository,
     private readonly sender: WebhookSender,
     private readonly secrets: WebhookSecretBox,
   ) {}
 
-  /** `leaseMs`: what the worker leases a lane for. `keepGoing`: false once the worker is shutting down. */
-  async run(lane: Lane, { leaseMs, keepGoing }: { leaseMs: number; keepGoing: () => boolean }): Promise<void> {
+  async run(lane: Lane, turn: LaneTurn): Promise<void> {
     const queue = await this.deliveries.pendingInOrder(lane.companyId, lane._id, MAX_ATTEMPTS_PER_CLAIM + 1);
     // Decrypted once per turn and shared by its attempts.
     const secret = this.openSecret(lane);
-    await this.lanes.release(lane, await this.attemptInOrder(lane, queue, secret, leaseMs, keepGoing));
+    await turn.release(await this.attemptInOrder(lane, queue, secret, turn));
   }
 
   /** Attempts `queue` in order while its head is due; answers when the new head is due (`null`: unknown, `undefined`: none). */
@@ -64,14 +63,13 @@ export class LaneRunner {
     lane: Lane,
     queue: Stored<WebhookDelivery>[],
     secret: SigningSecret,
-    leaseMs: number,
-    keepGoing: () => boolean,
+    turn: LaneTurn,
   ): Promise<Date | null | undefined> {
     for (let index = 0; index < queue.length; index += 1) {
       const head = queue[index];
-      if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !keepGoing()) return head.nextAttemptAt;
+      if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !turn.keepGoing()) return head.nextAttemptAt;
       // A further attempt first renews the lease, which also checks the lane is still ours and active.
-      if (index > 0 && !(await this.lanes.renew(lane, new Date(), leaseMs))) return null;
+      if (index > 0 && !(await turn.renew())) return null;
       const after = await this.attempt(lane, secret, head);
       if (after.next === 'wait') return after.until;
       if (after.next === 'unknown') return null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { chooseAgent, type Candidate } from './agent-chooser.js';
+import { chooseAgent, type Candidate } from './assignment-rules.js';
 
 const id = (n: number) => new Types.ObjectId(n.toString(16).padStart(24, '0'));
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute));

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
-import { Conversation, type ConversationStatus } from '../../conversations/conversation.schema.js';
-import { TenantRepository, type CompanyId } from '../../database/tenancy/tenant-repository.js';
+import type { ConversationStatus } from '../../conversations/conversation.schema.js';
+import { ConversationsRepository } from '../../conversations/conversations.repository.js';
+import type { CompanyId } from '../../database/tenancy/tenant-repository.js';
 import type { BucketRow } from '../metrics-series.js';
 import { bucketOf, within, type BucketWindow } from './bucket-window.js';
 
@@ -21,18 +20,17 @@ const firstResponseMs = { $subtract: ['$firstResponseAt', '$createdAt'] };
  * Conversation figures, one aggregation each for metrics and dashboard: a leading `$match` whose `$or` branches
  * are each served by an index ({companyId, createdAt}, {companyId, closedAt}, {companyId, firstResponseAt},
  * {companyId, status}), then a `$facet` per figure, because the figures are anchored on different dates: each
- * counts where its event happened, so a past bucket does not change when a late answer or close arrives.
+ * counts where its event happened, so a past bucket does not change when a late answer or close arrives. Run
+ * through ConversationsRepository, the one way to the conversations collection.
  */
 @Injectable()
-export class ConversationAnalyticsRepository extends TenantRepository<Conversation> {
-  constructor(@InjectModel(Conversation.name) model: Model<Conversation>) {
-    super(model);
-  }
+export class ConversationAnalytics {
+  constructor(private readonly conversations: ConversationsRepository) {}
 
   /** Created figures by createdAt, first responses by firstResponseAt, closed and resolution figures by closedAt. */
   async buckets(companyId: CompanyId, window: BucketWindow): Promise<BucketRow[]> {
     const range = within(window);
-    const [facets] = await this.aggregate<{ created: BucketRow[]; answered: BucketRow[]; closed: BucketRow[] }>(companyId, [
+    const [facets] = await this.conversations.aggregate<{ created: BucketRow[]; answered: BucketRow[]; closed: BucketRow[] }>(companyId, [
       { $match: { $or: [{ createdAt: range }, { firstResponseAt: range }, { closedAt: range }] } },
       {
         $facet: {
@@ -70,7 +68,7 @@ export class ConversationAnalyticsRepository extends TenantRepository<Conversati
   /** Open conversations by status (with the oldest queue entry), and what was closed or first answered since `since`. */
   async snapshot(companyId: CompanyId, since: Date): Promise<ConversationSnapshot> {
     const open = { $in: OPEN_STATUSES };
-    const [snapshot] = await this.aggregate<ConversationSnapshot>(companyId, [
+    const [snapshot] = await this.conversations.aggregate<ConversationSnapshot>(companyId, [
       { $match: { $or: [{ status: open }, { closedAt: { $gte: since } }, { firstResponseAt: { $gte: since } }] } },
       {
         $facet: {

@@ -15,12 +15,21 @@ function byLeastRecentlyAssigned(a: Candidate, b: Candidate): number {
 }
 
 /**
- * The agent that gets the next conversation, or null when every candidate is at capacity.
+ * The capacity rule: an agent takes an automatic assignment only while it holds fewer open `human`
+ * conversations than the company's `maxConversationsPerAgent`. (An explicit assignment to a named agent is
+ * not limited by it.)
+ */
+export function hasRoom(candidate: Candidate, capacity: number): boolean {
+  return candidate.openConversations < capacity;
+}
+
+/**
+ * The agent that gets the next conversation, or null when no candidate has room (the capacity rule).
  * `round_robin`: the one assigned least recently. `least_busy`: the fewest open conversations,
  * ties by least recently assigned.
  */
 export function chooseAgent(candidates: Candidate[], strategy: AssignmentStrategy, capacity: number): Candidate | null {
-  const eligible = candidates.filter((candidate) => candidate.openConversations < capacity);
+  const eligible = candidates.filter((candidate) => hasRoom(candidate, capacity));
   const order =
     strategy === 'least_busy'
       ? (a: Candidate, b: Candidate) => a.openConversations - b.openConversations || byLeastRecentlyAssigned(a, b)

@@ -1,0 +1,104 @@
+// The crash drill's checks, on what the engine holds and what the receiver got after the system settled.
+import { ObjectId } from 'mongodb';
+import { signatureValid } from '../../harness/receivers.mjs';
+
+const key = (conversation) => `${conversation.id}@${conversation.updatedAt}`;
+
+/** What each acknowledged change must have produced in the log: one event of this type matching this key. */
+function expectedEvent({ kind, body }) {
+  switch (kind) {
+    case 'inbound':
+      return ['message.received', body.data.message.id];
+    case 'reply':
+      return ['message.sent', body.id];
+    case 'handoff':
+      return ['conversation.queued', key(body)];
+    case 'assign':
+      return ['conversation.assigned', key(body)];
+    case 'close':
+      return ['conversation.closed', key(body)];
+    case 'flow':
+      return ['flow.executed', body.executionId];
+  }
+}
+
+/** The key an event is found by: a message's id, a conversation's state (id and updatedAt), a run's id. */
+function keyOf(event) {
+  if (event.type.startsWith('message.')) return event.data.message.id;
+  if (event.type === 'flow.executed') return event.data.execution.executionId;
+  if (event.type === 'conversation.created') return event.data.conversation.id;
+  return key(event.data.conversation);
+}
+
+function tally(items, keyFn) {
+  const counts = new Map();
+  for (const item of items) counts.set(keyFn(item), (counts.get(keyFn(item)) ?? 0) + 1);
+  return counts;
+}
+
+/** Answers `{ counts, violations }`; `violations` lists what broke a promise of the event log. */
+export async function judge({ db, companyId, record, receiver, kept, deleted, agents, capacity, maxLoadSeen }) {
+  const company = new ObjectId(companyId);
+  const log = await db.collection('events').find({ companyId: company }).sort({ sequence: 1 }).toArray();
+  const byTypeAndKey = tally(log, (event) => `${event.type} ${keyOf(event)}`);
+  const violations = [];
+  const fail = (what, items) => items.length && violations.push(`${items.length} ${what}, e.g. ${items.slice(0, 3).join('; ')}`);
+
+  // Every acknowledged change has exactly its event, once. An assign to the agent a conversation already has
+  // changes nothing (no event): that agent was assigned to it by an earlier, logged assignment.
+  const assignedTo = new Set(log.filter((event) => event.type === 'conversation.assigned').map((event) => `${event.data.conversation.id} ${event.data.agentId}`));
+  const wrongCount = [];
+  for (const ack of record.acked) {
+    const [type, id] = expectedEvent(ack);
+    const found = byTypeAndKey.get(`${type} ${id}`) ?? 0;
+    const unchanged = ack.kind === 'assign' && found === 0 && assignedTo.has(`${ack.body.id} ${ack.body.assignedAgentId}`);
+    if (found !== 1 && !unchanged) wrongCount.push(`${ack.kind} → ${found}× ${type} ${id}`);
+  }
+  fail('acknowledged changes without exactly one event', wrongCount);
+  fail('changes logged twice', [...byTypeAndKey].filter(([, n]) => n > 1).map(([what, n]) => `${n}× ${what}`));
+
+  // Every stored record has its creation logged once; nothing is left pending on a record.
+  const conversations = await db.collection('conversations').find({ companyId: company }).toArray();
+  const messages = await db.collection('messages').find({ companyId: company }).toArray();
+  fail('conversations without exactly one conversation.created', conversations.filter((c) => byTypeAndKey.get(`conversation.created ${c._id}`) !== 1).map((c) => String(c._id)));
+  fail('messages without exactly one event', messages.filter((m) => (byTypeAndKey.get(`message.received ${m._id}`) ?? 0) + (byTypeAndKey.get(`message.sent ${m._id}`) ?? 0) !== 1).map((m) => String(m._id)));
+  const pending = [];
+  for (const name of ['conversations', 'messages', 'flow_executions']) {
+    for (const doc of await db.collection(name).find({ companyId: company, 'pendingEvents.0': { $exists: true } }).toArray()) pending.push(`${name} ${doc._id}`);
+  }
+  fail('records still carrying events not logged', pending);
+
+  // No flow ran twice for one event; every run finished; each of its messages was sent once.
+  const executions = await db.collection('flow_executions').find({ companyId: company }).toArray();
+  const triggered = executions.filter((execution) => execution.triggerKey);
+  fail('flows run twice for one event', [...tally(triggered, (execution) => execution.triggerKey)].filter(([, n]) => n > 1).map(([k]) => k));
+  fail('flow runs left running', executions.filter((execution) => execution.status === 'running').map((execution) => String(execution._id)));
+  const flowMessages = tally(messages.filter((message) => message.dedupeKey), (message) => message.dedupeKey);
+  fail('flow messages sent twice', [...flowMessages].filter(([, n]) => n > 1).map(([k]) => k));
+
+  // Every logged event reached the kept webhook, with one webhook-id per event; nothing reached the deleted one.
+  const requests = receiver.to('/kept');
+  const idsPerEvent = new Map();
+  for (const request of requests) {
+    const id = JSON.parse(request.body).id;
+    idsPerEvent.set(id, (idsPerEvent.get(id) ?? new Set()).add(request.headers['webhook-id']));
+  }
+  fail('logged events not delivered', log.filter((event) => !idsPerEvent.has(event._id)).map((event) => `${event.type} ${event._id}`));
+  fail('events delivered under two webhook-ids', [...idsPerEvent].filter(([, ids]) => ids.size > 1).map(([id]) => id));
+  fail('bad signatures', requests.filter((request) => !signatureValid(kept.secret, request)).map((request) => request.headers['webhook-id']));
+  fail('requests to the deleted webhook', receiver.to('/deleted').map((request) => request.headers['webhook-id']));
+
+  // No auto-assigned agent over capacity, at any sample during the run or at the end.
+  const load = tally(conversations.filter((c) => c.status === 'human' && c.assignedAgentId), (c) => String(c.assignedAgentId));
+  const overloaded = agents.filter((agentId) => (load.get(agentId) ?? 0) > capacity || (maxLoadSeen.get(agentId) ?? 0) > capacity);
+  fail('agents over capacity', overloaded.map((agentId) => `${agentId}: now ${load.get(agentId) ?? 0}, max seen ${maxLoadSeen.get(agentId) ?? 0}`));
+
+  const counts = {
+    logged: Object.fromEntries(tally(log, (event) => event.type)),
+    deliveries: `${idsPerEvent.size} events delivered in ${requests.length} requests (${requests.length - idsPerEvent.size} repeated)`,
+    flows: `${triggered.length} triggered runs, ${executions.length - triggered.length} manual, ${flowMessages.size} flow messages`,
+    capacity: `max ${capacity} per auto-assigned agent; highest seen ${Math.max(0, ...agents.map((agentId) => maxLoadSeen.get(agentId) ?? 0))}`,
+    deletedWebhook: deleted.id,
+  };
+  return { counts, violations };
+}

@@ -1,0 +1,41 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
+import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
+import { AUTO_ASSIGNMENT } from './auto-assignment.name.js';
+import { AutoAssigner } from './auto-assigner.js';
+
+
+/**
+ * Auto-assignment as a consumer of the event log: it serves the company's queue when a conversation enters it,
+ * when closing one frees its agent, and when nudged (an agent came online, settings changed). Serving the queue
+ * is safe to repeat: a conversation leaves the queue when it is assigned, and choices are made under the
+ * company's assignment lease, so no agent goes over capacity.
+ */
+@Injectable()
+export class AutoAssignmentConsumer implements EventConsumer, OnModuleInit {
+  readonly name = AUTO_ASSIGNMENT;
+  readonly types: readonly DomainEventName[] = ['conversation.queued', 'conversation.closed'];
+
+  constructor(
+    private readonly consumers: EventConsumers,
+    private readonly assigner: AutoAssigner,
+  ) {}
+
+  onModuleInit(): void {
+    this.consumers.register(this);
+  }
+
+  async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
+    const nudged = events.length === 0;
+    const queueMayMove = events.some(
+      (event) => event.type === 'conversation.queued' || (event.type === 'conversation.closed' && event.data.conversation.assignedAgentId !== null),
+    );
+    if (nudged || queueMayMove) await this.assigner.serveQueue(companyId);
+  }
+
+  /** The queue may be served now (an agent gained room or came online, auto-assignment was turned on). */
+  async nudge(companyId: CompanyId): Promise<void> {
+    await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
+  }
+}

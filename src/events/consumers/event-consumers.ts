@@ -1,0 +1,156 @@
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { AnyBulkWriteOperation, Model } from 'mongoose';
+import { toObjectId } from '../../database/object-id.js';
+import { LANE_FREE, type ClaimedLane } from '../../lanes/lane.schema.js';
+import { LaneStore, markDueUpdate } from '../../lanes/lane-store.js';
+import { LaneWorker, type LaneTurn } from '../../lanes/lane-worker.js';
+import { retryDelayMs } from '../../lanes/retry-schedule.js';
+import type { AnyDomainEvent, DomainEventName } from '../domain-events.js';
+import { EventLogRepository } from '../event-log.repository.js';
+import { EventConsumerLane } from './event-consumer-lane.schema.js';
+
+/**
+ * A durable consumer of the event log (webhook fan-out, inbound flows, auto-assignment, an extension's own):
+ * it reads each company's events in log order from a position kept in MongoDB, one worker at a time per
+ * company, with retries. Register it with EventConsumers.register when its module initialises.
+ */
+export interface EventConsumer {
+  /** Stable: it keys the consumer's position in each company's log. */
+  readonly name: string;
+  /** The events it reacts to; the others move its position without calling it. */
+  readonly types: readonly DomainEventName[];
+  /** Events per call (default 100). */
+  readonly batchSize?: number;
+  /** The first retry's wait after a failure, doubling with each further one (default 500 ms). */
+  readonly retryBackoffMs?: number;
+  /**
+   * Handles a company's events, in log order. After a crash or a failure it is called again with events it
+   * may already have handled, so every effect must be keyed by the event id. `events` is empty when the
+   * consumer was nudged (EventConsumers.nudge) rather than given new events.
+   */
+  handle(companyId: string, events: AnyDomainEvent[]): Promise<void>;
+}
+
+/** Lane kind of the consumers in the LaneWorker. */
+export const EVENT_CONSUMER = 'event-consumer';
+const DEFAULT_BATCH_SIZE = 100;
+/** A batch is bounded by its size; a minute leaves room for the slowest (ten flow runs of fifty steps). */
+const LEASE_MS = 60_000;
+const MAX_IN_FLIGHT = 8;
+/** Failed turns in a row on one event before it is skipped (logged as an error), so it cannot stop the company's log. */
+export const MAX_CONSUMER_FAILURES = 10;
+const DEFAULT_RETRY_BACKOFF_MS = 500;
+
+type ConsumerLane = ClaimedLane<EventConsumerLane> & { companyId: NonNullable<ClaimedLane<EventConsumerLane>['companyId']> };
+
+@Injectable()
+export class EventConsumers implements OnModuleInit {
+  private readonly logger = new Logger(EventConsumers.name);
+  private readonly consumers = new Map<string, EventConsumer>();
+  private readonly store: LaneStore<EventConsumerLane>;
+
+  constructor(
+    @InjectModel(EventConsumerLane.name) private readonly model: Model<EventConsumerLane>,
+    private readonly log: EventLogRepository,
+    private readonly worker: LaneWorker,
+  ) {
+    // Only the consumers this process runs: in a rolling deploy, a process without a new consumer leaves its lanes be.
+    this.store = new LaneStore(model, { eligible: () => ({ consumer: { $in: [...this.consumers.keys()] } }) });
+  }
+
+  onModuleInit(): void {
+    this.worker.register({
+      name: EVENT_CONSUMER,
+      store: this.store,
+      leaseMs: LEASE_MS,
+      maxInFlight: MAX_IN_FLIGHT,
+      run: (lane, turn) => this.turn(lane as ConsumerLane, turn),
+    });
+  }
+
+  register(consumer: EventConsumer): void {
+    if (this.consumers.has(consumer.name)) throw new Error(`Event consumer ${consumer.name} is registered twice`);
+    this.consumers.set(consumer.name, consumer);
+  }
+
+  /**
+   * Tells the consumers reading any of `types` that the company's log reaches `head` (the relay calls it after
+   * appending, before clearing the events' markers). A consumer new to the company starts at `from`.
+   */
+  async markLogged(companyId: string, types: ReadonlySet<DomainEventName>, from: number, head: number): Promise<void> {
+    const interested = [...this.consumers.values()].filter((consumer) => consumer.types.some((type) => types.has(type)));
+    if (interested.length === 0) return;
+    const now = new Date();
+    await this.model.bulkWrite(
+      interested.map((consumer) => this.dueOperation(consumer.name, companyId, now, { $max: { head } }, from - 1)),
+      { ordered: false },
+    );
+    this.worker.wake(EVENT_CONSUMER);
+  }
+
+  /** Calls the consumer for the company soon, with no new events (e.g. auto-assignment when an agent comes online). */
+  async nudge(consumer: string, companyId: string): Promise<void> {
+    await this.model.bulkWrite([this.dueOperation(consumer, companyId, new Date(), {}, null)]);
+    this.worker.wake(EVENT_CONSUMER);
+  }
+
+  private dueOperation(
+    consumer: string,
+    companyId: string,
+    now: Date,
+    update: Record<string, unknown>,
+    startPosition: number | null,
+  ): AnyBulkWriteOperation<EventConsumerLane> {
+    const company = toObjectId(companyId);
+    const start = startPosition ?? 0;
+    return {
+      updateOne: {
+        filter: { _id: `${consumer}:${companyId}`, companyId: company },
+        update: {
+          ...markDueUpdate<EventConsumerLane>(now),
+          ...update,
+          $setOnInsert: {
+            consumer,
+            position: start,
+            ...(startPosition === null ? { head: start } : {}),
+            failures: 0,
+            lastError: null,
+            leaseOwner: null,
+            leaseUntil: LANE_FREE,
+          },
+        },
+        upsert: true,
+      },
+    } as AnyBulkWriteOperation<EventConsumerLane>;
+  }
+
+  /** One batch of one company's events for one consumer; the position moves only past what was handled. */
+  private async turn(lane: ConsumerLane, turn: LaneTurn): Promise<void> {
+    const consumer = this.consumers.get(lane.consumer)!;
+    const companyId = lane.companyId.toHexString();
+    const batchSize = lane.failures > 0 ? 1 : (consumer.batchSize ?? DEFAULT_BATCH_SIZE);
+    const events = await this.log.range(companyId, { after: lane.position, until: lane.head, types: consumer.types }, batchSize);
+    try {
+      await consumer.handle(companyId, events);
+    } catch (error) {
+      return this.failed(lane, turn, consumer, events, error);
+    }
+    const position = events.length === batchSize ? events[events.length - 1].sequence : Math.max(lane.head, lane.position);
+    await turn.release(position < lane.head ? new Date() : undefined, { position, failures: 0 });
+  }
+
+  private async failed(lane: ConsumerLane, turn: LaneTurn, consumer: EventConsumer, events: AnyDomainEvent[], error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const failures = lane.failures + 1;
+    const failing = events[0];
+    if (failing && failures >= MAX_CONSUMER_FAILURES) {
+      this.logger.error({ err: error }, `Consumer ${consumer.name} skips event ${failing.id} after ${failures} failures`);
+      const skipped = `skipped ${failing.id} after ${failures} failures: ${message}`;
+      return turn.release(new Date(), { position: failing.sequence, failures: 0, lastError: skipped });
+    }
+    this.logger.warn({ err: error }, `Consumer ${consumer.name} failed (attempt ${failures}); it will retry`);
+    const retryAt = new Date(Date.now() + retryDelayMs(failures, consumer.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS));
+    await turn.release(retryAt, { failures, lastError: message });
+  }
+}

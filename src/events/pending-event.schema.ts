@@ -1,0 +1,52 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { randomBytes } from 'node:crypto';
+import type { Schema as MongooseSchema } from 'mongoose';
+import type { DomainEventData, DomainEventName } from './domain-events.js';
+
+export function newEventId(): string {
+  return `evt_${randomBytes(16).toString('base64url')}`;
+}
+
+/**
+ * An event written in the same single-document write as the change it describes (a standalone MongoDB has
+ * no multi-document transaction), until the relay has moved it into the log (EventRelay).
+ */
+@Schema({ _id: false })
+export class PendingEvent {
+  /** The `evt_...` id, kept by every later copy of the event (the log entry, webhook deliveries). */
+  @Prop({ required: true })
+  id: string;
+
+  @Prop({ type: String, required: true })
+  type: DomainEventName;
+
+  @Prop({ required: true })
+  occurredAt: Date;
+
+  @Prop({ type: Object, required: true })
+  data: DomainEventData[DomainEventName];
+}
+const PendingEventSchema = SchemaFactory.createForClass(PendingEvent);
+
+/**
+ * The base of every schema whose writes emit events (conversations, messages, flow executions): its
+ * documents carry their not-yet-logged events. Schemas extending it call `indexPendingEvents`.
+ */
+export class EventSource {
+  @Prop({ type: [PendingEventSchema], default: undefined })
+  pendingEvents?: PendingEvent[];
+}
+
+/** The sweep's index: sparse, so it holds only the few documents whose events are not logged yet. */
+export function indexPendingEvents(schema: MongooseSchema): void {
+  schema.index({ 'pendingEvents.occurredAt': 1 }, { sparse: true });
+}
+
+/** An event of `type` about to be written with its change; `id` is given when it must be predictable (a retried step). */
+export function stageEvent<N extends DomainEventName>(
+  type: N,
+  data: DomainEventData[N],
+  options: { id?: string; occurredAt?: Date } = {},
+): PendingEvent {
+  return { id: options.id ?? newEventId(), type, occurredAt: options.occurredAt ?? new Date(), data };
+}

@@ -1,0 +1,75 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
+import type { AnyDomainEvent, DomainEvent, DomainEventName } from '../events/domain-events.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
+import { MAX_FLOWS_PER_COMPANY, type Flow } from './flow.schema.js';
+import { FlowExecutionsRepository } from './flow-executions.repository.js';
+import { FlowRunner, triggerKeyOf } from './flow-runner.js';
+import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
+import { FlowsRepository } from './flows.repository.js';
+import { scanText } from './keyword-match.js';
+
+/** The most flows one inbound message runs. */
+export const MAX_FLOWS_PER_MESSAGE = 10;
+
+/**
+ * Inbound-message flows as a consumer of the event log: on `message.received` in a conversation the bot handles,
+ * the company's active `inbound_message` flows run, oldest first, each without keywords or whose keywords match
+ * (keyword-match.ts), until a flow moves the conversation out of `bot` (a hand-off, an assignment, a close). Each
+ * flow runs once per message: a message handled again (after a crash) resumes the runs it had started and starts
+ * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop.
+ */
+@Injectable()
+export class InboundFlowsConsumer implements EventConsumer, OnModuleInit {
+  readonly name = 'inbound-flows';
+  readonly types: readonly DomainEventName[] = ['message.received'];
+  readonly batchSize = 10;
+
+  constructor(
+    private readonly consumers: EventConsumers,
+    private readonly flows: FlowsRepository,
+    private readonly executions: FlowExecutionsRepository,
+    private readonly conversations: ConversationsService,
+    private readonly runner: FlowRunner,
+    private readonly matcher: FlowTriggerMatcher,
+  ) {}
+
+  onModuleInit(): void {
+    this.consumers.register(this);
+  }
+
+  async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const flows = await this.flows.findInboundTriggered(companyId, MAX_FLOWS_PER_COMPANY);
+    if (flows.length === 0) return;
+    for (const event of events) {
+      if (event.type === 'message.received') await this.runFlows(companyId, flows, event);
+    }
+  }
+
+  private async runFlows(companyId: string, flows: Stored<Flow>[], event: DomainEvent<'message.received'>): Promise<void> {
+    const { message, conversation } = event.data;
+    const started = new Map(
+      (await this.executions.forTriggerKeys(companyId, flows.map((flow) => triggerKeyOf(flow._id, event.id)))).map((execution) => [
+        execution.flowId.toHexString(),
+        execution,
+      ]),
+    );
+    const scanned = message.text === null ? null : scanText(message.text);
+    let ran = 0;
+    for (const flow of flows) {
+      const previous = started.get(flow._id.toHexString());
+      if (previous) {
+        await this.runner.resume(companyId, flow, previous, true);
+        ran += 1;
+        continue;
+      }
+      if (ran === MAX_FLOWS_PER_MESSAGE) return;
+      if (!this.matcher.triggers(flow, scanned)) continue;
+      if ((await this.conversations.find(companyId, conversation.id))?.status !== 'bot') return;
+      await this.runner.runTriggered(companyId, flow, conversation.id, event);
+      ran += 1;
+    }
+  }
+}

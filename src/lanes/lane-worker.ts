@@ -1,0 +1,133 @@
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { LaneFields, ClaimedLane } from './lane.schema.js';
+import type { LaneStore } from './lane-store.js';
+
+/** How often lanes are looked for when nothing in this process said so (other processes, retries, timers). */
+export const POLL_INTERVAL_MS = 250;
+
+/**
+ * What a turn on a claimed lane gets: whether to go on (false on shutdown), and its lane's lease to renew
+ * (false once lost or no longer eligible) and to release (see LaneStore.release).
+ */
+export interface LaneTurn {
+  keepGoing(): boolean;
+  renew(): Promise<boolean>;
+  release(nextDueAt: Date | null | undefined, update?: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * A kind of lane the worker serves: where its lanes are (`store`), how long a claim is leased, how many of
+ * its turns may run at once in this process, and what one turn does. A turn must release its lane (or leave
+ * the lease to expire when it cannot: the lane is then claimed again, so its work must be safe to redo).
+ */
+export interface LaneKind<T extends LaneFields = LaneFields> {
+  name: string;
+  store: LaneStore<T>;
+  leaseMs: number;
+  maxInFlight: number;
+  run(lane: ClaimedLane<T>, turn: LaneTurn): Promise<void>;
+}
+
+interface KindState {
+  kind: LaneKind<any>;
+  inFlight: Set<Promise<void>>;
+  pumping: Promise<void> | null;
+  pumpAgain: boolean;
+}
+
+/**
+ * The one scheduler of background work in a process: webhook deliveries, the event log's consumers and the
+ * scheduled jobs are all kinds of lanes it claims and runs. It looks for due lanes when something in this
+ * process queues work (`wake`) and on one short poll for the rest. On shutdown it stops claiming and waits for
+ * the turns in flight, each bounded by its kind.
+ */
+@Injectable()
+export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  /** The lease owner: unique per process and worker, and says where it runs. */
+  readonly id = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+  private readonly logger = new Logger(LaneWorker.name);
+  private readonly kinds = new Map<string, KindState>();
+  private running = false;
+  private poll?: NodeJS.Timeout;
+
+  /** Registers a kind of lane; modules call it when they initialise, before the worker starts. */
+  register<T extends LaneFields>(kind: LaneKind<T>): void {
+    if (this.kinds.has(kind.name)) throw new Error(`Lane kind ${kind.name} is registered twice`);
+    this.kinds.set(kind.name, { kind, inFlight: new Set(), pumping: null, pumpAgain: false });
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    // The scheduler's own clock: every other background job is a lane it finds due.
+    this.poll = setInterval(() => this.wake(), POLL_INTERVAL_MS).unref();
+    this.wake();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    clearInterval(this.poll);
+    const states = [...this.kinds.values()];
+    await Promise.all(states.map((state) => state.pumping));
+    await Promise.allSettled(states.flatMap((state) => [...state.inFlight]));
+  }
+
+  /** Looks for due lanes of `kind` (every kind when omitted) now, or right after the search under way. */
+  wake(kind?: string): void {
+    if (!this.running) return;
+    if (kind === undefined) {
+      for (const state of this.kinds.values()) this.pump(state);
+      return;
+    }
+    const state = this.kinds.get(kind);
+    if (state) this.pump(state);
+  }
+
+  private pump(state: KindState): void {
+    if (state.pumping) {
+      state.pumpAgain = true;
+      return;
+    }
+    state.pumping = this.claimWhileRoom(state).finally(() => {
+      state.pumping = null;
+      if (state.pumpAgain) this.pump(state);
+    });
+  }
+
+  private async claimWhileRoom(state: KindState): Promise<void> {
+    state.pumpAgain = false;
+    const { kind } = state;
+    try {
+      while (this.running && state.inFlight.size < kind.maxInFlight) {
+        const lane = await kind.store.claim(this.id, new Date(), kind.leaseMs);
+        if (!lane) return;
+        this.track(state, kind.run(lane, this.turnOf(kind, lane)));
+      }
+    } catch (error) {
+      // The database is unreachable or failing: the next poll tries again.
+      this.logger.error({ err: error }, `Could not claim ${kind.name} lanes`);
+    }
+  }
+
+  private turnOf<T extends LaneFields>(kind: LaneKind<T>, lane: ClaimedLane<T>): LaneTurn {
+    return {
+      keepGoing: () => this.running,
+      renew: () => kind.store.renew(lane, new Date(), kind.leaseMs),
+      release: (nextDueAt, update) => kind.store.release(lane, nextDueAt, update),
+    };
+  }
+
+  private track(state: KindState, run: Promise<void>): void {
+    const tracked: Promise<void> = run
+      .catch((error: unknown) => {
+        // The lane stays leased until its lease expires, then any worker takes it up again.
+        this.logger.error({ err: error }, `A ${state.kind.name} turn failed to complete`);
+      })
+      .finally(() => {
+        state.inFlight.delete(tracked);
+        this.pump(state);
+      });
+    state.inFlight.add(tracked);
+  }
+}

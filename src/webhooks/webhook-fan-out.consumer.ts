@@ -1,0 +1,57 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Types } from 'mongoose';
+import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
+import { DOMAIN_EVENTS, type AnyDomainEvent } from '../events/domain-events.js';
+import { serializeEvent } from './delivery/event-payload.js';
+import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
+import type { WebhookDelivery } from './webhook-delivery.schema.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { eventNamesOf, subscribedNameFor } from './webhook-events.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+
+/**
+ * The event log's webhook consumer: for each event, one delivery per active webhook subscribed to it (and
+ * active since before it occurred). A delivery is unique per webhook and event, so handling events again after
+ * a crash keeps each delivery and its `webhook-id`; the lanes are told in every case, so deliveries written
+ * just before a crash are never left unclaimed.
+ */
+@Injectable()
+export class WebhookFanOut implements EventConsumer, OnModuleInit {
+  readonly name = 'webhooks';
+  readonly types = DOMAIN_EVENTS;
+  readonly batchSize = 200;
+
+  constructor(
+    private readonly consumers: EventConsumers,
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly lanes: WebhookDeliveryLanes,
+  ) {}
+
+  onModuleInit(): void {
+    this.consumers.register(this);
+  }
+
+  async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const names = [...new Set(events.map((event) => event.type))].flatMap(eventNamesOf);
+    const subscribers = await this.webhooks.subscribers(companyId, names);
+    if (subscribers.length === 0) return;
+    const now = new Date();
+    const rows: Partial<WebhookDelivery>[] = [];
+    for (const event of events) {
+      for (const webhook of subscribers) {
+        // Events before its creation or resume are not for it (a paused webhook is not among the subscribers).
+        if (webhook.activeSince && webhook.activeSince > event.occurredAt) continue;
+        const type = subscribedNameFor(webhook.events, event.type);
+        if (!type) continue;
+        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload: serializeEvent(event, type), sequence: event.sequence, status: 'pending', nextAttemptAt: now });
+      }
+    }
+    if (rows.length === 0) return;
+    await this.deliveries.insertNew(companyId, rows);
+    const webhookIds = [...new Map(rows.map((row) => [String(row.webhookId), row.webhookId as Types.ObjectId])).values()];
+    await this.webhooks.markQueued(companyId, webhookIds, now);
+    this.lanes.wake();
+  }
+}
