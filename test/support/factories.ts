@@ -73,7 +73,7 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
 }
 
 /** A conversation as events and webhooks carry it: the REST answer without the contact it embeds. */
-export function conversationSnapshot(body: Record<string, unknown>): Record<string, unknown> {
-  const { contact: _contact, ...conversation } = body;
+export function conversationSnapshot<T extends object>(body: T): Omit<T, 'contact'> {
+  const { contact: _contact, ...conversation } = body as T & { contact?: unknown };
   return conversation;
 }
