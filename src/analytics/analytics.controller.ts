@@ -5,9 +5,9 @@ import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { AnalyticsService } from './analytics.service.js';
-import { DashboardView } from './dto/dashboard.view.js';
+import { DashboardView } from './dashboard.view.js';
 import { MetricsQueryDto } from './dto/metrics-query.dto.js';
-import { MetricsView } from './dto/metrics.view.js';
+import { MetricsView } from './metrics.view.js';
 
 /** A metrics request runs aggregation pipelines over up to 366 days (~1 s over 100 000 messages). */
 export const METRICS_WEIGHT = 10;

@@ -10,7 +10,7 @@ import { toObjectId } from '../database/object-id.js';
 import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.view.js';
+import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 const KEY_PREFIX = 'pk_';

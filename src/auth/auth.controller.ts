@@ -26,9 +26,11 @@ export class AuthController {
   @ApiOperation({
     summary: 'Create a company, its settings and an admin agent; answers a bearer token',
     description:
+      'Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). ' +
       'An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed ' +
       'with these details"), in the time a new one takes. Refusals count as failed authentications of the address. ' +
-      `Counts ${REGISTER_WEIGHT} requests against the rate limit. Off (403) when ALLOW_REGISTRATION is false, the default in production.`,
+      `Counts ${REGISTER_WEIGHT} requests against the rate limit. The token is used as \`Authorization: Bearer <accessToken>\` ` +
+      'until `expiresIn` seconds have passed.',
   })
   @ApiCreatedResponse({ type: RegisterResponseDto })
   @ApiProblemResponses(400, 403, 409, 429)
@@ -42,7 +44,9 @@ export class AuthController {
   @RateLimitWeight(LOGIN_WEIGHT)
   @ApiOperation({
     summary: 'Exchange an agent e-mail and password for a bearer token',
-    description: `A 401 counts as a failed authentication of the address. Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
+    description:
+      'A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not ' +
+      `tell which. A 401 counts as a failed authentication of the address. Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
   })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiProblemResponses(400, 401, 429)

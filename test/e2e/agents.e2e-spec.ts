@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { addAgent, createApiKey, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface AgentBody {
@@ -21,8 +21,7 @@ describe('/v1/agents', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     acmeKey = await createApiKey(t.http, acme, ['messages:write']);
   });
   afterAll(() => t.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ApiKey } from '../../src/api-keys/api-key.schema.js';
-import { addAgent, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -12,8 +12,7 @@ describe('/v1/api-keys', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 

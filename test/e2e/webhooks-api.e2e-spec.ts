@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { WebhookSecretBox } from '../../src/webhooks/webhook-secret-box.js';
-import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const URL = 'https://hooks.example.com/parley';
@@ -13,8 +13,7 @@ describe('Interface A: /v1/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 
@@ -223,8 +222,9 @@ describe('Interface B: /api/external/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    const globex = await registerCompany(t.http, 'Globex');
+    const companies = await twoCompanies(t.http);
+    acme = companies.acme;
+    const globex = companies.globex;
     key = await createApiKey(t.http, acme, ['webhooks:manage']);
     globexKey = await createApiKey(t.http, globex, ['webhooks:manage']);
   });
@@ -250,6 +250,9 @@ describe('Interface B: /api/external/webhooks', () => {
         events: ['CHAT_RECEIVED', 'CHAT_SENT'],
         retryConfig: { maxRetries: 3, backoffMs: 2000 },
         isActive: true,
+        disabledReason: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         secret: expect.stringMatching(/^whsec_/),
       },
     });
@@ -259,13 +262,33 @@ describe('Interface B: /api/external/webhooks', () => {
     const fromA = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: URL, name: 'From A', events: ['message.sent'] }).expect(201);
     const list = await api().get().expect(200);
     expect(list.body.success).toBe(true);
-    expect(list.body.data[0]).toEqual({ id: fromA.body.id, name: 'From A', url: URL, events: ['message.sent'], isActive: true });
-    for (const webhook of list.body.data) expect(Object.keys(webhook).sort()).toEqual(['events', 'id', 'isActive', 'name', 'url']);
+    const times = { createdAt: fromA.body.createdAt, updatedAt: fromA.body.updatedAt };
+    expect(list.body.data[0]).toEqual({
+      id: fromA.body.id,
+      name: 'From A',
+      url: URL,
+      events: ['message.sent'],
+      isActive: true,
+      disabledReason: null,
+      ...times,
+    });
+    for (const webhook of list.body.data) {
+      expect(Object.keys(webhook).sort()).toEqual(['createdAt', 'disabledReason', 'events', 'id', 'isActive', 'name', 'updatedAt', 'url']);
+    }
 
     const one = await api().get(`/${fromA.body.id}`).expect(200);
     expect(one.body).toEqual({
       success: true,
-      data: { id: fromA.body.id, name: 'From A', url: URL, events: ['message.sent'], retryConfig: { maxRetries: 5, backoffMs: 1000 }, isActive: true },
+      data: {
+        id: fromA.body.id,
+        name: 'From A',
+        url: URL,
+        events: ['message.sent'],
+        retryConfig: { maxRetries: 5, backoffMs: 1000 },
+        isActive: true,
+        disabledReason: null,
+        ...times,
+      },
     });
   });
 
@@ -273,7 +296,11 @@ describe('Interface B: /api/external/webhooks', () => {
     const created = await api().post({ name: 'Pausable', url: URL, events: ['FLOW_EXECUTED'] }).expect(201);
     const id = created.body.data.id as string;
     const paused = await api().patch(`/${id}`, { isActive: false }).expect(200);
-    expect(paused.body).toEqual({ success: true, data: { ...created.body.data, secret: undefined, isActive: false } });
+    expect(paused.body).toEqual({
+      success: true,
+      data: { ...created.body.data, secret: undefined, isActive: false, updatedAt: expect.any(String) },
+    });
+    expect(paused.body.data.updatedAt >= created.body.data.updatedAt).toBe(true);
     expect((await api().get(`/${id}`).expect(200)).body.data.isActive).toBe(false);
     const resumed = await api().patch(`/${id}`, { isActive: true, name: 'Resumed', retryConfig: { maxRetries: 1 } }).expect(200);
     expect(resumed.body.data).toMatchObject({ isActive: true, name: 'Resumed', retryConfig: { maxRetries: 1, backoffMs: 1000 } });

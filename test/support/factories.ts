@@ -36,6 +36,15 @@ export async function registerCompany(http: TestAgent, name = 'Acme', headers: R
   };
 }
 
+/**
+ * The usual pair of a tenancy test: Acme, the company under test, and Globex, whose data must never show
+ * (registered together, through the API).
+ */
+export async function twoCompanies(http: TestAgent): Promise<{ acme: TestCompany; globex: TestCompany }> {
+  const [acme, globex] = await Promise.all([registerCompany(http, 'Acme'), registerCompany(http, 'Globex')]);
+  return { acme, globex };
+}
+
 /** Creates an API key through the API and answers the key itself. */
 export async function createApiKey(http: TestAgent, company: TestCompany, scopes: ApiKeyScope[]): Promise<string> {
   const response = await http.post('/v1/api-keys').set(company.auth).send({ name: 'test key', scopes }).expect(201);
@@ -62,4 +71,10 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
   const response = await t.http.post('/v1/auth/login').send({ email, password }).expect(200);
   const token = response.body.accessToken as string;
   return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
+}
+
+/** A conversation as events and webhooks carry it: the REST answer without the contact it embeds. */
+export function conversationSnapshot<T extends object>(body: T): Omit<T, 'contact'> {
+  const { contact: _contact, ...conversation } = body as T & { contact?: unknown };
+  return conversation;
 }
