@@ -3,7 +3,7 @@
 # Debian slim rather than alpine: dev tooling (@parcel/watcher via the nest CLI, jest's resolver) ships glibc builds.
 
 # ---- build: full install, compile TypeScript into dist/ ----
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 # @scarf/scarf (pulled in by swagger-ui-dist) phones home from its postinstall unless told not to.
 ENV SCARF_ANALYTICS=false \
@@ -17,7 +17,7 @@ COPY . .
 RUN npm run build
 
 # ---- deps: production dependencies only, from the same lockfile ----
-FROM node:20-bookworm-slim AS deps
+FROM node:24-trixie-slim AS deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false \
     npm_config_audit=false \
@@ -27,7 +27,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 # ---- runtime ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-trixie-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.

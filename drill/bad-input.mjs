@@ -122,14 +122,18 @@ async function main() {
     if (health.status !== 200) run.violations.push(`GET /health answered ${health.status} after the run`);
     const changes = differences(before, await snapshotCompany(db, b.companyId));
     run.violations.push(...changes.map(({ key, change }) => `cross-company write: company B's ${key} was ${change}`));
-    const rateLimit = await rateLimitPass(stack.mongodbUri, a);
+    const rateLimit = await rateLimitPass(stack.mongodbUri);
     run.violations.push(...rateLimit.violations.map((line) => `rate limit: ${line}`));
 
     console.log(`Bad-input drill: ${operations.length} operations, ${cases.length} requests in ${run.seconds} s (${IN_FLIGHT} in flight)`);
     console.log(`  statuses               ${formatCounts(run.statuses)}`);
     for (const kind of Object.keys(run.byKind).sort()) console.log(`  ${kind.padEnd(22)} ${formatCounts(run.byKind[kind])}`);
     console.log(`  company B              ${before.size} documents, ${changes.length} changed`);
-    console.log(`  rate-limit pass        ${formatCounts(rateLimit.statuses)} (default limit, an API process of its own)`);
+    const { shared } = rateLimit;
+    console.log(`  rate-limit pass        ${formatCounts(rateLimit.statuses.default)} (default limit, an API process of its own)`);
+    console.log(`  failed auth            ${formatCounts(rateLimit.statuses.authFailures)} (bad tokens, bad keys, wrong passwords: 40 each from an address)`);
+    console.log(`  weights                ${formatCounts(rateLimit.statuses.weights)} (analytics metrics, 10 each)`);
+    console.log(`  two processes          ${formatCounts(rateLimit.statuses.shared)}: limit 300 admitted ${shared?.total} (${shared?.admitted?.join(' + ')}) in ${shared?.seconds?.toFixed(1)} s, bound ${shared?.bound}; the key under the company ceiling got ${shared?.keyAdmitted}`);
     console.log(`  every request          ${run.logPath}`);
     if (templateWarnings.length) console.log(`\nValid bodies that were refused (cases of these operations test less):\n  ${templateWarnings.join('\n  ')}`);
     if (run.violations.length) {

@@ -13,7 +13,7 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
-import { ConversationsModule } from './conversations/conversations.module.js';
+import { ConversationsApiModule } from './conversations/conversations-api.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventsModule } from './events/events.module.js';
 import { LanesModule } from './lanes/lanes.module.js';
@@ -46,7 +46,7 @@ export class AppModule {
         AuthModule,
         ApiKeysModule,
         ContactsModule,
-        ConversationsModule,
+        ConversationsApiModule,
         MessagesModule,
         InboundModule,
         MediaModule,

@@ -1,22 +1,58 @@
 import { VersioningType, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
-import { setupSwagger } from './swagger.js';
+import { AppConfig } from './config/app-config.js';
+import { DOCS_PATH, setupSwagger } from './swagger.js';
 
 /** The largest JSON body accepted; media uploads are multipart and limited by MEDIA_MAX_BYTES instead. */
 export const JSON_BODY_LIMIT = '1mb';
 
 /**
+ * The headers OWASP's REST cheat sheet asks of an API, through helmet: HSTS for a year including
+ * subdomains, nosniff, frames refused (X-Frame-Options and CSP alike) and a CSP that lets a JSON answer
+ * load nothing. Only these: each header costs bytes on every answer, and the others helmet sets by
+ * default (COOP, CORP, Origin-Agent-Cluster, ...) govern HTML documents, which the API does not serve.
+ */
+const SECURITY_HEADERS = helmet({
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  frameguard: { action: 'deny' },
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  crossOriginOpenerPolicy: false,
+  crossOriginResourcePolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
+
+/**
+ * Swagger UI is an HTML page: helmet's default CSP (its own scripts and styles, data: images), frames still
+ * refused. No `upgrade-insecure-requests`: TLS ends in front of the app, and on plain http (development) it
+ * would send the page's files to an https that is not there.
+ */
+const DOCS_CONTENT_SECURITY_POLICY = helmet.contentSecurityPolicy({
+  directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
+});
+
+/**
  * Everything main.ts and the end-to-end tests share: versioned routes (`/v1` for Interface A,
- * version-neutral `/api/external` for Interface B), body parsing, validation, error bodies, docs.
+ * version-neutral `/api/external` for Interface B), the client address behind proxies (TRUST_PROXY),
+ * security headers, body parsing, validation, error bodies, docs (unless DOCS_ENABLED is false).
  * The app must be created with `bodyParser: false` so that the parser's limit is set here.
  */
 export function configureApp(app: INestApplication): INestApplication {
   const express = app as NestExpressApplication;
+  const config = app.get(AppConfig);
+  // Express's own semantics: `req.ip` is then the client address the trusted proxies report.
+  express.set('trust proxy', config.trustProxy);
   // First, so that even a body the parsers refuse gets a request id and a log line.
   express.use(earlyRequestMiddleware);
+  express.use(SECURITY_HEADERS);
   express.disable('x-powered-by');
   // API responses are not cacheable; computing an ETag per JSON body would be wasted work.
   express.set('etag', false);
@@ -25,6 +61,9 @@ export function configureApp(app: INestApplication): INestApplication {
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(new RejectOperatorKeysPipe(), createValidationPipe());
   app.useGlobalFilters(new InterfaceExceptionFilter());
-  setupSwagger(app);
+  if (config.docsEnabled) {
+    express.use(DOCS_PATH, DOCS_CONTENT_SECURITY_POLICY);
+    setupSwagger(app);
+  }
   return app;
 }

@@ -18,6 +18,7 @@ function printDemoCredentials(credentials: DemoCredentials, baseUrl: string): vo
       '',
       'Demo company ready (embedded database, data lives only as long as this process):',
       `  Authorization: Bearer ${credentials.accessToken}`,
+      `    (expires ${credentials.accessTokenExpiresAt.toISOString()}; then log in again with the admin below)`,
       `  x-api-key: ${credentials.apiKey}`,
       `  Admin login: ${credentials.email} / ${credentials.password}`,
       `  Swagger UI: ${baseUrl}/docs`,

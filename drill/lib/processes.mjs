@@ -19,8 +19,9 @@ export const API_ENV = {
   JWT_SECRET,
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_TIMEOUT_MS: '2000',
-  // The drills are not about rate limits (the bad-input drill checks them on a process of its own).
+  // The drills are not about rate limits (the bad-input drill checks them on processes of its own).
   THROTTLE_LIMIT: '100000000',
+  AUTH_FAILURE_LIMIT: '100000000',
 };
 
 const children = new Set();

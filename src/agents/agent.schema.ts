@@ -28,6 +28,13 @@ export class Agent {
   @Prop({ type: String, select: false })
   passwordHash?: string;
 
+  /**
+   * Bumped whenever the password, the role or isActive changes: a token carries the version it was
+   * issued under (`ver`) and is refused once it differs, so such a change ends every earlier session.
+   */
+  @Prop({ required: true, default: 0 })
+  tokenVersion: number;
+
   /** Set when auto-assignment hands it a conversation: round robin picks the least recent. */
   @Prop({ type: Date, default: null })
   lastAssignedAt: Date | null;

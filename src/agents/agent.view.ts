@@ -1,18 +1,20 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ROLES, type Role } from '../auth/auth-principal.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import { AGENT_STATUSES, type Agent, type AgentStatus } from './agent.schema.js';
+import type { Role } from '../auth/auth-principal.js';
+import type { Agent, AgentStatus } from './agent.schema.js';
 
 /** An agent as the API shows it: never its password hash. */
 export class AgentView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) id: string;
-  @ApiProperty({ example: 'Ada Lovelace' }) name: string;
-  @ApiProperty({ example: 'ada@example.com' }) email: string;
-  @ApiProperty({ enum: ROLES }) role: Role;
-  @ApiProperty({ enum: AGENT_STATUSES }) status: AgentStatus;
-  @ApiProperty() isActive: boolean;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  /** @example 6650f0c2a1b2c3d4e5f60718 */
+  id: string;
+  /** @example "Ada Lovelace" */
+  name: string;
+  /** @example ada@example.com */
+  email: string;
+  role: Role;
+  status: AgentStatus;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
 
   static from(agent: Stored<Agent>): AgentView {
     return {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { AssignmentModule } from '../assignment/assignment.module.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
@@ -12,7 +13,7 @@ import { AgentsService } from './agents.service.js';
  * and one module holding both would make an import cycle.
  */
 @Module({
-  imports: [AgentsModule, ConversationsModule, AssignmentModule],
+  imports: [AgentsModule, ApiKeysModule, ConversationsModule, AssignmentModule],
   controllers: [AgentsController],
   providers: [AgentsService, PasswordHasher],
 })

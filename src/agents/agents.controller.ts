@@ -19,7 +19,10 @@ export class AgentsController {
   constructor(private readonly agents: AgentsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List agents, newest first; deactivated agents included unless filtered out' })
+  @ApiOperation({
+    summary: 'List agents, newest first; deactivated agents included unless filtered out',
+    description: 'Any agent of the company may read the list; `isActive=true` leaves deactivated agents out.',
+  })
   @ApiPageResponse(AgentView)
   @ApiProblemResponses(400)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -27,7 +30,10 @@ export class AgentsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One agent' })
+  @ApiOperation({
+    summary: 'One agent',
+    description: "A missing, malformed or other company's id answers 404.",
+  })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(404)
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {

@@ -27,12 +27,20 @@ export class AgentsRepository extends TenantRepository<Agent> {
     return (await this.findLoginCandidate(email)) !== null;
   }
 
-  /** True when this call deactivated the agent, false when it was already inactive (or missing). */
+  /** True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. */
   async deactivate(companyId: CompanyId, agentId: Types.ObjectId): Promise<boolean> {
     const result = await this.model
-      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), { $set: { isActive: false, status: 'offline' } })
+      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), {
+        $set: { isActive: false, status: 'offline' },
+        $inc: { tokenVersion: 1 },
+      })
       .exec();
     return result.modifiedCount === 1;
+  }
+
+  /** The same password at a higher cost (login upgrades old hashes): not a change the API shows, updatedAt stays. */
+  async replacePasswordHash(companyId: CompanyId, agentId: Types.ObjectId, passwordHash: string): Promise<void> {
+    await this.model.updateOne(this.scope(companyId, { _id: agentId }), { $set: { passwordHash } }, { timestamps: false }).exec();
   }
 
   async countActiveAdmins(companyId: CompanyId): Promise<number> {

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, UpdateQuery } from 'mongoose';
+import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { AutoAssignmentConsumer } from '../assignment/auto-assignment.consumer.js';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { roleAllows } from '../auth/guards/permissions.guard.js';
@@ -25,6 +26,7 @@ export class AgentsService {
     private readonly passwords: PasswordHasher,
     private readonly conversations: ConversationsService,
     private readonly autoAssignment: AutoAssignmentConsumer,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -85,11 +87,14 @@ export class AgentsService {
     const demotesAdmin = current.role === 'admin' && current.isActive && fields.role !== undefined && fields.role !== 'admin';
     if (demotesAdmin && (await this.agents.countActiveAdmins(companyId)) <= 1) throw new ConflictException(LAST_ADMIN);
 
+    // A new password, role or activation ends the agent's earlier tokens (see Agent.tokenVersion).
+    const endsSessions =
+      password !== undefined || (fields.role !== undefined && fields.role !== current.role) || (isActive === true && !current.isActive);
     let updated = current;
     if (Object.keys(set).length > 0) {
       updated =
         (await this.agents
-          .updateOne(companyId, { _id: current._id }, { $set: set })
+          .updateOne(companyId, { _id: current._id }, { $set: set, ...(endsSessions ? { $inc: { tokenVersion: 1 } } : {}) })
           .catch((error: unknown) => this.rethrowDuplicate(error, current.email))) ?? this.notFound(id);
       if (demotesAdmin) await this.keepAnAdmin(companyId, current);
     }
@@ -102,8 +107,9 @@ export class AgentsService {
 
   /**
    * Deactivates: `isActive: false`, offline, its open `human` conversations back to the queue (and
-   * auto-assigned again when that is on). Its tokens stop working on their next request; the record
-   * stays. Deactivating twice answers the agent as it is; the last active admin cannot go (409).
+   * auto-assigned again when that is on). Its tokens stop working on their next request, and the API keys
+   * it created are revoked (they do not outlive the admin who made them); the record stays. Deactivating
+   * twice answers the agent as it is; the last active admin cannot go (409).
    */
   async deactivate(companyId: CompanyId, id: string): Promise<AgentView> {
     return this.deactivateStored(companyId, await this.findStored(companyId, id));
@@ -114,6 +120,7 @@ export class AgentsService {
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
     if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
+    await this.apiKeys.revokeCreatedBy(companyId, current._id);
     // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
     await this.conversations.requeueAgentConversations(companyId, id);
     return this.get(companyId, id);
@@ -139,7 +146,8 @@ export class AgentsService {
     await this.agents.updateOne(
       companyId,
       { _id: previous._id },
-      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status } },
+      // Undone, so the sessions it ended come back: the version it had before.
+      { $set: { role: previous.role, isActive: previous.isActive, status: previous.status, tokenVersion: previous.tokenVersion ?? 0 } },
     );
     throw new ConflictException(LAST_ADMIN);
   }

@@ -1,5 +1,5 @@
 import { formatCalendarDate, localDayOf } from './calendar.js';
-import type { MetricsBucketView, MetricsFiguresView } from './dto/metrics.view.js';
+import type { MetricsBucketView, MetricsFiguresView } from './metrics.view.js';
 
 /** What the pipelines add up per bucket; averages are kept as a count and a sum so that they combine exactly. */
 export const COUNTERS = [

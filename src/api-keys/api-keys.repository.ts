@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
+import type { Model, Types } from 'mongoose';
 import { ReadThroughCache } from '../database/caching/read-through-cache.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
-import { TenantRepository, type Stored } from '../database/tenancy/tenant-repository.js';
+import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { API_KEY_WRITES, ApiKey } from './api-key.schema.js';
 
 @Injectable()
@@ -26,9 +26,32 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
     return this.byHash.get(keyHash, () => this.readActiveByHash(keyHash));
   }
 
+  /** Keys neither revoked nor expired at `now`: what the cap on active keys counts. */
+  async countActive(companyId: CompanyId, now: Date): Promise<number> {
+    return this.count(companyId, { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
+  }
+
+  /** Revokes every active key the agent created; answers how many. */
+  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId, at: Date): Promise<number> {
+    return this.updateMany(companyId, { createdBy: agentId, revokedAt: null }, { $set: { revokedAt: at, revokedReason: 'creator_deactivated' } });
+  }
+
+  /**
+   * Records a use, unless one was recorded less than `minIntervalMs` before `at` (by any process). Written
+   * through the driver's collection on purpose: it is bookkeeping that authentication never reads, and a
+   * write through the model would empty the lookup cache of every key, once a minute per key in use.
+   */
+  async touchLastUsed(companyId: Types.ObjectId, id: Types.ObjectId, at: Date, minIntervalMs: number): Promise<void> {
+    const stale = new Date(at.getTime() - minIntervalMs);
+    await this.model.collection.updateOne(
+      { _id: id, companyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: stale } }] },
+      { $set: { lastUsedAt: at } },
+    );
+  }
+
   private async readActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
     return (await this.model
-      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1 })
+      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1, expiresAt: 1, lastUsedAt: 1 })
       .setOptions({ [CROSS_TENANT]: true })
       .lean()
       .exec()) as Stored<ApiKey> | null;

@@ -1,15 +1,23 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import type { Types } from 'mongoose';
+import type { AgentPrincipal, ApiKeyPrincipal } from '../auth/auth-principal.js';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
-import type { AgentPrincipal, ApiKeyPrincipal } from '../auth/auth-principal.js';
+import { AppConfig } from '../config/app-config.js';
 import { toObjectId } from '../database/object-id.js';
+import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
-import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.view.js';
+import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 const KEY_PREFIX = 'pk_';
+/** `lastUsedAt` is written at most this often per key. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+/** How many keys this process remembers having marked used, before it forgets the oldest. */
+const TOUCHED_MAX = 10_000;
 
 function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -17,27 +25,53 @@ function hashKey(key: string): string {
 
 /**
  * Keys are 256 random bits, so a fast SHA-256 is a sound way to store them (a slow password hash
- * would only slow every Interface B request down); the lookup is by that hash.
+ * would only slow every Interface B request down); the lookup is by that hash. A key stops working when
+ * it is revoked, when it expires (`expiresAt`), and when the admin who created it is deactivated.
  */
 @Injectable()
 export class ApiKeysService {
-  constructor(private readonly apiKeys: ApiKeysRepository) {}
+  private readonly logger = new Logger('ApiKeys');
+  /** When this process last marked each key used: at most one write a minute per key, without a read. */
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   async create(agent: AgentPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     return this.issue(agent.companyId, dto, agent.agentId);
   }
 
-  /** Also used by the demo seed, which has no agent principal yet. */
-  async issue(companyId: CompanyId, dto: CreateApiKeyDto, createdBy?: string): Promise<CreatedApiKeyView> {
+  /**
+   * Also used by the demo seed. At most API_KEYS_PER_COMPANY keys of a company may be active (neither
+   * revoked nor expired), also under concurrent creates: minting keys buys no extra rate-limit room.
+   */
+  async issue(companyId: CompanyId, dto: CreateApiKeyDto, createdBy: string): Promise<CreatedApiKeyView> {
+    const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new RequestValidationException([{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
+    }
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const stored = await this.apiKeys.create(companyId, {
-      name: dto.name,
-      scopes: dto.scopes,
-      keyHash: hashKey(key),
-      keyPrefix: key.slice(0, KEY_PREFIX.length + 4),
-      createdBy: createdBy ? toObjectId(createdBy) : undefined,
-      revokedAt: null,
+    const cap = this.config.apiKeysPerCompany;
+    const stored = await insertWithinCap({
+      cap,
+      count: () => this.apiKeys.countActive(companyId, new Date()),
+      insert: () =>
+        this.apiKeys.create(companyId, {
+          name: dto.name,
+          scopes: dto.scopes,
+          keyHash: hashKey(key),
+          keyPrefix: key.slice(0, KEY_PREFIX.length + 4),
+          createdBy: toObjectId(createdBy),
+          expiresAt,
+          lastUsedAt: null,
+          revokedAt: null,
+          revokedReason: null,
+        }),
+      undo: async (created) => void (await this.apiKeys.deleteOne(companyId, { _id: created._id })),
     });
+    if (!stored) throw new BadRequestException(`A company can have at most ${cap} active API keys: revoke one first`);
     return { ...ApiKeyView.from(stored), key };
   }
 
@@ -50,19 +84,39 @@ export class ApiKeysService {
     const existing = await this.apiKeys.findById(companyId, id);
     if (!existing) throw new NotFoundException(`API key ${id} not found`);
     if (existing.revokedAt) return ApiKeyView.from(existing);
-    const revoked = await this.apiKeys.updateOne(companyId, { _id: existing._id }, { revokedAt: new Date() });
+    const revoked = await this.apiKeys.updateOne(companyId, { _id: existing._id }, { revokedAt: new Date(), revokedReason: 'revoked' });
     return ApiKeyView.from(revoked ?? existing);
+  }
+
+  /** The agent was deactivated: the keys it created stop working with it. */
+  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId): Promise<number> {
+    return this.apiKeys.revokeCreatedBy(companyId, agentId, new Date());
   }
 
   async authenticate(presentedKey: string): Promise<ApiKeyPrincipal | null> {
     if (!presentedKey.startsWith(KEY_PREFIX) || presentedKey.length > 200) return null;
     const apiKey = await this.apiKeys.findActiveByHash(hashKey(presentedKey));
-    if (!apiKey) return null;
+    const now = Date.now();
+    if (!apiKey || (apiKey.expiresAt && apiKey.expiresAt.getTime() <= now)) return null;
+    this.markUsed(apiKey.companyId, apiKey._id, apiKey.lastUsedAt, now);
     return {
       kind: 'api-key',
       apiKeyId: apiKey._id.toHexString(),
       companyId: apiKey.companyId.toHexString(),
       scopes: apiKey.scopes,
     };
+  }
+
+  /** Writes `lastUsedAt` when the last one is a minute old, without making the request wait for it. */
+  private markUsed(companyId: Types.ObjectId, id: Types.ObjectId, lastUsedAt: Date | null, now: number): void {
+    const key = id.toHexString();
+    const last = Math.max(lastUsedAt?.getTime() ?? 0, this.touched.get(key) ?? 0);
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    this.touched.delete(key);
+    if (this.touched.size >= TOUCHED_MAX) this.touched.delete(this.touched.keys().next().value as string);
+    this.touched.set(key, now);
+    this.apiKeys.touchLastUsed(companyId, id, new Date(now), LAST_USED_RESOLUTION_MS).catch((error: unknown) => {
+      this.logger.warn(`Could not record the use of API key ${key}: ${(error as Error).message}`);
+    });
   }
 }

@@ -1,20 +1,37 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { AuthService } from './auth.service.js';
+import { CountsAuthFailures } from './decorators/counts-auth-failures.decorator.js';
 import { Public } from './decorators/public.decorator.js';
 import { LoginResponseDto, RegisterResponseDto } from './dto/auth-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { RegisterDto } from './dto/register.dto.js';
 
+/** What one call of each route counts against the rate limits: both hash a password (scrypt, ~0.3 s of CPU). */
+export const LOGIN_WEIGHT = 5;
+export const REGISTER_WEIGHT = 10;
+
 @ApiTags('Auth')
 @Public()
+@CountsAuthFailures()
 @Controller('auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Post('register')
-  @ApiOperation({ summary: 'Create a company, its settings and an admin agent; answers a bearer token' })
+  @Header('Cache-Control', 'no-store')
+  @RateLimitWeight(REGISTER_WEIGHT)
+  @ApiOperation({
+    summary: 'Create a company, its settings and an admin agent; answers a bearer token',
+    description:
+      'Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). ' +
+      'An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed ' +
+      'with these details"), in the time a new one takes. Refusals count as failed authentications of the address. ' +
+      `Counts ${REGISTER_WEIGHT} requests against the rate limit. The token is used as \`Authorization: Bearer <accessToken>\` ` +
+      'until `expiresIn` seconds have passed.',
+  })
   @ApiCreatedResponse({ type: RegisterResponseDto })
   @ApiProblemResponses(400, 403, 409, 429)
   register(@Body() dto: RegisterDto): Promise<RegisterResponseDto> {
@@ -23,7 +40,14 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange an agent e-mail and password for a bearer token' })
+  @Header('Cache-Control', 'no-store')
+  @RateLimitWeight(LOGIN_WEIGHT)
+  @ApiOperation({
+    summary: 'Exchange an agent e-mail and password for a bearer token',
+    description:
+      'A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not ' +
+      `tell which. A 401 counts as a failed authentication of the address. Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
+  })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiProblemResponses(400, 401, 429)
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {

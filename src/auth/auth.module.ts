@@ -3,6 +3,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { AuthFailuresModule } from '../common/rate-limit/rate-limit.module.js';
 import { CompaniesModule } from '../companies/companies.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { AccessTokenService } from './access-token.service.js';
@@ -29,6 +30,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     JwtKeyModule,
     AgentsModule,
     ApiKeysModule,
+    AuthFailuresModule,
     CompaniesModule,
     SettingsModule,
   ],

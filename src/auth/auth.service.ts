@@ -1,10 +1,12 @@
 import { ConflictException, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import type { Agent } from '../agents/agent.schema.js';
 import { AgentView } from '../agents/agent.view.js';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { CompaniesService } from '../companies/companies.service.js';
 import { CompanyView } from '../companies/company.view.js';
 import { AppConfig } from '../config/app-config.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
+import type { Stored } from '../database/tenancy/tenant-repository.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { AccessTokenService } from './access-token.service.js';
 import type { LoginDto } from './dto/login.dto.js';
@@ -12,7 +14,12 @@ import type { LoginResponseDto, RegisterResponseDto } from './dto/auth-response.
 import type { RegisterDto } from './dto/register.dto.js';
 import { PasswordHasher } from './password-hasher.js';
 
-const EMAIL_TAKEN = 'An agent with this e-mail can already log in';
+/**
+ * Registration refused because the e-mail can already log in. The answer names no cause, and the
+ * password is hashed first either way, so neither the words nor the timing tell whether an e-mail is
+ * taken (a 409 is still a 409: the per-address limit on failed authentications slows any sweep).
+ */
+export const REGISTRATION_REFUSED = 'Registration could not be completed with these details';
 
 @Injectable()
 export class AuthService {
@@ -32,9 +39,9 @@ export class AuthService {
 
   /** Creates a company with its settings and its first agent, an admin, and logs that agent in. */
   async onboard(dto: RegisterDto): Promise<RegisterResponseDto> {
-    if (await this.agents.isLoginEmailTaken(dto.email)) throw new ConflictException(EMAIL_TAKEN);
-
     const passwordHash = await this.passwords.hash(dto.password);
+    if (await this.agents.isLoginEmailTaken(dto.email)) throw new ConflictException(REGISTRATION_REFUSED);
+
     const company = await this.companies.create(dto.companyName);
     try {
       const agent = await this.agents.create(company._id, {
@@ -43,14 +50,15 @@ export class AuthService {
         role: 'admin',
         status: 'online',
         isActive: true,
+        tokenVersion: 0,
         passwordHash,
       });
       await this.settings.create(company._id, {});
-      return { ...this.issueFor(AgentView.from(agent), company._id.toHexString()), company: CompanyView.from(company) };
+      return { ...this.issueFor(agent), company: CompanyView.from(company) };
     } catch (error) {
       // The unique index settles a race between two registrations with one e-mail: undo the company.
       await this.companies.remove(company._id);
-      if (isDuplicateKeyError(error)) throw new ConflictException(EMAIL_TAKEN);
+      if (isDuplicateKeyError(error)) throw new ConflictException(REGISTRATION_REFUSED);
       throw error;
     }
   }
@@ -60,14 +68,15 @@ export class AuthService {
     const passwordMatches = await this.passwords.verify(dto.password, agent?.passwordHash);
     if (!agent || !passwordMatches) throw new UnauthorizedException('Invalid e-mail or password');
     if (!agent.isActive) throw new UnauthorizedException('This agent is deactivated');
-    return this.issueFor(AgentView.from(agent), agent.companyId.toHexString());
+    if (agent.passwordHash && this.passwords.needsRehash(agent.passwordHash)) {
+      // The password is at hand only now: store it again at today's cost (the token version stays).
+      await this.agents.replacePasswordHash(agent.companyId, agent._id, await this.passwords.hash(dto.password));
+    }
+    return this.issueFor(agent);
   }
 
-  private issueFor(agent: AgentView, companyId: string): LoginResponseDto {
-    const token = this.tokens.issue(
-      { sub: agent.id, companyId, role: agent.role },
-      this.config.jwtExpiresInSeconds,
-    );
-    return { ...token, agent };
+  private issueFor(agent: Stored<Agent>): LoginResponseDto {
+    const claims = { sub: agent._id.toHexString(), companyId: agent.companyId.toHexString(), role: agent.role, ver: agent.tokenVersion ?? 0 };
+    return { ...this.tokens.issue(claims, this.config.jwtExpiresInSeconds), agent: AgentView.from(agent) };
   }
 }

@@ -1,11 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
 import type { StoredCompany } from './companies.service.js';
 
 export class CompanyView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718', description: 'Also the workspace id of Interface B' }) id: string;
-  @ApiProperty({ example: 'Acme Inc.' }) name: string;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  /**
+   * Also the workspace id of Interface B
+   * @example 6650f0c2a1b2c3d4e5f60718
+   */
+  id: string;
+  /** @example "Acme Inc." */
+  name: string;
+  createdAt: string;
+  updatedAt: string;
 
   static from(company: StoredCompany): CompanyView {
     return {

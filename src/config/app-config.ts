@@ -1,3 +1,5 @@
+import type { TrustProxy, WebhookSecretKey } from './security-variables.js';
+
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -14,11 +16,27 @@ export class AppConfig {
   /** True when JWT_SECRET was unset outside production and a random one was made for this process. */
   readonly jwtSecretGenerated: boolean;
   readonly jwtExpiresInSeconds: number;
+  /** The oldest token (by `iat`) accepted, whatever its `exp` says. */
+  readonly jwtMaxAgeSeconds: number;
+  /** Per agent, per API key, or per anonymous address, in each window. */
   readonly throttleLimit: number;
   readonly throttleTtlMs: number;
+  /** Per company in each window, all its agents and keys together. */
+  readonly throttleCompanyLimit: number;
+  /** Failed authentications (login, bad token, bad key) per client address in each window. */
+  readonly authFailureLimit: number;
+  /** How stale a process's view of the shared rate-limit counters may grow while requests arrive. */
+  readonly throttleSyncMs: number;
+  readonly trustProxy: TrustProxy;
+  /** The most API keys a company may hold that are neither revoked nor expired. */
+  readonly apiKeysPerCompany: number;
+  /** scrypt cost: N = 2^passwordScryptLogN (r = 8, p = 1). */
+  readonly passwordScryptLogN: number;
   readonly mediaMaxBytes: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookTimeoutMs: number;
+  /** Empty: webhook secrets are sealed under a key derived from JWT_SECRET (never in production). */
+  readonly webhookSecretKeys: WebhookSecretKey[];
   /** How long the answer to a request sent with an Idempotency-Key is kept for a retry. */
   readonly idempotencyTtlHours: number;
   readonly logLevel: LogLevel;
@@ -30,6 +48,8 @@ export class AppConfig {
   readonly webhookDeliveryRetentionDays: number;
   /** How long a finished flow execution is kept; 0: for ever. */
   readonly flowExecutionRetentionDays: number;
+  /** Swagger UI at /docs and the OpenAPI document at /docs-json. */
+  readonly docsEnabled: boolean;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

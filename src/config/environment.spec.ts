@@ -2,6 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigurationError, loadAppConfig } from './environment.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
+const KEY_A = Buffer.alloc(32, 1).toString('base64');
+const KEY_B = Buffer.alloc(32, 2).toString('base64url');
+const PRODUCTION = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/p', JWT_SECRET: STRONG_SECRET, WEBHOOK_SECRET_KEYS: `k1:${KEY_A}` };
 
 function failure(env: Record<string, string>): string {
   try {
@@ -31,6 +34,15 @@ describe('loadAppConfig', () => {
       logLevel: 'info',
       demoSeed: true,
       allowRegistration: true,
+      docsEnabled: true,
+      jwtMaxAgeSeconds: 3600,
+      throttleCompanyLimit: 3000,
+      authFailureLimit: 20,
+      throttleSyncMs: 500,
+      trustProxy: false,
+      apiKeysPerCompany: 20,
+      passwordScryptLogN: 17,
+      webhookSecretKeys: [],
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
   });
@@ -50,6 +62,15 @@ describe('loadAppConfig', () => {
       LOG_LEVEL: 'DEBUG',
       DEMO_SEED: 'false',
       ALLOW_REGISTRATION: 'false',
+      DOCS_ENABLED: 'false',
+      JWT_MAX_AGE: '1h',
+      THROTTLE_COMPANY_LIMIT: '50',
+      AUTH_FAILURE_LIMIT: '7',
+      THROTTLE_SYNC_MS: '250',
+      TRUST_PROXY: '2',
+      API_KEYS_PER_COMPANY: '3',
+      PASSWORD_SCRYPT_LOG_N: '15',
+      WEBHOOK_SECRET_KEYS: `new:${KEY_B}, old:${KEY_A}`,
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -66,7 +87,36 @@ describe('loadAppConfig', () => {
       logLevel: 'debug',
       demoSeed: false,
       allowRegistration: false,
+      docsEnabled: false,
+      jwtMaxAgeSeconds: 3600,
+      throttleCompanyLimit: 50,
+      authFailureLimit: 7,
+      throttleSyncMs: 250,
+      trustProxy: 2,
+      apiKeysPerCompany: 3,
+      passwordScryptLogN: 15,
     });
+    expect(config.webhookSecretKeys).toEqual([
+      { id: 'new', key: Buffer.alloc(32, 2) },
+      { id: 'old', key: Buffer.alloc(32, 1) },
+    ]);
+  });
+
+  it('reads TRUST_PROXY with Express semantics: false, a hop count, or proxy addresses and subnets', () => {
+    expect(loadAppConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadAppConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadAppConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadAppConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,2001:db8::/32 ,192.0.2.7' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      '192.0.2.7',
+    ]);
+  });
+
+  it('defaults the token max age to the token lifetime, and refuses a shorter one', () => {
+    expect(loadAppConfig({ JWT_EXPIRES_IN: '2h' }).jwtMaxAgeSeconds).toBe(7200);
+    expect(failure({ JWT_EXPIRES_IN: '2h', JWT_MAX_AGE: '1h' })).toBe('JWT_MAX_AGE must be at least JWT_EXPIRES_IN (7200 s) (got "1h")');
   });
 
   it.each([
@@ -83,6 +133,20 @@ describe('loadAppConfig', () => {
     [{ ALLOW_REGISTRATION: 'no' }, 'ALLOW_REGISTRATION must be "true" or "false"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")'],
     [{ JWT_EXPIRES_IN: '1w' }, 'JWT_EXPIRES_IN must be a positive duration'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY must not be "true"'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY must be false, a hop count, or a comma-separated list of IP addresses and CIDR subnets (got "10.0.0.0/33")'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY must be false, a hop count'],
+    [{ TRUST_PROXY: '99' }, 'TRUST_PROXY must be a hop count from 0 to 10'],
+    [{ DOCS_ENABLED: 'maybe' }, 'DOCS_ENABLED must be "true" or "false"'],
+    [{ THROTTLE_COMPANY_LIMIT: '0' }, 'THROTTLE_COMPANY_LIMIT must be an integer from 1'],
+    [{ AUTH_FAILURE_LIMIT: 'x' }, 'AUTH_FAILURE_LIMIT must be an integer from 1'],
+    [{ THROTTLE_SYNC_MS: '5' }, 'THROTTLE_SYNC_MS must be an integer from 10 to 60000'],
+    [{ API_KEYS_PER_COMPANY: '0' }, 'API_KEYS_PER_COMPANY must be an integer from 1 to 1000'],
+    [{ PASSWORD_SCRYPT_LOG_N: '21' }, 'PASSWORD_SCRYPT_LOG_N must be an integer from 10 to 20'],
+    [{ WEBHOOK_SECRET_KEYS: 'nokey' }, 'WEBHOOK_SECRET_KEYS must be a comma-separated list of id:base64key'],
+    [{ WEBHOOK_SECRET_KEYS: 'k1:c2hvcnQ=' }, 'WEBHOOK_SECRET_KEYS key "k1" must be 32 bytes in base64'],
+    [{ WEBHOOK_SECRET_KEYS: `k1:${KEY_A},k1:${KEY_B}` }, 'WEBHOOK_SECRET_KEYS lists the key id "k1" twice'],
+    [{ WEBHOOK_SECRET_KEYS: `bad id:${KEY_A}` }, 'WEBHOOK_SECRET_KEYS must be a comma-separated list'],
     [{ JWT_EXPIRES_IN: '0' }, 'JWT_EXPIRES_IN must be a positive duration'],
     [{ MONGODB_URI: 'postgres://db' }, 'MONGODB_URI must be a mongodb:// or mongodb+srv:// URI'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test (got "staging")'],
@@ -104,7 +168,7 @@ describe('loadAppConfig', () => {
     });
 
     it('requires a JWT_SECRET of at least 32 characters', () => {
-      const uri = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/parley' };
+      const uri = { NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/parley', WEBHOOK_SECRET_KEYS: `k1:${KEY_A}` };
       expect(failure(uri)).toBe('JWT_SECRET is required when NODE_ENV=production');
       expect(failure({ ...uri, JWT_SECRET: 'x'.repeat(31) })).toBe(
         'JWT_SECRET must be at least 32 characters when NODE_ENV=production',
@@ -112,9 +176,15 @@ describe('loadAppConfig', () => {
       expect(loadAppConfig({ ...uri, JWT_SECRET: STRONG_SECRET }).jwtSecret).toBe(STRONG_SECRET);
     });
 
-    it('refuses private webhook targets by default', () => {
-      const config = loadAppConfig({ NODE_ENV: 'production', MONGODB_URI: 'mongodb://db/p', JWT_SECRET: STRONG_SECRET });
-      expect(config.webhookAllowPrivateUrls).toBe(false);
+    it('refuses private webhook targets, closes registration and docs, by default; each can be turned on', () => {
+      expect(loadAppConfig(PRODUCTION)).toMatchObject({ webhookAllowPrivateUrls: false, allowRegistration: false, docsEnabled: false });
+      expect(loadAppConfig({ ...PRODUCTION, ALLOW_REGISTRATION: 'true', DOCS_ENABLED: 'true' })).toMatchObject({ allowRegistration: true, docsEnabled: true });
+    });
+
+    it('requires WEBHOOK_SECRET_KEYS, and scrypt at N = 2^17 or more', () => {
+      const { WEBHOOK_SECRET_KEYS: _keys, ...withoutKeys } = PRODUCTION;
+      expect(failure(withoutKeys)).toBe('WEBHOOK_SECRET_KEYS is required when NODE_ENV=production');
+      expect(failure({ ...PRODUCTION, PASSWORD_SCRYPT_LOG_N: '16' })).toBe('PASSWORD_SCRYPT_LOG_N must be an integer from 17 to 20 (got "16")');
     });
   });
 });

@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
+import { ConfigurationError } from './configuration-error.js';
+import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
-/** A bad variable: the message is one line naming it, printed as is at start-up. */
-export class ConfigurationError extends Error {
-  constructor(variable: string, problem: string, value?: string) {
-    super(`${variable} ${problem}${value === undefined ? '' : ` (got "${value.slice(0, 60)}")`}`);
-    this.name = 'ConfigurationError';
-  }
-}
+export { ConfigurationError };
 
 type Env = Record<string, string | undefined>;
 
@@ -15,6 +11,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export const MIN_PRODUCTION_SECRET_LENGTH = 32;
+/** OWASP's current minimum for scrypt is N = 2^17 (r = 8, p = 1). */
+export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
 
@@ -80,27 +78,52 @@ function jwtSecret(env: Env, production: boolean): { secret: string; generated: 
   return { secret: value, generated: false };
 }
 
+function jwtMaxAge(env: Env, expiresIn: number): number {
+  const maxAge = duration(env, 'JWT_MAX_AGE', String(expiresIn));
+  if (maxAge < expiresIn) {
+    throw new ConfigurationError('JWT_MAX_AGE', `must be at least JWT_EXPIRES_IN (${expiresIn} s)`, raw(env, 'JWT_MAX_AGE'));
+  }
+  return maxAge;
+}
+
+function secretKeys(env: Env, production: boolean) {
+  const keys = webhookSecretKeys(raw(env, 'WEBHOOK_SECRET_KEYS'));
+  if (production && keys.length === 0) throw new ConfigurationError('WEBHOOK_SECRET_KEYS', 'is required when NODE_ENV=production');
+  return keys;
+}
+
 /** Validates every variable of contract section 1; the first bad one throws a ConfigurationError naming it. */
 export function loadAppConfig(env: Env = process.env): AppConfig {
   const nodeEnv = oneOf(env, 'NODE_ENV', NODE_ENVS, 'development');
   const production = nodeEnv === 'production';
   const { secret, generated } = jwtSecret(env, production);
+  const jwtExpiresInSeconds = duration(env, 'JWT_EXPIRES_IN', '1h');
+  const throttleLimit = integer(env, 'THROTTLE_LIMIT', 300, 1);
   return new AppConfig({
     nodeEnv,
     port: integer(env, 'PORT', 3000, 0, 65535),
     mongodbUri: mongodbUri(env, production),
     jwtSecret: secret,
     jwtSecretGenerated: generated,
-    jwtExpiresInSeconds: duration(env, 'JWT_EXPIRES_IN', '1h'),
-    throttleLimit: integer(env, 'THROTTLE_LIMIT', 300, 1),
+    jwtExpiresInSeconds,
+    jwtMaxAgeSeconds: jwtMaxAge(env, jwtExpiresInSeconds),
+    throttleLimit,
     throttleTtlMs: integer(env, 'THROTTLE_TTL_MS', 60_000, 1),
+    throttleCompanyLimit: integer(env, 'THROTTLE_COMPANY_LIMIT', 10 * throttleLimit, 1),
+    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1),
+    throttleSyncMs: integer(env, 'THROTTLE_SYNC_MS', 500, 10, 60_000),
+    trustProxy: trustProxy(raw(env, 'TRUST_PROXY')),
+    apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
+    passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    webhookSecretKeys: secretKeys(env, production),
     idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, MAX_IDEMPOTENCY_TTL_HOURS),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     demoSeed: boolean(env, 'DEMO_SEED', true),
-    allowRegistration: boolean(env, 'ALLOW_REGISTRATION', true),
+    allowRegistration: boolean(env, 'ALLOW_REGISTRATION', !production),
+    docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),

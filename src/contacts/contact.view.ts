@@ -3,15 +3,21 @@ import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
 
 export class ContactView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60719' }) id: string;
-  @ApiProperty({ type: String, nullable: true, example: 'Grace Hopper' }) name: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'grace@example.com' }) email: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '+15551234567' }) phone: string | null;
-  @ApiProperty({ type: [String], example: ['vip'] }) tags: string[];
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { plan: 'pro' } })
+  /** @example 6650f0c2a1b2c3d4e5f60719 */
+  id: string;
+  /** @example "Grace Hopper" */
+  name: string | null;
+  /** @example grace@example.com */
+  email: string | null;
+  /** @example +15551234567 */
+  phone: string | null;
+  /** @example ["vip"] */
+  tags: string[];
+  /** @example {"plan":"pro"} */
+  @ApiProperty({ additionalProperties: true })
   attributes: Record<string, unknown>;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  createdAt: string;
+  updatedAt: string;
 
   static from(contact: Stored<Contact>): ContactView {
     return {
@@ -27,8 +33,26 @@ export class ContactView {
   }
 }
 
+/** What a conversation embeds of its contact: enough to show who it is with. */
+export class ContactSummaryView {
+  /** @example 6650f0c2a1b2c3d4e5f60719 */
+  id: string;
+  /** @example "Grace Hopper" */
+  name: string | null;
+  /** @example grace@example.com */
+  email: string | null;
+  /** @example +15551234567 */
+  phone: string | null;
+
+  static from(contact: Pick<Stored<Contact>, '_id' | 'name' | 'email' | 'phone'>): ContactSummaryView {
+    return { id: contact._id.toHexString(), name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
+  }
+}
+
 /** The answer of DELETE /v1/contacts/:id. */
 export class DeletedContactView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60719' }) id: string;
-  @ApiProperty({ example: true, enum: [true] }) deleted: true;
+  /** @example 6650f0c2a1b2c3d4e5f60719 */
+  id: string;
+  /** @example true */
+  deleted: true;
 }

@@ -19,7 +19,12 @@ export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List contacts, newest first, optionally searched and filtered by tags' })
+  @ApiOperation({
+    summary: 'List contacts, newest first, optionally searched and filtered by tags',
+    description:
+      '`search` matches name, e-mail or phone anywhere; `tags` keeps contacts having all the tags given. Pass ' +
+      '`nextCursor` back as `cursor`.',
+  })
   @ApiPageResponse(ContactView)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListContactsQueryDto): Promise<Page<ContactView>> {
     return this.contacts.list(agent.companyId, query);
@@ -37,7 +42,10 @@ export class ContactsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one contact' })
+  @ApiOperation({
+    summary: 'Get one contact',
+    description: "A missing, malformed or other company's id answers 404.",
+  })
   @ApiOkResponse({ type: ContactView })
   @ApiProblemResponses(404)
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ContactView> {

@@ -8,7 +8,7 @@ import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
 import { contactListFilter } from './contact-search.js';
-import { ContactView, DeletedContactView } from './contact.view.js';
+import { ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
 import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
 import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
@@ -74,6 +74,18 @@ export class ContactsService {
    * the winner. A name, e-mail or phone the contact lacks is filled in, unless another contact
    * already holds that e-mail or phone. 400 when the phone or e-mail is malformed or both are missing.
    */
+  /** The summaries of these contacts by id, in one query; a deleted contact is missing from the map. */
+  async summaries(companyId: CompanyId, ids: string[]): Promise<Map<string, ContactSummaryView>> {
+    const objectIds = [...new Set(ids)].map((id) => parseObjectId(id)).filter((id) => id !== null);
+    if (objectIds.length === 0) return new Map();
+    const contacts = await this.contacts.find(
+      companyId,
+      { _id: { $in: objectIds } },
+      { projection: { name: 1, email: 1, phone: 1 } },
+    );
+    return new Map(contacts.map((contact) => [contact._id.toHexString(), ContactSummaryView.from(contact)]));
+  }
+
   async findOrCreateByIdentity(companyId: CompanyId, identity: ContactIdentity): Promise<Stored<Contact>> {
     const normalized = this.normalizeIdentity(identity);
     if (!normalized.phone && !normalized.email) {

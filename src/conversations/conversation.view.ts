@@ -1,50 +1,41 @@
-import { ApiProperty } from '@nestjs/swagger';
+import type { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import {
-  ASSIGNER_KINDS,
-  CONVERSATION_STATUSES,
-  PRIORITIES,
-  type AssignerKind,
-  type Conversation,
-  type ConversationStatus,
-  type Priority,
-} from './conversation.schema.js';
+import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 export class AssignedByView {
-  @ApiProperty({ enum: ASSIGNER_KINDS, description: 'agent (through the API), flow (a flow step) or auto' })
+  /** agent (through the API), flow (a flow step) or auto */
   kind: AssignerKind;
-  @ApiProperty({ type: String, nullable: true, description: "The agent's or flow's id; null for auto" })
+  /** The agent's or flow's id; null for auto */
   id: string | null;
 }
 
 /** A conversation as the API and the webhook payloads show it. */
 export class ConversationView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) id: string;
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60719' }) contactId: string;
-  @ApiProperty({ example: 'whatsapp' }) channel: string;
-  @ApiProperty({ enum: CONVERSATION_STATUSES }) status: ConversationStatus;
-  @ApiProperty({ enum: PRIORITIES }) priority: Priority;
-  @ApiProperty({ type: String, nullable: true }) assignedAgentId: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) assignedAt: string | null;
-  @ApiProperty({ type: AssignedByView, nullable: true }) assignedBy: AssignedByView | null;
-  @ApiProperty({ type: [String], example: ['vip'] }) tags: string[];
-  @ApiProperty({ type: String, nullable: true }) subject: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastMessageAt: string | null;
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'The first outbound message (agent or bot); for a conversation you started with `message`, that message',
-  })
+  /** @example 6650f0c2a1b2c3d4e5f60718 */
+  id: string;
+  /** @example 6650f0c2a1b2c3d4e5f60719 */
+  contactId: string;
+  /** @example whatsapp */
+  channel: string;
+  status: ConversationStatus;
+  priority: Priority;
+  assignedAgentId: string | null;
+  assignedAt: string | null;
+  assignedBy: AssignedByView | null;
+  /** @example ["vip"] */
+  tags: string[];
+  subject: string | null;
+  lastMessageAt: string | null;
+  /** The first outbound message (agent or bot); for a conversation you started with `message`, that message */
   firstResponseAt: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it last entered the queue' })
+  /** When it last entered the queue */
   queuedAt: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) closedAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) closeReason: string | null;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  closedAt: string | null;
+  closeReason: string | null;
+  createdAt: string;
+  updatedAt: string;
 
   static from(conversation: Stored<Conversation>): ConversationView {
     return {
@@ -69,4 +60,13 @@ export class ConversationView {
       updatedAt: conversation.updatedAt.toISOString(),
     };
   }
+}
+
+/**
+ * A conversation as the REST answers show it: with its contact, so that a list renders without a call per row.
+ * Webhook and event payloads keep ConversationView, their contract with receivers.
+ */
+export class ConversationWithContactView extends ConversationView {
+  /** null once the contact has been deleted (its conversations stay) */
+  contact: ContactSummaryView | null;
 }

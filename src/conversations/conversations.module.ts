@@ -3,7 +3,6 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
-import { ConversationsController } from './conversations.controller.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
 
@@ -13,7 +12,6 @@ import { ConversationsService } from './conversations.service.js';
     AgentsModule,
     ContactsModule,
   ],
-  controllers: [ConversationsController],
   providers: [ConversationsRepository, ConversationsService],
   exports: [ConversationsService, ConversationsRepository],
 })

@@ -13,6 +13,7 @@ import type { AssignerKind, Conversation, ConversationStatus, Priority } from '.
 import { ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export const DEFAULT_CHANNEL = 'api';
 
@@ -233,7 +234,7 @@ export class ConversationsService {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
-      if (changes.tags !== undefined) set.tags = [...new Set(changes.tags)];
+      if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
       if (changes.status === undefined) return Object.keys(set).length === 0 ? null : { expected: {}, set };
       assertTransition(conversation.status, changes.status);
@@ -250,9 +251,10 @@ export class ConversationsService {
     return this.update(companyId, id, { priority });
   }
 
-  /** Adds tags, keeping the ones the conversation has (no duplicates). */
+  /** Adds tags, keeping the ones the conversation has (no duplicates); 400 past MAX_TAGS in all. */
   async addTags(companyId: CompanyId, id: string, tags: string[]): Promise<ConversationView> {
     const current = await this.findStored(companyId, id);
+    mergeTags(current.tags, tags);
     const updated = await this.conversations.updateOne(
       companyId,
       { _id: current._id },

@@ -26,21 +26,22 @@ export class PendingEventSweep implements OnModuleInit {
     });
   }
 
-  /** Relays what has been pending since PENDING_EVENT_GRACE_MS before `now`; answers how many events. */
+  /**
+   * Relays what has been pending since PENDING_EVENT_GRACE_MS before `now`, across every source in the order the
+   * events occurred (a conversation's creation before the message that followed it); answers how many events.
+   */
   async sweep(now: Date): Promise<number> {
     const before = new Date(now.getTime() - PENDING_EVENT_GRACE_MS);
-    let swept = 0;
+    const stale: (RelayItem & { companyId: string; first: number })[] = [];
     for (const source of this.relay.registeredSources) {
-      const stale = await source.findStalePending(before, SWEEP_BATCH);
-      const byCompany = new Map<string, RelayItem[]>();
-      for (const { companyId, docId, events } of stale) {
-        const items = byCompany.get(companyId) ?? [];
-        items.push({ source, docId, events });
-        byCompany.set(companyId, items);
-        swept += events.length;
+      for (const { companyId, docId, events } of await source.findStalePending(before, SWEEP_BATCH)) {
+        stale.push({ source, docId, events, companyId, first: Math.min(...events.map((event) => event.occurredAt.getTime())) });
       }
-      await Promise.all([...byCompany].map(([companyId, items]) => this.relay.relay(companyId, items)));
     }
-    return swept;
+    stale.sort((a, b) => a.first - b.first);
+    const byCompany = new Map<string, RelayItem[]>();
+    for (const { companyId, source, docId, events } of stale) byCompany.set(companyId, [...(byCompany.get(companyId) ?? []), { source, docId, events }]);
+    await Promise.all([...byCompany].map(([companyId, items]) => this.relay.relay(companyId, items)));
+    return stale.reduce((count, item) => count + item.events.length, 0);
   }
 }

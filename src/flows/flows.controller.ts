@@ -14,9 +14,9 @@ import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import type { FlowExecutionSnapshot } from '../events/domain-events.js';
 import { ExecuteFlowDto } from './dto/execute-flow.dto.js';
-import { FlowExecutionView } from './dto/flow-execution.view.js';
+import { FlowExecutionView } from './flow-execution.view.js';
 import { FLOW_STEP_DTOS } from './dto/flow-steps.dto.js';
-import { DeletedFlowView, FlowView } from './dto/flow.view.js';
+import { DeletedFlowView, FlowView } from './flow.view.js';
 import { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
 import { WriteFlowDto } from './dto/write-flow.dto.js';
 import { FlowsService } from './flows.service.js';
@@ -30,7 +30,10 @@ export class FlowsController {
   constructor(private readonly flows: FlowsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List flows, newest first' })
+  @ApiOperation({
+    summary: 'List flows, newest first',
+    description: 'Inactive flows included; pass `nextCursor` back as `cursor`.',
+  })
   @ApiPageResponse(FlowView)
   @ApiProblemResponses(400)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListFlowsQueryDto): Promise<Page<FlowView>> {
@@ -38,7 +41,10 @@ export class FlowsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One flow' })
+  @ApiOperation({
+    summary: 'One flow',
+    description: "A missing, malformed or other company's id answers 404.",
+  })
   @ApiOkResponse({ type: FlowView })
   @ApiProblemResponses(404)
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<FlowView> {
@@ -74,7 +80,10 @@ export class FlowsController {
   @Delete(':id')
   @HttpCode(200)
   @RequireRole('supervisor')
-  @ApiOperation({ summary: 'Delete a flow (supervisor); its past executions stay' })
+  @ApiOperation({
+    summary: 'Delete a flow (supervisor); its past executions stay',
+    description: 'Supervisors and admins. The flow stops triggering at once; a run already started finishes.',
+  })
   @ApiOkResponse({ type: DeletedFlowView })
   @ApiProblemResponses(403, 404)
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedFlowView> {

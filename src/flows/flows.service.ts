@@ -9,7 +9,7 @@ import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js
 import type { FlowExecutionSnapshot } from '../events/domain-events.js';
 import type { ExecuteFlowDto } from './dto/execute-flow.dto.js';
 import type { FlowStepDto } from './dto/flow-steps.dto.js';
-import { DeletedFlowView, FlowView } from './dto/flow.view.js';
+import { DeletedFlowView, FlowView } from './flow.view.js';
 import type { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
 import type { WriteFlowDto } from './dto/write-flow.dto.js';
 import { MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from './flow.schema.js';

@@ -6,7 +6,7 @@ import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
 import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
 import { InboundMessageDto } from './dto/inbound-message.dto.js';
-import { InboundMessageEnvelope } from './dto/inbound-message.view.js';
+import { InboundMessageEnvelope } from './inbound-message.view.js';
 import { InboundMessagesService } from './inbound-messages.service.js';
 
 @ApiTags('Interface B: inbound messages')

@@ -10,5 +10,6 @@ import { InboundMessagesService } from './inbound-messages.service.js';
   imports: [ContactsModule, ConversationsModule, MessagesModule],
   controllers: [InboundMessagesController],
   providers: [InboundMessagesService],
+  exports: [InboundMessagesService],
 })
 export class InboundModule {}

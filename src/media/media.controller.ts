@@ -13,12 +13,16 @@ import {
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { MessageView } from '../messages/message.view.js';
 import { SEND_MEDIA_FORM_SCHEMA, SendMediaDto } from './dto/send-media.dto.js';
 import { contentDisposition } from './file-name.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
 import { MEDIA_FORMATS } from './media-formats.js';
 import { MediaService } from './media.service.js';
+
+/** An upload streams up to MEDIA_MAX_BYTES into GridFS while sniffing its type. */
+export const SEND_MEDIA_WEIGHT = 5;
 
 @ApiTags('Media')
 @ApiBearerAuth()
@@ -30,13 +34,15 @@ export class MediaController {
   constructor(private readonly media: MediaService) {}
 
   @Post('messages/send-media')
+  @RateLimitWeight(SEND_MEDIA_WEIGHT)
   @UseInterceptors(FileInterceptor('file'))
   @ApiOperation({
     summary: 'Send a file (image, video, audio or document) as a message of a conversation',
     description:
       'multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its ' +
       'first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. ' +
-      'The message answered carries `media.url`, to GET with your bearer token.',
+      'The message answered carries `media.url`, to GET with your bearer token. ' +
+      `Counts ${SEND_MEDIA_WEIGHT} requests against the rate limits.`,
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: SEND_MEDIA_FORM_SCHEMA })

@@ -1,36 +1,36 @@
-import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import {
-  MESSAGE_DIRECTIONS,
-  MESSAGE_TYPES,
-  SENDER_TYPES,
-  type Message,
-  type MessageDirection,
-  type MessageType,
-  type SenderType,
-} from './message.schema.js';
+import type { Message, MessageDirection, MessageType, SenderType } from './message.schema.js';
 
 export class MediaView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60720' }) id: string;
-  @ApiProperty({ example: 'receipt.pdf' }) fileName: string;
-  @ApiProperty({ example: 'application/pdf' }) mimeType: string;
-  @ApiProperty({ example: 48213 }) size: number;
-  @ApiProperty({ example: '/v1/media/6650f0c2a1b2c3d4e5f60720', description: 'GET it with your bearer token' })
+  /** @example 6650f0c2a1b2c3d4e5f60720 */
+  id: string;
+  /** @example receipt.pdf */
+  fileName: string;
+  /** @example application/pdf */
+  mimeType: string;
+  /** @example 48213 */
+  size: number;
+  /**
+   * GET it with your bearer token
+   * @example /v1/media/6650f0c2a1b2c3d4e5f60720
+   */
   url: string;
 }
 
 /** A message as the API and the webhook payloads show it. */
 export class MessageView {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60721' }) id: string;
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718' }) conversationId: string;
-  @ApiProperty({ enum: MESSAGE_DIRECTIONS }) direction: MessageDirection;
-  @ApiProperty({ enum: MESSAGE_TYPES }) type: MessageType;
-  @ApiProperty({ type: String, nullable: true }) text: string | null;
-  @ApiProperty({ type: String, nullable: true }) caption: string | null;
-  @ApiProperty({ type: MediaView, nullable: true }) media: MediaView | null;
-  @ApiProperty({ enum: SENDER_TYPES }) senderType: SenderType;
-  @ApiProperty({ type: String, nullable: true }) senderId: string | null;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  /** @example 6650f0c2a1b2c3d4e5f60721 */
+  id: string;
+  /** @example 6650f0c2a1b2c3d4e5f60718 */
+  conversationId: string;
+  direction: MessageDirection;
+  type: MessageType;
+  text: string | null;
+  caption: string | null;
+  media: MediaView | null;
+  senderType: SenderType;
+  senderId: string | null;
+  createdAt: string;
 
   static from(message: Stored<Message>): MessageView {
     const media = message.media;

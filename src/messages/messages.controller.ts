@@ -4,39 +4,20 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
-import { ConversationView } from '../conversations/conversation.view.js';
-import { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
 import { MessageView } from './message.view.js';
 import { MessagesService } from './messages.service.js';
 
-/**
- * The messages of a conversation, and starting a conversation, which may carry its first message:
- * messages depend on conversations, not the other way round, so that route lives here.
- */
+/** The messages of a conversation. */
+@ApiTags('Messages')
 @ApiBearerAuth()
 @ApiProblemResponses(400, 401, 429)
 @Controller('conversations')
 export class MessagesController {
   constructor(private readonly messages: MessagesService) {}
 
-  @Post()
-  @ApiTags('Conversations')
-  @ApiOperation({
-    summary: 'Start a conversation with a contact (status bot, priority medium unless given)',
-    description:
-      'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
-      'A contact has at most one open conversation per channel: a second one answers 409.',
-  })
-  @ApiCreatedResponse({ type: ConversationView })
-  @ApiProblemResponses(409)
-  start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationView> {
-    return this.messages.startConversation(agent, dto);
-  }
-
   @Get(':id/messages')
-  @ApiTags('Messages')
   @ApiOperation({
     summary: 'List messages, always in ascending time order',
     description:
@@ -56,7 +37,6 @@ export class MessagesController {
   }
 
   @Post(':id/messages')
-  @ApiTags('Messages')
   @ApiOperation({
     summary: 'Send a text message to the contact (outbound, from you)',
     description: 'Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.',

@@ -4,7 +4,7 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { SettingsView } from './dto/settings.view.js';
+import { SettingsView } from './settings.view.js';
 import { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import { SettingsService } from './settings.service.js';
 
@@ -16,7 +16,10 @@ export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
   @Get()
-  @ApiOperation({ summary: "The company's settings" })
+  @ApiOperation({
+    summary: "The company's settings",
+    description: 'Readable by every agent; only admins change them (PATCH).',
+  })
   @ApiOkResponse({ type: SettingsView })
   get(@CurrentAgent() agent: AgentPrincipal): Promise<SettingsView> {
     return this.settings.get(agent.companyId);

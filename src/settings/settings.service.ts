@@ -3,7 +3,7 @@ import { AUTO_ASSIGNMENT } from '../assignment/auto-assignment.name.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { EventConsumers } from '../events/consumers/event-consumers.js';
 import { canonicalLanguage } from './dto/settings.validators.js';
-import { SettingsView } from './dto/settings.view.js';
+import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import type { AutoAssignment } from './settings.schema.js';
 import { SettingsRepository } from './settings.repository.js';

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, VERSION_NEUTRAL } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
@@ -7,7 +7,8 @@ import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
 import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
 import { CreateExternalWebhookDto } from './dto/create-webhook.dto.js';
 import { ApiDataEnvelope, envelope, MessageEnvelope, type DataEnvelope } from './dto/envelope.js';
-import { CreatedExternalWebhookView, ExternalWebhookSummary, ExternalWebhookView } from './dto/external-webhook.view.js';
+import { ExternalWebhookSummary } from './external-webhook.view.js';
+import { CreatedWebhookView, WebhookView } from './webhook.view.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -24,46 +25,55 @@ export class ExternalWebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the workspace webhooks (without retryConfig), newest first' })
+  @ApiOperation({
+    summary: 'List the workspace webhooks (without retryConfig), newest first',
+    description: 'API key with the `webhooks:manage` scope. Secrets are shown once, when a webhook is created.',
+  })
   @ApiDataEnvelope(200, ExternalWebhookSummary, { isArray: true, description: 'Every webhook of the workspace' })
   async list(@CurrentApiKey() key: ApiKeyPrincipal): Promise<DataEnvelope<ExternalWebhookSummary[]>> {
-    return envelope((await this.webhooks.all(key.companyId)).map((webhook) => ExternalWebhookSummary.from(webhook)));
+    return envelope((await this.webhooks.all(key.companyId)).map(ExternalWebhookSummary.from));
   }
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
-  @ApiDataEnvelope(201, CreatedExternalWebhookView, { description: 'Created' })
+  @ApiDataEnvelope(201, CreatedWebhookView, { description: 'Created' })
   @ApiEnvelopeErrorResponses(400)
-  async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedExternalWebhookView>> {
-    const { webhook, secret } = await this.webhooks.create(key.companyId, dto);
-    return envelope({ ...ExternalWebhookView.from(webhook), secret });
+  async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedWebhookView>> {
+    return envelope(await this.webhooks.create(key.companyId, dto));
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one webhook, with its retryConfig' })
+  @ApiOperation({
+    summary: 'Get one webhook, with its retryConfig',
+    description: "API key with the `webhooks:manage` scope. A missing or other workspace's id answers 404.",
+  })
   @ApiParam(ID_PARAM)
-  @ApiDataEnvelope(200, ExternalWebhookView, { description: 'The webhook' })
+  @ApiDataEnvelope(200, WebhookView, { description: 'The webhook' })
   @ApiEnvelopeErrorResponses(404)
-  async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<ExternalWebhookView>> {
-    return envelope(ExternalWebhookView.from(await this.webhooks.get(key.companyId, id)));
+  async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<WebhookView>> {
+    return envelope(await this.webhooks.get(key.companyId, id));
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC })
   @ApiParam(ID_PARAM)
-  @ApiDataEnvelope(200, ExternalWebhookView, { description: 'The updated webhook' })
+  @ApiDataEnvelope(200, WebhookView, { description: 'The updated webhook' })
   @ApiEnvelopeErrorResponses(400, 404)
   async update(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateWebhookDto,
-  ): Promise<DataEnvelope<ExternalWebhookView>> {
-    return envelope(ExternalWebhookView.from(await this.webhooks.update(key.companyId, id, dto)));
+  ): Promise<DataEnvelope<WebhookView>> {
+    return envelope(await this.webhooks.update(key.companyId, id, dto));
   }
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a webhook; deliveries not yet made are discarded' })
+  @ApiOperation({
+    summary: 'Delete a webhook; deliveries not yet made are discarded',
+    description: 'API key with the `webhooks:manage` scope. An attempt in flight is not retried.',
+  })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
   @ApiEnvelopeErrorResponses(404)

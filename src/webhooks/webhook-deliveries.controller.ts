@@ -6,7 +6,7 @@ import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
 import { ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveredDeliveriesView } from './dto/delivery-requests.dto.js';
-import { DeliveryView } from './dto/delivery.view.js';
+import { DeliveryView } from './webhook-delivery.view.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
 @ApiTags('Webhooks')
@@ -19,7 +19,10 @@ export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
   @Get('deliveries')
-  @ApiOperation({ summary: "A webhook's deliveries, newest first, each with its attempts (status, response code, duration, error)" })
+  @ApiOperation({
+    summary: "A webhook's deliveries, newest first, each with its attempts (status, response code, duration, error)",
+    description: 'Admins only. Each delivery keeps its latest 50 attempts; filter by `status` to find failed ones.',
+  })
   @ApiPageResponse(DeliveryView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto): Promise<Page<DeliveryView>> {
     const page = await this.deliveries.page(agent.companyId, id, query);
@@ -44,7 +47,10 @@ export class WebhookDeliveriesController {
 
   @Post('recover')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Queue again every failed delivery created since a time' })
+  @ApiOperation({
+    summary: 'Queue again every failed delivery created since a time',
+    description: 'Admins only. Each is queued with a fresh round of retries and its same `webhook-id`, in event order.',
+  })
   @ApiAcceptedResponse({ type: RecoveredDeliveriesView, description: 'How many were queued' })
   async recover(
     @CurrentAgent() agent: AgentPrincipal,

@@ -21,7 +21,7 @@ export class WebhookDeliveriesService {
   ) {}
 
   async page(companyId: CompanyId, webhookId: string, query: ListDeliveriesQueryDto): Promise<Page<Stored<WebhookDelivery>>> {
-    const webhook = await this.webhooks.get(companyId, webhookId);
+    const webhook = await this.webhooks.getStored(companyId, webhookId);
     const filter = query.status ? { webhookId: webhook._id, status: query.status } : { webhookId: webhook._id };
     return this.deliveries.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
   }
@@ -31,7 +31,7 @@ export class WebhookDeliveriesService {
    * the same id (so the same `webhook-id`). A paused webhook's delivery waits for the resume.
    */
   async retry(companyId: CompanyId, webhookId: string, deliveryId: string): Promise<Stored<WebhookDelivery>> {
-    const webhook = await this.webhooks.get(companyId, webhookId);
+    const webhook = await this.webhooks.getStored(companyId, webhookId);
     const _id = parsePublicId(DELIVERY_ID_PREFIX, deliveryId);
     const delivery = _id && (await this.deliveries.requeueOne(companyId, { _id, webhookId: webhook._id }, new Date()));
     if (!delivery) throw new NotFoundException(`Delivery ${deliveryId} not found`);
@@ -41,7 +41,7 @@ export class WebhookDeliveriesService {
 
   /** Queues again every failed delivery of the webhook created at or after `since`; answers how many. */
   async recover(companyId: CompanyId, webhookId: string, since: Date): Promise<number> {
-    const webhook = await this.webhooks.get(companyId, webhookId);
+    const webhook = await this.webhooks.getStored(companyId, webhookId);
     const requeued = await this.deliveries.requeue(
       companyId,
       { webhookId: webhook._id, status: 'failed', createdAt: { $gte: since } },

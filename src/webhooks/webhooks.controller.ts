@@ -1,14 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
+import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
-import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './dto/webhook.view.js';
+import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './webhook.view.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -23,28 +23,33 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiCreatedResponse({ type: CreatedWebhookView })
   async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookView> {
-    const { webhook, secret } = await this.webhooks.create(agent.companyId, dto);
-    return { ...WebhookView.from(webhook), secret };
+    return this.webhooks.create(agent.companyId, dto);
   }
 
   @Get()
-  @ApiOperation({ summary: 'List webhooks (without secrets), newest first' })
+  @ApiOperation({
+    summary: 'List webhooks (without secrets), newest first',
+    description: 'Admins only. Secrets are shown once, when a webhook is created.',
+  })
   @ApiPageResponse(WebhookView)
   async list(@CurrentAgent() agent: AgentPrincipal, @Query() query: PageQueryDto): Promise<Page<WebhookView>> {
-    const page = await this.webhooks.page(agent.companyId, query);
-    return mapPage(page, WebhookView.from);
+    return this.webhooks.page(agent.companyId, query);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one webhook' })
+  @ApiOperation({
+    summary: 'Get one webhook',
+    description: "Admins only. Without its secret. A missing, malformed or other company's id answers 404.",
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(404)
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<WebhookView> {
-    return WebhookView.from(await this.webhooks.get(agent.companyId, id));
+    return this.webhooks.get(agent.companyId, id);
   }
 
   @Patch(':id')
@@ -56,17 +61,19 @@ export class WebhooksController {
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(404)
   async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookView> {
-    return WebhookView.from(await this.webhooks.update(agent.companyId, id, dto));
+    return this.webhooks.update(agent.companyId, id, dto);
   }
 
   @Delete(':id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a webhook; its pending deliveries are discarded' })
+  @ApiOperation({
+    summary: 'Delete a webhook; its pending deliveries are discarded',
+    description: 'Admins only. Deliveries not yet made are never attempted; an attempt in flight is not retried.',
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedWebhookView })
   @ApiProblemResponses(404)
   async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedWebhookView> {
-    await this.webhooks.remove(agent.companyId, id);
-    return { id, deleted: true };
+    return this.webhooks.remove(agent.companyId, id);
   }
 }

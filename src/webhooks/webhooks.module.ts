@@ -10,6 +10,7 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema.js';
 import { WebhookFanOut } from './webhook-fan-out.consumer.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
+import { WebhookSecretRotation } from './webhook-secret-rotation.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { Webhook, WebhookSchema } from './webhook.schema.js';
 import { WebhooksController } from './webhooks.controller.js';
@@ -32,6 +33,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksRepository,
     WebhookDeliveriesRepository,
     WebhookSecretBox,
+    WebhookSecretRotation,
     WebhookUrlPolicy,
     WebhooksService,
     WebhookDeliveriesService,

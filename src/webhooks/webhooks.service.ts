@@ -1,12 +1,14 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import type { UpdateQuery } from 'mongoose';
-import type { Page } from '../common/pagination/page.js';
+import type { Types, UpdateQuery } from 'mongoose';
+import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
+import { DeletedWebhookView, WebhookView, type CreatedWebhookView } from './webhook.view.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
@@ -29,14 +31,25 @@ export class WebhooksService {
     private readonly lanes: WebhookDeliveryLanes,
   ) {}
 
-  /** Answers the webhook and its signing secret, which is never shown again. */
-  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<{ webhook: Stored<Webhook>; secret: string }> {
+  /**
+   * Answers the webhook with its signing secret, which is never shown again. The cap holds under concurrent
+   * creates too (insert, count, take back: see insertWithinCap).
+   */
+  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<CreatedWebhookView> {
     await this.urls.assertAllowed(dto.url);
-    if ((await this.webhooks.count(companyId)) >= MAX_WEBHOOKS_PER_COMPANY) {
-      throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
-    }
     const secret = generateWebhookSecret();
-    const webhook = await this.webhooks.create(companyId, {
+    const webhook = await insertWithinCap({
+      cap: MAX_WEBHOOKS_PER_COMPANY,
+      count: () => this.webhooks.count(companyId),
+      insert: () => this.insert(companyId, dto, secret),
+      undo: (created) => this.discard(companyId, created._id),
+    });
+    if (!webhook) throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
+    return { ...WebhookView.from(webhook), secret };
+  }
+
+  private insert(companyId: CompanyId, dto: CreateWebhookDto, secret: string): Promise<Stored<Webhook>> {
+    return this.webhooks.create(companyId, {
       name: dto.name ?? new URL(dto.url).hostname,
       url: dto.url,
       events: dto.events,
@@ -48,19 +61,24 @@ export class WebhooksService {
       disabledReason: null,
       secret: this.secrets.seal(secret),
     });
-    return { webhook, secret };
   }
 
-  async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<Stored<Webhook>>> {
-    return this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor });
+  async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<WebhookView>> {
+    return mapPage(await this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor }), WebhookView.from);
   }
 
   /** Every webhook of the company, newest first (at most MAX_WEBHOOKS_PER_COMPANY). */
-  async all(companyId: CompanyId): Promise<Stored<Webhook>[]> {
-    return this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
+  async all(companyId: CompanyId): Promise<WebhookView[]> {
+    const webhooks = await this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
+    return webhooks.map(WebhookView.from);
   }
 
-  async get(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
+  async get(companyId: CompanyId, id: string): Promise<WebhookView> {
+    return WebhookView.from(await this.getStored(companyId, id));
+  }
+
+  /** The stored webhook, for the deliveries of this module; 404 for a missing, malformed or foreign id. */
+  async getStored(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
     const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
     const webhook = _id && (await this.webhooks.findOne(companyId, { _id }));
     if (!webhook) throw new NotFoundException(`Webhook ${id} not found`);
@@ -71,8 +89,8 @@ export class WebhooksService {
    * `isActive: false` pauses (pending deliveries wait, events are not recorded for it); `true` resumes them,
    * clears a disabledReason and receives the events that occur from then on.
    */
-  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<Stored<Webhook>> {
-    const existing = await this.get(companyId, id);
+  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
+    const existing = await this.getStored(companyId, id);
     if (dto.url !== undefined) await this.urls.assertAllowed(dto.url);
     const { retryConfig, ...fields } = dto;
     const $set: Record<string, unknown> = {};
@@ -88,13 +106,19 @@ export class WebhooksService {
     const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
     if (resuming) this.lanes.wake();
-    return updated;
+    return WebhookView.from(updated);
   }
 
   /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
-  async remove(companyId: CompanyId, id: string): Promise<void> {
+  async remove(companyId: CompanyId, id: string): Promise<DeletedWebhookView> {
     const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
-    if (!_id || !(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
+    if (!_id) throw new NotFoundException(`Webhook ${id} not found`);
+    await this.discard(companyId, _id, id);
+    return { id, deleted: true };
+  }
+
+  private async discard(companyId: CompanyId, _id: Types.ObjectId, id: string = String(_id)): Promise<void> {
+    if (!(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
     await this.deliveries.deleteMany(companyId, { webhookId: _id });
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { addAgent, createApiKey, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface AgentBody {
@@ -21,8 +21,7 @@ describe('/v1/agents', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     acmeKey = await createApiKey(t.http, acme, ['messages:write']);
   });
   afterAll(() => t.close());
@@ -199,9 +198,14 @@ describe('/v1/agents', () => {
         .expect(200);
       expect(response.body).toMatchObject({ id: agent.agentId, name: 'Renamed', role: 'supervisor', status: 'busy' });
       await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(401);
-      await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'a brand new password' }).expect(200);
-      // The role applies from the next request on, with the same token.
-      await t.http.post('/v1/flows').set(agent.auth).send({ name: 'x', steps: [{ type: 'handoff' }] }).expect(201);
+      const login = await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'a brand new password' }).expect(200);
+      // A new password and role end the earlier tokens; the new login has the new role.
+      await t.http.post('/v1/flows').set(agent.auth).send({ name: 'x', steps: [{ type: 'handoff' }] }).expect(401);
+      await t.http
+        .post('/v1/flows')
+        .set('Authorization', `Bearer ${login.body.accessToken}`)
+        .send({ name: 'x', steps: [{ type: 'handoff' }] })
+        .expect(201);
     });
 
     it('lets an agent change its own status, and nothing else', async () => {

@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
-import { addAgent, createApiKey, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /** A conversation of the fixture: its instants, and those of its messages in the order they are sent. */
@@ -94,8 +94,7 @@ describe('GET /v1/analytics/metrics', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     await t.http.patch('/v1/settings').set(acme.auth).send({ timezone: 'Europe/Paris' }).expect(200);
     const acmeIds = await buildFixture(acme, PARIS, PARIS_RUNS);
     expect(Object.keys(acmeIds)).toHaveLength(6);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BadRequestException } from '@nestjs/common';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
-import { addAgent, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface ContactBody {
@@ -23,8 +23,7 @@ describe('/v1/contacts', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 
@@ -92,7 +91,7 @@ describe('/v1/contacts', () => {
       ['a null name', { name: null }, 'name'],
       ['a string for tags', { name: 'x', tags: 'vip' }, 'tags'],
       ['a tag that is not a string', { name: 'x', tags: [1] }, 'tags'],
-      ['an empty tag', { name: 'x', tags: [''] }, 'tags'],
+      ['a tag that is not a string', { name: 'x', tags: [42] }, 'tags'],
       ['a tag of 51 characters', { name: 'x', tags: ['t'.repeat(51)] }, 'tags'],
       ['51 tags', { name: 'x', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, 'tags'],
       ['nested attributes', { name: 'x', attributes: { address: { city: 'Paris' } } }, 'attributes'],
@@ -105,6 +104,16 @@ describe('/v1/contacts', () => {
       const response = await t.http.post('/v1/contacts').set(acme.auth).send(body).expect(400);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.body.errors.map((problem: { field: string }) => problem.field)).toContain(field);
+    });
+
+    it('trims tags and drops blank ones and repeats before the caps apply', async () => {
+      const others = Array.from({ length: 49 }, (_, i) => `t${i}`);
+      const response = await t.http
+        .post('/v1/contacts')
+        .set(acme.auth)
+        .send({ name: 'Tagged', tags: [' vip ', '', 'vip', '   ', ...others, 't0 '] })
+        .expect(201);
+      expect(response.body.tags).toEqual(['vip', ...others]);
     });
 
     it('400 for $-operators in a body, attributes included', async () => {

@@ -4,7 +4,7 @@ import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
-import { addAgent, registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { addAgent, conversationSnapshot, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
 import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -39,8 +39,7 @@ describe('/v1/conversations', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     recorder = new EventRecorder(t);
   });
   beforeEach(async () => {
@@ -108,6 +107,7 @@ describe('/v1/conversations', () => {
         closeReason: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
       });
       const record = await stored(acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
@@ -118,7 +118,7 @@ describe('/v1/conversations', () => {
           companyId: acme.companyId,
           sequence: expect.any(Number),
           occurredAt: new Date(response.body.createdAt),
-          data: { conversation: response.body },
+          data: { conversation: conversationSnapshot(response.body) },
         },
       ]);
     });
@@ -151,7 +151,7 @@ describe('/v1/conversations', () => {
         }),
       ]);
       expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.sent']);
-      expect((await recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation });
+      expect((await recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(conversation) });
     });
 
     it('allows one open conversation per contact and channel: 409, another channel is fine, a new one after closing', async () => {
@@ -342,6 +342,59 @@ describe('/v1/conversations', () => {
     });
   });
 
+  describe('the embedded contact', () => {
+    it('comes with every conversation of a page, read in one contacts query for the page', async () => {
+      const hooli = await registerCompany(t.http, 'Hooli');
+      const contacts = t.app.get(ContactsService);
+      const people = [
+        { name: 'Ada', email: uniqueEmail('ada') },
+        { name: 'Grace', phone: '+14155552671' },
+        { email: uniqueEmail('nameless') },
+      ];
+      const expected = new Map<string, Record<string, unknown>>();
+      for (const person of people) {
+        const contact = await contacts.findOrCreateByIdentity(hooli.companyId, person);
+        const conversation = await start(hooli, { contactId: contact._id.toHexString() });
+        expected.set(conversation.id, {
+          id: contact._id.toHexString(),
+          name: person.name ?? null,
+          email: person.email ?? null,
+          phone: person.phone ?? null,
+        });
+      }
+      const find = jest.spyOn(t.model('Contact'), 'find');
+      try {
+        const page = await t.http.get('/v1/conversations').set(hooli.auth).expect(200);
+        expect(page.body.data).toHaveLength(3);
+        for (const conversation of page.body.data) {
+          expect(conversation.contact).toEqual(expected.get(conversation.id));
+          expect(conversation.contact.id).toBe(conversation.contactId);
+        }
+        expect(find).toHaveBeenCalledTimes(1);
+      } finally {
+        find.mockRestore();
+      }
+    });
+
+    it('comes with GET, assign, close and PATCH answers; null once the contact is deleted', async () => {
+      const conversation = await start(acme);
+      const path = `/v1/conversations/${conversation.id}`;
+      const contact = { id: conversation.contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null };
+      expect((await t.http.get(path).set(acme.auth).expect(200)).body.contact).toEqual(contact);
+      expect((await t.http.patch(path).set(acme.auth).send({ priority: 'high' }).expect(200)).body.contact).toEqual(contact);
+      const assigned = await t.http.post(`${path}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
+      expect(assigned.body.contact).toEqual(contact);
+
+      await t.http.delete(`/v1/contacts/${conversation.contactId}`).set(acme.auth).expect(200);
+      const closed = await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
+      expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
+      // Events and webhooks keep the conversation as they always carried it.
+      const events = await recorder.events();
+      expect(events.map((event) => event.type)).toEqual(['conversation.assigned', 'conversation.closed']);
+      for (const event of events) expect((event.data as { conversation: object }).conversation).not.toHaveProperty('contact');
+    });
+  });
+
   describe('POST /v1/conversations/:id/assign', () => {
     it('assigns a bot conversation to an agent: human, assignedAgentId, one conversation.assigned', async () => {
       const conversation = await start(acme);
@@ -364,7 +417,7 @@ describe('/v1/conversations', () => {
         expect.objectContaining({
           type: 'conversation.assigned',
           companyId: acme.companyId,
-          data: { conversation: response.body, agentId: agent.agentId, previousAgentId: null },
+          data: { conversation: conversationSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
       ]);
     });
@@ -383,7 +436,7 @@ describe('/v1/conversations', () => {
       expect(await recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.assigned',
-          data: { conversation: reassigned.body, agentId: second.agentId, previousAgentId: first.agentId },
+          data: { conversation: conversationSnapshot(reassigned.body), agentId: second.agentId, previousAgentId: first.agentId },
         }),
       ]);
 
@@ -447,7 +500,7 @@ describe('/v1/conversations', () => {
         expect.objectContaining({
           type: 'conversation.closed',
           companyId: acme.companyId,
-          data: { conversation: response.body, reason: 'Resolved: refund issued' },
+          data: { conversation: conversationSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
       ]);
     });
@@ -457,7 +510,7 @@ describe('/v1/conversations', () => {
       const response = await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).expect(200);
       expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: acme.agentId });
       expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
-      expect((await recorder.events())[0].data).toEqual({ conversation: response.body, reason: null });
+      expect((await recorder.events())[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
@@ -483,13 +536,13 @@ describe('/v1/conversations', () => {
   });
 
   describe('PATCH /v1/conversations/:id', () => {
-    it('changes priority, tags (without duplicates) and subject; null clears the subject', async () => {
+    it('changes priority, tags (trimmed, without blanks or duplicates) and subject; null clears the subject', async () => {
       const conversation = await start(acme, { subject: 'Old subject' });
       const path = `/v1/conversations/${conversation.id}`;
       const response = await t.http
         .patch(path)
         .set(acme.auth)
-        .send({ priority: 'high', tags: ['vip', 'billing', 'vip'], subject: 'Refund' })
+        .send({ priority: 'high', tags: [' vip', 'billing', 'vip', ''], subject: 'Refund' })
         .expect(200);
       expect(response.body).toMatchObject({ priority: 'high', tags: ['vip', 'billing'], subject: 'Refund', status: 'bot' });
       const cleared = await t.http.patch(path).set(acme.auth).send({ subject: null, tags: [] }).expect(200);
@@ -515,7 +568,7 @@ describe('/v1/conversations', () => {
           companyId: acme.companyId,
           sequence: expect.any(Number),
           occurredAt: new Date(response.body.updatedAt),
-          data: { conversation: response.body, previousAgentId: null },
+          data: { conversation: conversationSnapshot(response.body), previousAgentId: null },
         },
       ]);
     });
@@ -537,7 +590,7 @@ describe('/v1/conversations', () => {
       });
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
       const [event] = await recorder.events();
-      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: response.body, previousAgentId: expect.any(String) } });
+      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: conversationSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {
@@ -571,7 +624,7 @@ describe('/v1/conversations', () => {
         { priority: null },
         { tags: 'vip' },
         { tags: null },
-        { tags: [''] },
+        { tags: ['t'.repeat(51)] },
         { tags: [42] },
         { tags: Array.from({ length: 51 }, (_, index) => `t${index}`) },
         { subject: '' },
@@ -670,7 +723,7 @@ describe('/v1/conversations', () => {
       expect(response.body).toMatchObject({ status: 'human', lastMessageAt: expect.any(String), firstResponseAt: expect.any(String) });
       const assigned = (await recorder.events()).filter((event) => event.type === 'conversation.assigned');
       expect(assigned).toHaveLength(1);
-      expect(assigned[0].data).toMatchObject({ conversation: response.body });
+      expect(assigned[0].data).toMatchObject({ conversation: conversationSnapshot(response.body) });
       // The first write missed the revision the reply made; the second, computed again, applied.
       expect(spy).toHaveBeenCalledTimes(2);
       expect(await stored(acme, conversation.id)).toMatchObject({ status: 'human', revision: 2 });

@@ -141,10 +141,15 @@ describe('the event log', () => {
       expect(sequences.at(-1)).toBeLessThanOrEqual(head!.sequence);
       // Each conversation's creation is logged before its messages.
       const createdAt = new Map(log.filter((event) => event.type === 'conversation.created').map((event) => [(event.data as { conversation: { id: string } }).conversation.id, event.sequence]));
-      for (const event of log.filter((entry) => entry.type === 'message.received')) {
-        const conversationId = (event.data as { conversation: { id: string } }).conversation.id;
-        expect(createdAt.get(conversationId) ?? 0).toBeLessThan(event.sequence);
-      }
+      const outOfOrder = log
+        .filter((entry) => entry.type === 'message.received')
+        .filter((event) => (createdAt.get((event.data as { conversation: { id: string } }).conversation.id) ?? 0) > event.sequence)
+        .map((event) => {
+          const conversationId = (event.data as { conversation: { id: string } }).conversation.id;
+          const created = log.find((entry) => entry.type === 'conversation.created' && (entry.data as { conversation: { id: string } }).conversation.id === conversationId);
+          return { received: [event.sequence, event.loggedAt, event.occurredAt], created: [created?.sequence, created?.loggedAt, created?.occurredAt] };
+        });
+      expect(outOfOrder).toEqual([]);
     }
     const globexLog = await logOf(globex);
     expect(globexLog.filter((event) => event.type === 'message.received')).toHaveLength(14);

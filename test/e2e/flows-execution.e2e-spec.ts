@@ -133,6 +133,24 @@ describe('flow execution and triggers', () => {
       expect(stored).toHaveProperty('createdAt', expect.any(Date));
     });
 
+    it('add_tags normalizes like the API and fails past 50 tags on the conversation, changing nothing', async () => {
+      const { conversationId } = await inbound(acme, 'hi');
+      const existing = Array.from({ length: 48 }, (_, i) => `t${i}`);
+      await t.http.patch(`/v1/conversations/${conversationId}`).set(acme.auth).send({ tags: existing }).expect(200);
+      const fits = await createFlow(acme, { name: 'Fits', steps: [{ type: 'add_tags', tags: [' vip ', 'vip', 't0', 'new'] }] });
+      const fitted = await t.http.post(`/v1/flows/${fits}/execute`).set(acme.auth).send({ conversationId }).expect(200);
+      expect(fitted.body).toMatchObject({ status: 'completed' });
+      expect((await conversation(acme, conversationId)).tags).toEqual([...existing, 'vip', 'new']);
+
+      const overflows = await createFlow(acme, { name: 'Overflows', steps: [{ type: 'add_tags', tags: ['one-more'] }] });
+      const failed = await t.http.post(`/v1/flows/${overflows}/execute`).set(acme.auth).send({ conversationId }).expect(200);
+      expect(failed.body).toMatchObject({
+        status: 'failed',
+        steps: [{ type: 'add_tags', status: 'failed', error: expect.stringMatching(/at most 50 tags/) }],
+      });
+      expect((await conversation(acme, conversationId)).tags).toHaveLength(50);
+    });
+
     it('stops at the first failing step, skips the rest, and still records and publishes the run', async () => {
       const flowId = await createFlow(acme, {
         name: 'Fails',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Flow } from '../../src/flows/flow.schema.js';
-import { addAgent, registerCompany, type TestAgentLogin, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestAgentLogin, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Problem {
@@ -26,8 +26,7 @@ describe('/v1/flows (management)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     agent = await addAgent(t, acme, 'agent');
     supervisor = await addAgent(t, acme, 'supervisor');
   });
@@ -92,7 +91,8 @@ describe('/v1/flows (management)', () => {
       [{ type: 'send_message', text: 'x'.repeat(4097) }, 'steps.0.text'],
       [{ type: 'add_tags' }, 'steps.0.tags'],
       [{ type: 'add_tags', tags: 'vip' }, 'steps.0.tags'],
-      [{ type: 'add_tags', tags: [''] }, 'steps.0.tags'],
+      [{ type: 'add_tags', tags: ['t'.repeat(51)] }, 'steps.0.tags'],
+      [{ type: 'add_tags', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, 'steps.0.tags'],
       [{ type: 'assign', agentId: 'nope' }, 'steps.0.agentId'],
       [{ type: 'assign', strategy: 'random' }, 'steps.0.strategy'],
       [{ type: 'assign', agentId: acme.agentId, strategy: 'round_robin' }, 'steps.0.strategy'],

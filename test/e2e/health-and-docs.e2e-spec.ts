@@ -45,6 +45,66 @@ describe('health and API docs', () => {
   });
 });
 
+describe('API docs for Swagger UI', () => {
+  let t: TestApp;
+  let document: {
+    paths: Record<string, Record<string, Operation>>;
+    tags: { name: string }[];
+  };
+
+  interface Operation {
+    tags: string[];
+    parameters?: { name: string; in: string; required: boolean; example?: unknown; schema: { example?: unknown } }[];
+    responses: Record<string, { content?: Record<string, { example?: Record<string, unknown> }> }>;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    document = (await t.http.get('/docs-json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+    );
+
+  it('pre-fills no optional query parameter, so that "Try it out" sends only what the user types', () => {
+    const prefilled = operations().flatMap(({ name, operation }) =>
+      (operation.parameters ?? [])
+        .filter((p) => p.in === 'query' && !p.required && (p.example !== undefined || p.schema.example !== undefined))
+        .map((p) => `${name} ?${p.name}`),
+    );
+    expect(prefilled).toEqual([]);
+  });
+
+  it('shows under each error status an example of that status, on both interfaces', () => {
+    const mismatches = operations().flatMap(({ name, operation }) =>
+      Object.entries(operation.responses)
+        // Error bodies; /health's 503 answers its own HealthView.
+        .filter(([status]) => Number(status) >= 400 && Number(status) <= 500)
+        .flatMap(([status, response]) => {
+          const [mediaType, content] = Object.entries(response.content ?? {})[0] ?? [];
+          const example = content?.example;
+          if (!example) return [`${name} ${status}: no example`];
+          if (mediaType === 'application/problem+json') return example.status === Number(status) ? [] : [`${name} ${status}`];
+          return example.success === false && (status === '404') === /not found/.test(String(example.error)) ? [] : [`${name} ${status}`];
+        }),
+    );
+    expect(mismatches).toEqual([]);
+    const conversation = document.paths['/v1/conversations/{id}'].get.responses;
+    expect(conversation['401'].content!['application/problem+json'].example).toMatchObject({ status: 401, title: 'Unauthorized' });
+    expect(conversation['404'].content!['application/problem+json'].example).toMatchObject({ status: 404, title: 'Not Found' });
+  });
+
+  it('lists POST /v1/conversations once, under Conversations, and declares every tag it uses', () => {
+    expect(document.paths['/v1/conversations'].post.tags).toEqual(['Conversations']);
+    const declared = document.tags.map((tag) => tag.name);
+    const used = new Set(operations().flatMap(({ operation }) => operation.tags));
+    expect([...used].filter((tag) => !declared.includes(tag))).toEqual([]);
+  });
+});
+
 /** Every route Express actually serves, from the router, minus the docs themselves. */
 function collectRoutes(t: TestApp): string[] {
   const router = t.app.getHttpAdapter().getInstance().router as {

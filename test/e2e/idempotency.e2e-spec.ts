@@ -217,8 +217,8 @@ describe('Idempotency-Key: replay, another body or route, malformed keys', () =>
         }
         expect({ path, references: references.length }).toEqual({ path, references: 1 });
         const shape = path.startsWith('/api/external')
-          ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' } } }
-          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };
+          ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' }, example: expect.objectContaining({ success: false }) } }
+          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' }, example: expect.objectContaining({ status: expect.any(Number) }) } };
         for (const status of ['400', '409', '422']) {
           expect({ path, status, content: operation.responses[status]?.content }).toEqual({ path, status, content: shape });
           expect(operation.responses[status].description).toMatch(/Idempotency-Key/);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
-import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -19,8 +19,7 @@ describe('POST /api/external/messages', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     acmeKey = await createApiKey(t.http, acme, ['messages:write']);
     globexKey = await createApiKey(t.http, globex, ['messages:write', 'webhooks:manage']);
     recorder = new EventRecorder(t);
@@ -215,7 +214,8 @@ describe('POST /api/external/messages', () => {
   });
 
   it('answers 429 in the envelope with Retry-After once the key’s limit is spent', async () => {
-    const limited = await createTestApp({ env: { THROTTLE_LIMIT: '2' } });
+    // Windows are aligned on the clock: an hour's keeps this test's few requests inside one.
+    const limited = await createTestApp({ env: { THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '3600000' } });
     try {
       const company = await registerCompany(limited.http, 'Limited');
       const key = await createApiKey(limited.http, company, ['messages:write']);

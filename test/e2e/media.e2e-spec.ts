@@ -5,7 +5,7 @@ import type { Response } from 'supertest';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import * as samples from '../fixtures/media/samples.js';
-import { addAgent, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Part {
@@ -62,8 +62,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     conversationId = await openConversation(t, acme);
   });
   afterAll(() => t.close());

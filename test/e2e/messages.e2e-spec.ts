@@ -7,7 +7,7 @@ import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
-import { registerCompany, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { conversationSnapshot, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { EventRecorder } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -33,8 +33,7 @@ describe('/v1/conversations/:id/messages', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     recorder = new EventRecorder(t);
   });
   beforeEach(async () => {
@@ -122,7 +121,7 @@ describe('/v1/conversations/:id/messages', () => {
           sequence: expect.any(Number),
           companyId: acme.companyId,
           occurredAt: expect.any(Date),
-          data: { message: response.body, conversation: conversation.body },
+          data: { message: response.body, conversation: conversationSnapshot(conversation.body) },
         },
       ]);
       const [stored] = await storedMessages(acme, id);

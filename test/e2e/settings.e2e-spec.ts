@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Settings } from '../../src/settings/settings.schema.js';
-import { addAgent, registerCompany, type TestAgentLogin, type TestCompany } from '../support/factories.js';
+import { addAgent, twoCompanies, type TestAgentLogin, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 interface Problem {
@@ -17,8 +17,7 @@ describe('/v1/settings', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
     agent = await addAgent(t, acme, 'agent');
     supervisor = await addAgent(t, acme, 'supervisor');
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { WebhookSecretBox } from '../../src/webhooks/webhook-secret-box.js';
-import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const URL = 'https://hooks.example.com/parley';
@@ -13,8 +13,7 @@ describe('Interface A: /v1/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    globex = await registerCompany(t.http, 'Globex');
+    ({ acme, globex } = await twoCompanies(t.http));
   });
   afterAll(() => t.close());
 
@@ -167,11 +166,11 @@ describe('Interface A: /v1/webhooks', () => {
     await t.http.delete(`/v1/webhooks/${hook.body.id}`).set(acme.auth).expect(404);
   });
 
-  it('refuses a webhook beyond the 100th of a company', async () => {
-    const company = await registerCompany(t.http, 'Crowded');
-    const webhooks = t.model<Webhook>(Webhook.name);
-    await webhooks.insertMany(
-      Array.from({ length: 99 }, (_, index) => ({
+  /** A company with `count` webhooks already stored. */
+  async function crowdedCompany(name: string, count: number): Promise<TestCompany> {
+    const company = await registerCompany(t.http, name);
+    await t.model<Webhook>(Webhook.name).insertMany(
+      Array.from({ length: count }, (_, index) => ({
         companyId: company.companyId,
         name: `hook ${index}`,
         url: `${URL}/${index}`,
@@ -180,10 +179,25 @@ describe('Interface A: /v1/webhooks', () => {
         secret: 'v1.sealed.elsewhere.x',
       })),
     );
+    return company;
+  }
+  const webhooksOf = (company: TestCompany) => t.model<Webhook>(Webhook.name).countDocuments({ companyId: company.companyId });
+
+  it('refuses a webhook beyond the 100th of a company', async () => {
+    const company = await crowdedCompany('Crowded', 99);
     await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(201);
     const refused = await create(company, { url: URL, events: ['CHAT_SENT'] }).expect(400);
     expect(refused.body.message).toBe('A company can have at most 100 webhooks');
-    expect(await webhooks.countDocuments({ companyId: company.companyId })).toBe(100);
+    expect(await webhooksOf(company)).toBe(100);
+  });
+
+  it('holds the 100-webhook cap under concurrent creates', async () => {
+    const company = await crowdedCompany('Rushed', 95);
+    const results = await Promise.all(Array.from({ length: 15 }, () => create(company, { url: URL, events: ['CHAT_SENT'] })));
+    for (const result of results) expect([201, 400]).toContain(result.status);
+    const stored = await webhooksOf(company);
+    expect(stored).toBeLessThanOrEqual(100);
+    expect(stored).toBe(95 + results.filter((result) => result.status === 201).length);
   });
 
   it('validates the deliveries query and the recover body', async () => {
@@ -208,8 +222,9 @@ describe('Interface B: /api/external/webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await registerCompany(t.http, 'Acme');
-    const globex = await registerCompany(t.http, 'Globex');
+    const companies = await twoCompanies(t.http);
+    acme = companies.acme;
+    const globex = companies.globex;
     key = await createApiKey(t.http, acme, ['webhooks:manage']);
     globexKey = await createApiKey(t.http, globex, ['webhooks:manage']);
   });
@@ -235,6 +250,9 @@ describe('Interface B: /api/external/webhooks', () => {
         events: ['CHAT_RECEIVED', 'CHAT_SENT'],
         retryConfig: { maxRetries: 3, backoffMs: 2000 },
         isActive: true,
+        disabledReason: null,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
         secret: expect.stringMatching(/^whsec_/),
       },
     });
@@ -244,13 +262,33 @@ describe('Interface B: /api/external/webhooks', () => {
     const fromA = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: URL, name: 'From A', events: ['message.sent'] }).expect(201);
     const list = await api().get().expect(200);
     expect(list.body.success).toBe(true);
-    expect(list.body.data[0]).toEqual({ id: fromA.body.id, name: 'From A', url: URL, events: ['message.sent'], isActive: true });
-    for (const webhook of list.body.data) expect(Object.keys(webhook).sort()).toEqual(['events', 'id', 'isActive', 'name', 'url']);
+    const times = { createdAt: fromA.body.createdAt, updatedAt: fromA.body.updatedAt };
+    expect(list.body.data[0]).toEqual({
+      id: fromA.body.id,
+      name: 'From A',
+      url: URL,
+      events: ['message.sent'],
+      isActive: true,
+      disabledReason: null,
+      ...times,
+    });
+    for (const webhook of list.body.data) {
+      expect(Object.keys(webhook).sort()).toEqual(['createdAt', 'disabledReason', 'events', 'id', 'isActive', 'name', 'updatedAt', 'url']);
+    }
 
     const one = await api().get(`/${fromA.body.id}`).expect(200);
     expect(one.body).toEqual({
       success: true,
-      data: { id: fromA.body.id, name: 'From A', url: URL, events: ['message.sent'], retryConfig: { maxRetries: 5, backoffMs: 1000 }, isActive: true },
+      data: {
+        id: fromA.body.id,
+        name: 'From A',
+        url: URL,
+        events: ['message.sent'],
+        retryConfig: { maxRetries: 5, backoffMs: 1000 },
+        isActive: true,
+        disabledReason: null,
+        ...times,
+      },
     });
   });
 
@@ -258,7 +296,11 @@ describe('Interface B: /api/external/webhooks', () => {
     const created = await api().post({ name: 'Pausable', url: URL, events: ['FLOW_EXECUTED'] }).expect(201);
     const id = created.body.data.id as string;
     const paused = await api().patch(`/${id}`, { isActive: false }).expect(200);
-    expect(paused.body).toEqual({ success: true, data: { ...created.body.data, secret: undefined, isActive: false } });
+    expect(paused.body).toEqual({
+      success: true,
+      data: { ...created.body.data, secret: undefined, isActive: false, updatedAt: expect.any(String) },
+    });
+    expect(paused.body.data.updatedAt >= created.body.data.updatedAt).toBe(true);
     expect((await api().get(`/${id}`).expect(200)).body.data.isActive).toBe(false);
     const resumed = await api().patch(`/${id}`, { isActive: true, name: 'Resumed', retryConfig: { maxRetries: 1 } }).expect(200);
     expect(resumed.body.data).toMatchObject({ isActive: true, name: 'Resumed', retryConfig: { maxRetries: 1, backoffMs: 1000 } });
@@ -331,7 +373,8 @@ describe('Interface B: rate limit', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '3' } });
+    // Windows are aligned on the clock: an hour's keeps this test's few requests inside one.
+    t = await createTestApp({ env: { THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '3600000' } });
   });
   afterAll(() => t.close());
 

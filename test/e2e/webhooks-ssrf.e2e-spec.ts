@@ -43,6 +43,9 @@ describe('SSRF rule with WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
     ['http://169.254.169.254/latest/meta-data/', 'cloud metadata address'],
     ['http://[fd00:ec2::254]/latest/meta-data/', 'cloud metadata address'],
     ['http://metadata.google.internal/computeMetadata/v1/', 'cloud metadata host'],
+    ['http://[::7f00:1]/in', 'not a global unicast IPv6 address'],
+    ['http://[::8.8.8.8]/in', 'not a global unicast IPv6 address'],
+    ['http://[2001:db8::1]/in', 'special-purpose'],
   ])('refuses %s at registration on both interfaces', async (url, reason) => {
     const a = await t.http.post('/v1/webhooks').set(acme.auth).send({ url, events: ['CHAT_SENT'] }).expect(400);
     expect(a.body.errors).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
@@ -85,5 +88,47 @@ describe('SSRF rule with WEBHOOK_ALLOW_PRIVATE_URLS=false', () => {
     );
     expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: null, error: expect.stringContaining(reason) })]);
     expect(receiver.requests).toHaveLength(0);
+  });
+});
+
+describe('SSRF rule with WEBHOOK_ALLOW_PRIVATE_URLS=true', () => {
+  let t: TestApp;
+  let acme: TestCompany;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '500' } });
+    acme = await registerCompany(t.http, 'Acme');
+    key = await createApiKey(t.http, acme, ['webhooks:manage']);
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', '169.254.169.254 is a cloud metadata address'],
+    ['http://[fd00:ec2::254]/latest/meta-data/', 'fd00:ec2::254 is a cloud metadata address'],
+    ['http://[::ffff:169.254.169.254]/', 'a cloud metadata address'],
+    ['http://[64:ff9b::a9fe:a9fe]/', 'a cloud metadata address'],
+    ['http://100.100.100.200/latest/meta-data/', 'a cloud metadata address'],
+    ['http://metadata.google.internal/computeMetadata/v1/', 'metadata.google.internal is a cloud metadata host'],
+  ])('still refuses the cloud metadata target %s, on both interfaces', async (url, reason) => {
+    const a = await t.http.post('/v1/webhooks').set(acme.auth).send({ url, events: ['CHAT_SENT'] }).expect(400);
+    expect(a.body.errors).toEqual([{ field: 'url', message: expect.stringContaining(reason) }]);
+    const b = await t.http.post('/api/external/webhooks').set('x-api-key', key).send({ name: 'x', url, events: ['CHAT_SENT'] }).expect(400);
+    expect(b.body).toEqual({ success: false, error: expect.stringContaining(reason) });
+  });
+
+  it('accepts private targets, and refuses at delivery one that became a metadata address', async () => {
+    await t.http.post('/v1/webhooks').set(acme.auth).send({ url: 'http://10.1.2.3/in', events: ['CHAT_SENT'] }).expect(201);
+    const created = await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: 'http://127.0.0.1:9/in', events: ['CHAT_SENT'], retryConfig: { maxRetries: 0 } })
+      .expect(201);
+    await t.model<Webhook>(Webhook.name).updateOne({ _id: created.body.id.slice(3), companyId: acme.companyId }, { url: 'http://169.254.169.254/latest/meta-data/' });
+    await t.app.get(EventPublisher).publish(acme.companyId, 'message.sent', {} as never);
+    const delivery = await waitFor(() =>
+      t.model<WebhookDelivery>(WebhookDelivery.name).findOne({ companyId: acme.companyId, webhookId: created.body.id.slice(3), status: 'failed' }).lean(),
+    );
+    expect(delivery.attempts).toEqual([expect.objectContaining({ statusCode: null, error: 'refused: 169.254.169.254 is a cloud metadata address' })]);
   });
 });

@@ -4,8 +4,9 @@ import * as nestCore from '@nestjs/core';
 
 /**
  * @nestjs/throttler and nestjs-pino are CommonJS and `require()` @nestjs/common and @nestjs/core,
- * which are ESM only. Node 20 can do that; Jest's module loader cannot (before Node 24.9). This hands
- * those `require()` calls the very ES modules the test already loaded: no fakes, the same classes.
+ * which are ESM only. Node can do that; Jest's module loader cannot (on Node 24 too, where it refuses the
+ * cycle through @nestjs/common). This hands those `require()` calls the very ES modules the test already
+ * loaded: no fakes, the same classes.
  */
 jest.mock('@nestjs/common', () => nestCommon);
 jest.mock('@nestjs/core', () => nestCore);

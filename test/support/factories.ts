@@ -16,12 +16,13 @@ export function uniqueEmail(prefix = 'agent'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}@example.test`;
 }
 
-/** Registers a company with its admin, through the API. */
-export async function registerCompany(http: TestAgent, name = 'Acme'): Promise<TestCompany> {
+/** Registers a company with its admin, through the API (`headers`, e.g. an X-Forwarded-For, go with the request). */
+export async function registerCompany(http: TestAgent, name = 'Acme', headers: Record<string, string> = {}): Promise<TestCompany> {
   const email = uniqueEmail('admin');
   const password = 'correct horse battery staple';
   const response = await http
     .post('/v1/auth/register')
+    .set(headers)
     .send({ companyName: name, name: `${name} Admin`, email, password })
     .expect(201);
   const token = response.body.accessToken as string;
@@ -33,6 +34,15 @@ export async function registerCompany(http: TestAgent, name = 'Acme'): Promise<T
     token,
     auth: { Authorization: `Bearer ${token}` },
   };
+}
+
+/**
+ * The usual pair of a tenancy test: Acme, the company under test, and Globex, whose data must never show
+ * (registered together, through the API).
+ */
+export async function twoCompanies(http: TestAgent): Promise<{ acme: TestCompany; globex: TestCompany }> {
+  const [acme, globex] = await Promise.all([registerCompany(http, 'Acme'), registerCompany(http, 'Globex')]);
+  return { acme, globex };
 }
 
 /** Creates an API key through the API and answers the key itself. */
@@ -61,4 +71,10 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
   const response = await t.http.post('/v1/auth/login').send({ email, password }).expect(200);
   const token = response.body.accessToken as string;
   return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
+}
+
+/** A conversation as events and webhooks carry it: the REST answer without the contact it embeds. */
+export function conversationSnapshot<T extends object>(body: T): Omit<T, 'contact'> {
+  const { contact: _contact, ...conversation } = body as T & { contact?: unknown };
+  return conversation;
 }

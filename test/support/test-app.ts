@@ -8,12 +8,16 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-production-use';
+/** A WEBHOOK_SECRET_KEYS entry for tests that run as production (32 bytes of base64). */
+export const TEST_WEBHOOK_SECRET_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 export const TEST_ENV: Record<string, string> = {
   NODE_ENV: 'test',
   LOG_LEVEL: 'silent',
   DEMO_SEED: 'false',
   JWT_SECRET: TEST_JWT_SECRET,
+  // scrypt at N = 2^17 costs ~0.3 s per hash: suites that log many agents in use 2^12; the rehash test sets the real cost.
+  PASSWORD_SCRYPT_LOG_N: '12',
 };
 
 export interface TestApp {

@@ -46,12 +46,11 @@ const IsRangeEnd = (startProperty: string) =>
   });
 
 export class MetricsQueryDto {
-  @ApiProperty({
-    type: String,
-    format: 'date',
-    example: '2025-03-01',
-    description: 'First day of the range (YYYY-MM-DD), included, in the company time zone',
-  })
+  /**
+   * First day of the range (YYYY-MM-DD), included, in the company time zone
+   * @example 2025-03-01
+   */
+  @ApiProperty({ format: 'date' })
   @IsCalendarDate()
   startDate: string;
 
@@ -65,11 +64,9 @@ export class MetricsQueryDto {
   @IsRangeEnd('startDate')
   endDate: string;
 
-  @ApiPropertyOptional({
-    enum: GRANULARITIES,
-    default: 'day',
-    description: 'Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months',
-  })
+  /** Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months */
+  // Optional despite the initializer; the enum is spelled out because ts-jest's metadata cannot name the alias's type.
+  @ApiPropertyOptional({ enum: GRANULARITIES, default: 'day' })
   @IsOptional()
   @IsIn(GRANULARITIES)
   granularity: Granularity = 'day';

@@ -1,23 +1,22 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 
 export class RegisterDto {
-  @ApiProperty({ example: 'Acme Inc.', minLength: 1, maxLength: 200 })
+  /** @example "Acme Inc." */
   @IsString()
   @Length(1, 200)
   companyName: string;
 
-  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 200 })
+  /** @example "Ada Lovelace" */
   @IsString()
   @Length(1, 200)
   name: string;
 
-  @ApiProperty({ example: 'ada@acme.example', maxLength: 320 })
+  /** @example ada@acme.example */
   @IsEmail()
   @MaxLength(320)
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery staple', minLength: 8, maxLength: 200 })
+  /** @example "correct horse battery staple" */
   @IsString()
   @Length(8, 200)
   password: string;

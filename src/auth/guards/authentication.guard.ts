@@ -1,6 +1,9 @@
 import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import type { Request, Response } from 'express';
+import { AuthFailureLimiter } from '../../common/rate-limit/auth-failure-limiter.js';
+import { COUNTS_AUTH_FAILURES } from '../decorators/counts-auth-failures.decorator.js';
 import { IS_PUBLIC } from '../decorators/public.decorator.js';
 import { USES_API_KEY } from '../decorators/api-key-auth.decorator.js';
 import { API_KEY_STRATEGY } from '../strategies/api-key.strategy.js';
@@ -30,18 +33,34 @@ class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 /**
  * The global guard: every route needs a bearer token unless it is `@Public()`; routes marked
  * `@ApiKeyAuth()` (Interface B) need an `x-api-key` instead. Puts the principal on `request.user`.
+ * It runs before the rate limit, so it keeps the per-address count of failed authentications itself
+ * (AuthFailureLimiter): an address over the limit gets 429 before its credential is even looked at.
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
   private readonly bearer = new BearerTokenGuard();
   private readonly apiKey = new ApiKeyGuard();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly failures: AuthFailureLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+      if (this.reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets)) this.failures.assertAllowed(req, http.getResponse<Response>());
+      return true;
+    }
+    this.failures.assertAllowed(req, http.getResponse<Response>());
     const guard = this.reflector.getAllAndOverride<boolean>(USES_API_KEY, targets) ? this.apiKey : this.bearer;
-    return (await guard.canActivate(context)) as boolean;
+    try {
+      return (await guard.canActivate(context)) as boolean;
+    } catch (error) {
+      if (error instanceof UnauthorizedException) this.failures.recordFailure(req);
+      throw error;
+    }
   }
 }

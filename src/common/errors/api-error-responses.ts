@@ -28,7 +28,7 @@ export class ProblemDetailsDto {
 /** Interface B failure envelope. */
 export class ExternalErrorDto {
   @ApiProperty({ example: false }) success: boolean;
-  @ApiProperty({ example: 'Webhook wh_3kTq9 not found' }) error: string;
+  @ApiProperty({ example: 'The API key lacks the scope webhooks:manage' }) error: string;
 }
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -42,11 +42,44 @@ const DESCRIPTIONS: Record<number, string> = {
   500: 'Internal server error',
 };
 
+/** A typical message for each status, so that each response of the docs shows its own example. */
+const EXAMPLE_MESSAGES: Record<number, string> = {
+  400: 'email must be an email',
+  401: 'Missing bearer token',
+  403: 'This action requires the admin role',
+  404: 'Conversation 6650f0c2a1b2c3d4e5f60718 not found',
+  409: 'A contact with this e-mail already exists',
+  413: 'The file is larger than the limit of 16777216 bytes',
+  429: 'ThrottlerException: Too Many Requests',
+  500: 'Internal server error',
+};
+
 function describe(status: number): string {
   return DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error';
 }
 
-/** Documents Interface A error responses (application/problem+json). */
+function exampleMessage(status: number): string {
+  return EXAMPLE_MESSAGES[status] ?? STATUS_CODES[status] ?? 'Error';
+}
+
+/** The example body of an Interface A error of `status` (with `message`, or the status's typical one). */
+export function problemExample(status: number, message = exampleMessage(status)): ProblemDetailsDto {
+  const title = STATUS_CODES[status] ?? 'Error';
+  return {
+    type: 'about:blank',
+    title,
+    status,
+    detail: message,
+    instance: '/v1/conversations/6650f0c2a1b2c3d4e5f60718',
+    statusCode: status,
+    error: title,
+    message: status === 400 ? [message] : message,
+    requestId: '2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a',
+    ...(status === 400 ? { errors: [{ field: 'email', message }] } : {}),
+  };
+}
+
+/** Documents Interface A error responses (application/problem+json), each with its own example. */
 export const ApiProblemResponses = (...statuses: number[]) =>
   applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
@@ -54,11 +87,35 @@ export const ApiProblemResponses = (...statuses: number[]) =>
       ApiResponse({
         status,
         description: describe(status),
-        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } },
+        content: {
+          'application/problem+json': {
+            schema: { $ref: getSchemaPath(ProblemDetailsDto) },
+            example: problemExample(status),
+          },
+        },
       }),
     ),
   );
 
-/** Documents Interface B error responses (`{ success: false, error }`). */
+/** The example body of an Interface B error of `status` (with `message`, or the status's typical one). */
+export function envelopeExample(status: number, message = status === 404 ? 'Webhook wh_3kTq9 not found' : exampleMessage(status)): ExternalErrorDto {
+  return { success: false, error: message };
+}
+
+/** Documents Interface B error responses (`{ success: false, error }`), each with its own example. */
 export const ApiEnvelopeErrorResponses = (...statuses: number[]) =>
-  applyDecorators(...statuses.map((status) => ApiResponse({ status, description: describe(status), type: ExternalErrorDto })));
+  applyDecorators(
+    ApiExtraModels(ExternalErrorDto),
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: describe(status),
+        content: {
+          'application/json': {
+            schema: { $ref: getSchemaPath(ExternalErrorDto) },
+            example: envelopeExample(status),
+          },
+        },
+      }),
+    ),
+  );

@@ -4,6 +4,8 @@ import type { NormalizedError } from './normalize-exception.js';
 import { normalizeException } from './normalize-exception.js';
 
 export const EXTERNAL_API_PREFIX = '/api/external';
+/** What a 401 of Interface B asks for (RFC 9110 requires a challenge on every 401). */
+export const API_KEY_CHALLENGE = 'ApiKey header="x-api-key"';
 
 /** Interface B: `{ success: false, error }`, every failure included (contract section 8). */
 @Catch()
@@ -14,6 +16,7 @@ export class ExternalApiExceptionFilter implements ExceptionFilter {
   }
 
   write(_request: Request, response: Response, error: NormalizedError): void {
+    if (error.status === 401) response.setHeader('WWW-Authenticate', API_KEY_CHALLENGE);
     const message = Array.isArray(error.message) ? error.message.join('; ') : error.message;
     response.status(error.status).json({ success: false, error: message });
   }

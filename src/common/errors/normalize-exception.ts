@@ -23,6 +23,34 @@ interface HttpErrorLike {
   message?: string;
 }
 
+/** A Mongoose ValidationError (`errors` by path) or CastError (`path`, `kind`). */
+interface MongooseErrorLike {
+  path?: string;
+  kind?: string;
+  errors?: Record<string, { path?: string; kind?: string }>;
+}
+
+const MONGOOSE_KIND_MESSAGES: Record<string, string> = {
+  required: 'is required',
+  maxlength: 'is too long',
+  minlength: 'is too short',
+  max: 'is too large',
+  min: 'is too small',
+  enum: 'is not one of the allowed values',
+};
+
+/**
+ * Our own words for each field Mongoose refused: its messages quote the value and the schema's internals
+ * ("Cast to ObjectId failed for value ... at path ... for model ..."), so none of its text is returned.
+ */
+function mongooseFieldProblems(error: MongooseErrorLike): FieldProblem[] {
+  const fields = error.errors ? Object.values(error.errors) : [error];
+  return fields.map(({ path, kind }) => {
+    const field = path ?? 'body';
+    return { field, message: `${field} ${MONGOOSE_KIND_MESSAGES[kind ?? ''] ?? 'has an invalid value'}` };
+  });
+}
+
 const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.parse.failed': 'Malformed JSON in the request body',
   'entity.too.large': 'The request body is too large',
@@ -78,7 +106,8 @@ export function normalizeException(exception: unknown): NormalizedError {
   }
   const name = (exception as Error | undefined)?.name;
   if (name === 'ValidationError' || name === 'CastError') {
-    return { status: 400, title: reason(400), message: (exception as Error).message, internal: false };
+    const errors = mongooseFieldProblems(exception as MongooseErrorLike);
+    return { status: 400, title: reason(400), message: errors.map((problem) => problem.message), errors, internal: false };
   }
   return { status: 500, title: reason(500), message: 'Internal server error', internal: true };
 }

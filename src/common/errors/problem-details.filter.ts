@@ -4,6 +4,11 @@ import { requestIdOf } from '../request-id.js';
 import type { NormalizedError } from './normalize-exception.js';
 import { normalizeException } from './normalize-exception.js';
 
+/** RFC 6750: the scheme, and `invalid_token` when a token was sent but refused. */
+function bearerChallenge(request: Request): string {
+  return request.headers.authorization ? 'Bearer realm="parley", error="invalid_token"' : 'Bearer realm="parley"';
+}
+
 /**
  * Interface A: RFC 9457 problem details that keep NestJS's familiar `statusCode`, `error` and
  * `message`, plus the request id and, for a 400, the field problems.
@@ -16,6 +21,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   }
 
   write(request: Request, response: Response, error: NormalizedError): void {
+    if (error.status === 401) response.setHeader('WWW-Authenticate', bearerChallenge(request));
     const detail = Array.isArray(error.message) ? error.message.join('; ') : error.message;
     response
       .status(error.status)

@@ -1,5 +1,5 @@
 import { getSchemaPath, type OpenAPIObject, type OperationObject, type ResponseObject } from '@nestjs/swagger';
-import { ExternalErrorDto, ProblemDetailsDto } from '../errors/api-error-responses.js';
+import { envelopeExample, ExternalErrorDto, problemExample, ProblemDetailsDto } from '../errors/api-error-responses.js';
 import { isExternalApiPath } from '../errors/interface-exception.filter.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.js';
 import { RUNNING_LEASE_MS } from './idempotency.service.js';
@@ -20,17 +20,20 @@ multipart bodies by their fields and the SHA-256 of their files (not the boundar
 and \`/v1/auth/register\` ignore it.
 `.trim();
 
-/** What each error status adds for a request with the header: a phrase, to follow another description or begin one. */
-const ERRORS: Array<[status: string, phrase: string]> = [
-  ['400', 'a malformed Idempotency-Key'],
-  ['409', 'a request with the same Idempotency-Key is still being processed (retry later)'],
-  ['422', 'the Idempotency-Key was used with another body or route'],
+/**
+ * What each error status adds for a request with the header: a phrase, to follow another description or begin
+ * one, and the message of its example when the operation had no such answer documented.
+ */
+const ERRORS: Array<[status: string, phrase: string, example: string]> = [
+  ['400', 'a malformed Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters'],
+  ['409', 'a request with the same Idempotency-Key is still being processed (retry later)', 'A request with this Idempotency-Key is still being processed; retry later'],
+  ['422', 'the Idempotency-Key was used with another body or route', 'This Idempotency-Key was used with another request body or route'],
 ];
 
-function errorResponse(path: string, description: string): ResponseObject {
+function errorResponse(path: string, status: number, description: string, message: string): ResponseObject {
   return isExternalApiPath(path)
-    ? { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) } } } }
-    : { description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } } };
+    ? { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) }, example: envelopeExample(status, message) } } }
+    : { description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, message) } } };
 }
 
 function documentOperation(path: string, operation: OperationObject): void {
@@ -40,12 +43,12 @@ function documentOperation(path: string, operation: OperationObject): void {
       response.headers = { ...response.headers, [IDEMPOTENT_REPLAYED_HEADER]: { $ref: `#/components/headers/${PARAMETER}Replayed` } };
     }
   }
-  for (const [status, phrase] of ERRORS) {
+  for (const [status, phrase, example] of ERRORS) {
     const documented = operation.responses[status];
     operation.responses[status] =
       documented && !('$ref' in documented)
         ? { ...documented, description: `${documented.description}; or ${phrase}` }
-        : errorResponse(path, phrase[0].toUpperCase() + phrase.slice(1));
+        : errorResponse(path, Number(status), phrase[0].toUpperCase() + phrase.slice(1), example);
   }
 }
 

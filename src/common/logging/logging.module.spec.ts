@@ -169,6 +169,16 @@ describe('LoggingModule', () => {
       expect(res.headers['x-request-id']).toBe('one-line');
     });
 
+    it('never writes the values of search parameters (a contact search: names, e-mails, phones)', async () => {
+      await request(app.getHttpServer())
+        .get('/hello?search=ann%40example.com&limit=5&sea%72ch=Ann+Smith&search[$ne]=x')
+        .set('x-request-id', 'searched')
+        .expect(200);
+      const [line] = await destination.requestLines('searched');
+      expect(line.req.url).toBe('/hello?search=[redacted]&limit=5&sea%72ch=[redacted]&search[$ne]=[redacted]');
+      expect(destination.lines.join('\n')).not.toMatch(/ann|Ann|Smith/);
+    });
+
     it('tags logs made while handling the request with its id', async () => {
       await request(app.getHttpServer()).get('/hello').set('x-request-id', 'in-handler').expect(200);
       await destination.requestLines('in-handler');

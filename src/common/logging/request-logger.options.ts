@@ -20,6 +20,29 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/** Query parameters whose values are personal data (a contact search: names, e-mails, phones): never logged. */
+const REDACTED_QUERY_PARAMETERS = new Set(['search']);
+
+/** The URL as logged: each value of a REDACTED_QUERY_PARAMETERS parameter replaced by `[redacted]`. */
+export function loggedUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=', 1)[0];
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        return pair;
+      }
+      return REDACTED_QUERY_PARAMETERS.has(decoded.replace(/\[.*$/, '')) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, start)}?${query.join('&')}`;
+}
+
 /** The request as the logger reads it (Express adds `ip`, the authentication guard `user`). */
 export type LoggedRequest = IncomingMessage & { user?: AuthPrincipal | null; ip?: string };
 
@@ -34,7 +57,7 @@ export function principalFields(user: AuthPrincipal | null | undefined): Record<
  * pino-http options: JSON lines at `level`, one line per request when it completes (5xx at `error`, the
  * rest at `info`) with method, url, status, `responseTime` (ms), `requestId` and the principal's
  * `companyId` plus `agentId` or `apiKeyId`. Requests are logged small: no headers, no body, no query
- * object; credentials headers are redacted even so. Logs made while handling a request carry its
+ * object, and the values of search parameters cut from the URL; credentials headers are redacted even so. Logs made while handling a request carry its
  * `requestId`.
  */
 export function requestLoggerOptions(level: LevelWithSilent): Options<LoggedRequest, ServerResponse> {
@@ -58,7 +81,7 @@ export function requestLoggerOptions(level: LevelWithSilent): Options<LoggedRequ
       req: (req: { id: unknown; method: string; url: string; remoteAddress?: string; raw?: LoggedRequest }) => ({
         id: req.id,
         method: req.method,
-        url: req.url,
+        url: loggedUrl(req.url),
         remoteAddress: req.raw?.ip ?? req.remoteAddress,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

@@ -6,7 +6,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  // Only integers pass; the bound and the default are constants, which the Swagger plugin cannot read.
+  @ApiPropertyOptional({ type: 'integer', maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -14,7 +15,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE_SIZE)
   limit: number = DEFAULT_PAGE_SIZE;
 
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page' })
+  /** The `nextCursor` of the previous page */
   @IsOptional()
   @IsString()
   @MaxLength(200)

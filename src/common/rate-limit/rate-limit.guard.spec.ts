@@ -3,10 +3,10 @@ import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { SkipThrottle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
-import { FixedWindowThrottlerStorage } from './fixed-window-throttler.storage.js';
-import { RateLimitGuard, rateLimitTracker, type TrackedRequest } from './rate-limit.guard.js';
+import { RateLimitGuard, rateLimitTracker, RateLimitWeight, type TrackedRequest } from './rate-limit.guard.js';
+import { SharedWindowThrottlerStorage } from './shared-window-throttler.storage.js';
 
-const agent = (agentId: string): AuthPrincipal => ({ kind: 'agent', agentId, companyId: 'c1', role: 'agent' });
+const agent = (agentId: string, companyId = 'c1'): AuthPrincipal => ({ kind: 'agent', agentId, companyId, role: 'agent' });
 const apiKey = (apiKeyId: string): AuthPrincipal => ({
   kind: 'api-key',
   apiKeyId,
@@ -41,6 +41,10 @@ describe('rateLimitTracker', () => {
 class ThingsController {
   list(): void {}
   create(): void {}
+  @RateLimitWeight(2)
+  report(): void {}
+  @RateLimitWeight(50)
+  huge(): void {}
 }
 
 class HealthController {
@@ -83,15 +87,23 @@ function httpContext(
 
 describe('RateLimitGuard', () => {
   const LIMIT = 2;
+  const COMPANY_LIMIT = 5;
   const TTL = 60_000;
   let clock: { now: number };
-  let storage: FixedWindowThrottlerStorage;
+  let storage: SharedWindowThrottlerStorage;
   let guard: RateLimitGuard;
 
   beforeEach(async () => {
-    clock = { now: 5_000_000 };
-    storage = new FixedWindowThrottlerStorage({ now: () => clock.now });
-    const options: ThrottlerModuleOptions = { throttlers: [{ name: 'default', limit: LIMIT, ttl: TTL }], storage };
+    // Windows are aligned on the clock: start at the beginning of one.
+    clock = { now: 84 * TTL };
+    storage = new SharedWindowThrottlerStorage({ now: () => clock.now });
+    const options: ThrottlerModuleOptions = {
+      throttlers: [
+        { name: 'default', limit: LIMIT, ttl: TTL },
+        { name: 'company', limit: COMPANY_LIMIT, ttl: TTL },
+      ],
+      storage,
+    };
     guard = new RateLimitGuard(options, storage, new Reflector());
     await guard.onModuleInit();
   });
@@ -133,23 +145,47 @@ describe('RateLimitGuard', () => {
     expect(allowed).toBe(false);
     expect(error).toBeInstanceOf(ThrottlerException);
     expect((error as ThrottlerException).getStatus()).toBe(429);
-    expect((error as ThrottlerException).message).toBe('Too many requests, retry after 60 seconds');
-    // the block lasts blockDuration (= ttl) from the refused hit
+    expect((error as ThrottlerException).message).toBe('Too many requests, retry after 59 seconds');
+    // the block lasts until the window ends, which every process agrees on
     expect(res.set).toEqual([
       ['X-RateLimit-Limit', '2'],
       ['X-RateLimit-Remaining', '0'],
-      ['X-RateLimit-Reset', '60'],
+      ['X-RateLimit-Reset', '59'],
       ['RateLimit-Policy', '"default";q=2;w=60'],
-      ['RateLimit', '"default";r=0;t=60'],
-      ['Retry-After', '60'],
+      ['RateLimit', '"default";r=0;t=59'],
+      ['Retry-After', '59'],
     ]);
-    clock.now += 59_000;
+    clock.now += 58_000;
     const later = await hit({ user: agent('a1') });
     expect(later.error).toBeInstanceOf(ThrottlerException);
     expect(later.res.headers['Retry-After']).toBe('1');
     expect((later.error as ThrottlerException).message).toBe('Too many requests, retry after 1 second');
     clock.now += 1_000;
     expect((await hit({ user: agent('a1') })).allowed).toBe(true);
+  });
+
+  it('holds a company under its ceiling across its agents and keys, and shows that limit once it binds', async () => {
+    for (const id of ['a1', 'a1', 'a2', 'a2']) expect((await hit({ user: agent(id) })).allowed).toBe(true);
+    const fifth = await hit({ user: apiKey('k1') });
+    expect(fifth.allowed).toBe(true);
+    // the company has 0 left, fewer than the key's own 1: its limit is the one shown
+    expect(fifth.res.headers).toMatchObject({ 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'RateLimit-Policy': '"company";q=5;w=60' });
+    const refused = await hit({ user: agent('a3') });
+    expect(refused.error).toBeInstanceOf(ThrottlerException);
+    expect((refused.error as ThrottlerException).message).toBe('Too many requests for this company, retry after 60 seconds');
+    expect(refused.res.headers['Retry-After']).toBe('60');
+    // another company, and anonymous callers, are not held by it
+    expect((await hit({ user: agent('b1', 'c2') })).allowed).toBe(true);
+    expect((await hit({ ip: '198.51.100.7' })).allowed).toBe(true);
+  });
+
+  it('counts a weighted route as its weight, and never more than the whole limit', async () => {
+    const report = await hit({ user: agent('a1') }, ThingsController, ThingsController.prototype.report);
+    expect(report.res.headers['X-RateLimit-Remaining']).toBe('0');
+    expect((await hit({ user: agent('a1') })).error).toBeInstanceOf(ThrottlerException);
+    const huge = await hit({ user: agent('b2', 'c2') }, ThingsController, ThingsController.prototype.huge);
+    expect(huge.allowed).toBe(true);
+    expect(huge.res.headers['X-RateLimit-Remaining']).toBe('0');
   });
 
   it('counts each agent, each API key and each address apart, across routes', async () => {

@@ -1,4 +1,4 @@
-import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Injectable, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import {
   DEFAULT_IPV6_SUBNET_PREFIX,
   normalizeIp,
@@ -7,16 +7,31 @@ import {
   type ThrottlerRequest,
 } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
-import type { ThrottlerStorageRecord } from './fixed-window-throttler.storage.js';
+import type { SharedWindowThrottlerStorage, ThrottlerStorageRecord } from './shared-window-throttler.storage.js';
 
-/** The throttler every route is counted by (the library's name for an unnamed one). */
+/** The throttler every route is counted by, per caller (the library's name for an unnamed one). */
 export const DEFAULT_THROTTLER = 'default';
+/** The ceiling of a whole company: all its agents and API keys together. */
+export const COMPANY_THROTTLER = 'company';
+
+const WEIGHT = 'rate-limit:weight';
+/** The library's metadata key of `@SkipThrottle()` (not exported from its index), suffixed by the throttler's name. */
+const SKIP_THROTTLE = 'THROTTLER:SKIP';
+
+/**
+ * An expensive route counts `weight` requests against every limit (never more than a whole limit, so a
+ * route stays callable however low the limit is set).
+ */
+export const RateLimitWeight = (weight: number) => SetMetadata(WEIGHT, weight);
 
 /** The request fields the tracker reads: the principal the authentication guard set, and the client address. */
 export interface TrackedRequest {
   user?: AuthPrincipal | null;
   ip?: string;
 }
+
+/** Where the guard keeps, during one request, how much is left of the most constraining limit so far. */
+const BINDING_REMAINING = Symbol('rate-limit:binding-remaining');
 
 /**
  * Who a request is counted against: the agent of a bearer token, the API key, or else the client address
@@ -28,7 +43,12 @@ export function rateLimitTracker(req: TrackedRequest, ipv6SubnetPrefix = DEFAULT
   const user = req.user;
   if (user?.kind === 'agent' && user.agentId) return `agent:${user.agentId}`;
   if (user?.kind === 'api-key' && user.apiKeyId) return `key:${user.apiKeyId}`;
-  return `ip:${req.ip ? normalizeIp(req.ip, ipv6SubnetPrefix) : 'unknown'}`;
+  return addressTracker(req.ip, ipv6SubnetPrefix);
+}
+
+/** The address part of a tracker: the client (`req.ip`, proxies per TRUST_PROXY), IPv6 by its /64. */
+export function addressTracker(ip: string | undefined, ipv6SubnetPrefix = DEFAULT_IPV6_SUBNET_PREFIX): string {
+  return `ip:${ip ? normalizeIp(ip, ipv6SubnetPrefix) : 'unknown'}`;
 }
 
 /** Seconds a refused caller should wait: until its block ends, and at least one. */
@@ -63,11 +83,13 @@ export function rateLimitHeaders(
 }
 
 /**
- * ThrottlerGuard counting per principal (see `rateLimitTracker`) in one bucket for all routes, and
- * setting exactly the headers of `rateLimitHeaders` on the response (the library's own handler would
- * add a `Retry-After` before the `X-RateLimit-*` ones and suffix them for named throttlers).
- * A refusal is the library's `ThrottlerException` (429); the headers are already on the response,
- * so exception filters keep them. `@SkipThrottle()` and `@Throttle()` work as in the library.
+ * ThrottlerGuard with two throttlers: `default` per principal (see `rateLimitTracker`) and `company`, the
+ * ceiling of the principal's company (anonymous requests have none), each in one bucket for all routes
+ * and counting a route's `@RateLimitWeight`. It sets exactly the headers of `rateLimitHeaders` for the
+ * most constraining of the two (the library's own handler would add a `Retry-After` before the
+ * `X-RateLimit-*` ones and suffix them for named throttlers). A refusal is the library's
+ * `ThrottlerException` (429); the headers are already on the response, so exception filters keep them.
+ * `@SkipThrottle()` and `@Throttle()` work as in the library.
  *
  * Register it after the authentication guard so `request.user` is set:
  * `{ provide: APP_GUARD, useExisting: RateLimitGuard }` with `RateLimitModule` imported.
@@ -78,9 +100,14 @@ export class RateLimitGuard extends ThrottlerGuard {
     return rateLimitTracker(req as TrackedRequest, this.ipv6SubnetPrefix);
   }
 
-  /** One bucket per principal and throttler, not per route: the contract counts "per agent or per API key". */
-  protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {
-    return `${throttlerName}:${tracker}`;
+  /** One bucket per principal, not per route: the contract counts "per agent or per API key" (the storage keeps throttlers apart). */
+  protected override generateKey(_context: ExecutionContext, tracker: string): string {
+    return tracker;
+  }
+
+  /** A route that `@SkipThrottle()` frees from the per-caller limit is free of the company ceiling too. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE + DEFAULT_THROTTLER, [context.getHandler(), context.getClass()]) === true;
   }
 
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
@@ -92,11 +119,18 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (ignoreUserAgents?.some((pattern) => pattern.test(userAgent))) return true;
 
     const name = throttler.name ?? DEFAULT_THROTTLER;
-    const tracker = await getTracker(req, context);
+    const companyId = (req as TrackedRequest).user?.companyId;
+    if (name === COMPANY_THROTTLER && !companyId) return true;
+    const tracker = name === COMPANY_THROTTLER ? `company:${companyId}` : await getTracker(req, context);
     const key = generateKey(context, tracker, name);
-    const record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    const weight = this.reflector.getAllAndOverride<number | undefined>(WEIGHT, [context.getHandler(), context.getClass()]) ?? 1;
+    const storage = this.storageService as SharedWindowThrottlerStorage;
+    const record = await storage.increment(key, ttl, limit, blockDuration, name, Math.min(weight, limit));
 
-    if (throttler.setHeaders ?? this.commonOptions.setHeaders ?? true) {
+    const remaining = record.isBlocked ? -1 : limit - record.totalHits;
+    const binding = (req as Record<symbol, number | undefined>)[BINDING_REMAINING];
+    if ((throttler.setHeaders ?? this.commonOptions.setHeaders ?? true) && (binding === undefined || remaining < binding)) {
+      (req as Record<symbol, number>)[BINDING_REMAINING] = remaining;
       for (const [header, value] of rateLimitHeaders({ name, limit, ttlMs: ttl }, record)) {
         this.setResponseHeader(res, header, value);
       }
@@ -110,6 +144,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   protected override async getErrorMessage(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<string> {
     if (!Array.isArray(this.options) && this.options.errorMessage) return super.getErrorMessage(context, detail);
     const seconds = retryAfterSeconds(detail);
-    return `Too many requests, retry after ${seconds} second${seconds === 1 ? '' : 's'}`;
+    const whose = detail.key.startsWith(`${COMPANY_THROTTLER}:`) ? ' for this company' : '';
+    return `Too many requests${whose}, retry after ${seconds} second${seconds === 1 ? '' : 's'}`;
   }
 }

@@ -5,9 +5,11 @@ import { Test } from '@nestjs/testing';
 import { SkipThrottle, ThrottlerStorage } from '@nestjs/throttler';
 import request from 'supertest';
 import { AppConfigModule } from '../../config/app-config.module.js';
-import { FixedWindowThrottlerStorage } from './fixed-window-throttler.storage.js';
+import { DatabaseModule } from '../../database/database.module.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
-import { RATE_LIMIT_STORAGE, RateLimitModule } from './rate-limit.module.js';
+import { RATE_LIMIT_STORAGE } from './rate-limit-storage.js';
+import { RateLimitModule } from './rate-limit.module.js';
+import { SharedWindowThrottlerStorage } from './shared-window-throttler.storage.js';
 
 /** Stands in for the authentication guard: `x-test-agent` makes the caller that agent. */
 class FakeAuthGuard implements CanActivate {
@@ -34,7 +36,8 @@ class TestController {
 }
 
 @Module({
-  imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '30000' }), RateLimitModule],
+  // An hour's window: the counts of one test never straddle two windows (they are aligned on the clock).
+  imports: [AppConfigModule.forRoot({ NODE_ENV: 'test', THROTTLE_LIMIT: '2', THROTTLE_TTL_MS: '3600000' }), DatabaseModule, RateLimitModule],
   controllers: [TestController],
   providers: [
     { provide: APP_GUARD, useClass: FakeAuthGuard },
@@ -65,28 +68,32 @@ describe('RateLimitModule in an application', () => {
     await app?.close();
   });
 
-  it('serves its fixed-window storage under the library\'s ThrottlerStorage token', () => {
+  it('serves its shared storage under the library\'s ThrottlerStorage token', () => {
     const storage = app.get(ThrottlerStorage);
-    expect(storage).toBeInstanceOf(FixedWindowThrottlerStorage);
+    expect(storage).toBeInstanceOf(SharedWindowThrottlerStorage);
     expect(app.get(RATE_LIMIT_STORAGE)).toBe(storage);
   });
 
   it('limits per agent with the configured limit and window, headers on every response', async () => {
     const first = await request(app.getHttpServer()).get('/things').set('x-test-agent', 'a1').expect(200);
     expect(rateLimitHeaderNames(first.headers)).toEqual([...RATE_LIMIT_HEADERS].sort());
+    const reset = Number(first.headers['x-ratelimit-reset']);
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(3600);
     expect(first.headers).toMatchObject({
       'x-ratelimit-limit': '2',
       'x-ratelimit-remaining': '1',
-      'x-ratelimit-reset': '30',
-      'ratelimit-policy': '"default";q=2;w=30',
-      ratelimit: '"default";r=1;t=30',
+      'ratelimit-policy': '"default";q=2;w=3600',
+      ratelimit: `"default";r=1;t=${reset}`,
     });
     await request(app.getHttpServer()).get('/things').set('x-test-agent', 'a1').expect(200);
 
     const refused = await request(app.getHttpServer()).get('/things').set('x-test-agent', 'a1').expect(429);
     expect(rateLimitHeaderNames(refused.headers)).toEqual([...RATE_LIMIT_HEADERS, 'retry-after'].sort());
-    expect(refused.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'retry-after': '30', ratelimit: '"default";r=0;t=30' });
-    expect(refused.body).toEqual({ statusCode: 429, message: 'Too many requests, retry after 30 seconds' });
+    const retryAfter = refused.headers['retry-after'];
+    expect(Number(retryAfter)).toBeLessThanOrEqual(reset);
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-remaining': '0', ratelimit: `"default";r=0;t=${retryAfter}` });
+    expect(refused.body).toEqual({ statusCode: 429, message: `Too many requests, retry after ${retryAfter} seconds` });
 
     // another agent and an anonymous caller have their own counts
     await request(app.getHttpServer()).get('/things').set('x-test-agent', 'a2').expect(200);

@@ -1,37 +1,40 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config.js';
-import { FixedWindowThrottlerStorage } from './fixed-window-throttler.storage.js';
-import { DEFAULT_THROTTLER, RateLimitGuard } from './rate-limit.guard.js';
-
-/**
- * The storage the throttler counts in. ThrottlerModule serves it under the library's `ThrottlerStorage`
- * token (its `storage` option), so the guard and anyone injecting `ThrottlerStorage` share this one
- * instance. A storage shared by several processes (MongoDB) replaces this provider.
- */
-export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
-
-@Module({
-  providers: [{ provide: RATE_LIMIT_STORAGE, useFactory: () => new FixedWindowThrottlerStorage() }],
-  exports: [RATE_LIMIT_STORAGE],
-})
-export class RateLimitStorageModule {}
+import { AuthFailureInterceptor } from './auth-failure.interceptor.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
+import { RATE_LIMIT_STORAGE, RateLimitStorageModule } from './rate-limit-storage.js';
+import { COMPANY_THROTTLER, DEFAULT_THROTTLER, RateLimitGuard } from './rate-limit.guard.js';
 
 export function rateLimitOptions(config: AppConfig, storage: ThrottlerStorage): ThrottlerModuleOptions {
   return {
-    throttlers: [{ name: DEFAULT_THROTTLER, limit: config.throttleLimit, ttl: config.throttleTtlMs }],
+    throttlers: [
+      { name: DEFAULT_THROTTLER, limit: config.throttleLimit, ttl: config.throttleTtlMs },
+      { name: COMPANY_THROTTLER, limit: config.throttleCompanyLimit, ttl: config.throttleTtlMs },
+    ],
     storage,
   };
 }
 
+/** Failed authentications per address: for the authentication guard and `@CountsAuthFailures()` routes. */
+@Module({
+  imports: [RateLimitStorageModule],
+  providers: [AuthFailureLimiter, AuthFailureInterceptor],
+  exports: [AuthFailureLimiter, AuthFailureInterceptor],
+})
+export class AuthFailuresModule {}
+
 /**
  * Rate limiting (contract section 3): `THROTTLE_LIMIT` requests per `THROTTLE_TTL_MS` window, counted per
- * agent, per API key, or else per client address. Exports `RateLimitGuard`; the application registers it
- * as an `APP_GUARD` after the authentication guard: `{ provide: APP_GUARD, useExisting: RateLimitGuard }`.
- * Requires `AppConfig` (the global AppConfigModule).
+ * agent, per API key, or else per client address, under a ceiling of `THROTTLE_COMPANY_LIMIT` per company;
+ * and `AUTH_FAILURE_LIMIT` failed authentications per address (AuthFailureLimiter). Exports
+ * `RateLimitGuard`, which the application registers as an `APP_GUARD` after the authentication guard:
+ * `{ provide: APP_GUARD, useExisting: RateLimitGuard }`. Requires `AppConfig` (the global AppConfigModule)
+ * and the database connection (the counts are shared through it).
  */
 @Module({
   imports: [
+    AuthFailuresModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStorageModule],
       inject: [AppConfig, RATE_LIMIT_STORAGE],
@@ -39,6 +42,6 @@ export function rateLimitOptions(config: AppConfig, storage: ThrottlerStorage): 
     }),
   ],
   providers: [RateLimitGuard],
-  exports: [RateLimitGuard],
+  exports: [RateLimitGuard, AuthFailuresModule],
 })
 export class RateLimitModule {}

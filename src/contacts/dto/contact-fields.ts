@@ -2,8 +2,6 @@ import { Transform } from 'class-transformer';
 import type { ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 
-export const MAX_TAGS = 50;
-export const MAX_TAG_LENGTH = 50;
 export const MAX_ATTRIBUTES = 50;
 const MAX_ATTRIBUTE_KEY_LENGTH = 100;
 const MAX_ATTRIBUTE_STRING_LENGTH = 1000;
@@ -12,14 +10,6 @@ export type AttributeValue = string | number | boolean | null;
 
 /** Trims a string, leaving anything else to the type validators. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
-
-/** Trims each tag and drops repeats (keeping the first occurrence), so "vip" and " vip" are one tag. */
-export const NormalizeTags = () =>
-  Transform(({ value }) =>
-    Array.isArray(value) && value.every((tag) => typeof tag === 'string')
-      ? [...new Set(value.map((tag: string) => tag.trim()))]
-      : value,
-  );
 
 function isAttributeValue(value: unknown): value is AttributeValue {
   return (
@@ -69,7 +59,13 @@ export function IsContactAttributes(options?: ValidationOptions): PropertyDecora
 export const ATTRIBUTES_SCHEMA = {
   type: 'object',
   maxProperties: MAX_ATTRIBUTES,
-  additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+  additionalProperties: {
+    anyOf: [
+      { type: 'string', nullable: true },
+      { type: 'number', nullable: true },
+      { type: 'boolean', nullable: true },
+    ],
+  },
   description: `Free-form key/values: ${ATTRIBUTES_RULE}`,
   example: { plan: 'pro', seats: 12, trial: false },
 } satisfies ApiPropertyOptions;

@@ -1,15 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
-  MAX_TAG_LENGTH,
-  MAX_TAGS,
-  NormalizeTags,
   Trim,
   type AttributeValue,
 } from './contact-fields.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 
 export const PHONE_DESCRIPTION =
   'Stored in E.164 (e.g. "+14155552671"); spaces, dashes, dots and parentheses are ignored, and digits without "+" ' +
@@ -17,18 +15,17 @@ export const PHONE_DESCRIPTION =
 
 /** At least one of name, email or phone is required (checked by the service). */
 export class CreateContactDto {
-  @ApiPropertyOptional({ example: 'Grace Hopper', minLength: 1, maxLength: 200 })
+  /** @example "Grace Hopper" */
   @IsOmittable()
   @Trim()
   @IsString()
   @Length(1, 200)
   name?: string;
 
-  @ApiPropertyOptional({
-    example: 'grace@example.com',
-    maxLength: 320,
-    description: 'Stored lower-cased; unique in the company',
-  })
+  /**
+   * Stored lower-cased; unique in the company
+   * @example grace@example.com
+   */
   @IsOmittable()
   @Trim()
   @IsEmail()
@@ -37,7 +34,6 @@ export class CreateContactDto {
 
   @ApiPropertyOptional({
     example: '+1 415 555 2671',
-    maxLength: 50,
     description: `${PHONE_DESCRIPTION} Unique in the company.`,
   })
   @IsOmittable()
@@ -45,18 +41,8 @@ export class CreateContactDto {
   @Length(1, 50)
   phone?: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    maxItems: MAX_TAGS,
-    example: ['vip'],
-    description: `At most ${MAX_TAGS} tags of 1 to ${MAX_TAG_LENGTH} characters; trimmed, repeats dropped`,
-  })
   @IsOmittable()
-  @NormalizeTags()
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsString({ each: true })
-  @Length(1, MAX_TAG_LENGTH, { each: true })
+  @IsTagList("The contact's tags")
   tags?: string[];
 
   @ApiPropertyOptional(ATTRIBUTES_SCHEMA)

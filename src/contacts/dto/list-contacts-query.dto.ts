@@ -2,23 +2,20 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
-import { MAX_TAG_LENGTH, MAX_TAGS } from './contact-fields.js';
+import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
 
 /** `tags=a,b` (or `tags=a&tags=b`): the distinct non-blank names; anything but strings is left to the validators. */
 function splitTags({ value }: { value: unknown }): unknown {
   const parts = Array.isArray(value) ? value : [value];
   if (!parts.every((part) => typeof part === 'string')) return value;
-  return [...new Set(parts.flatMap((part: string) => part.split(',')).map((tag) => tag.trim()).filter(Boolean))];
+  return normalizeTags(parts.flatMap((part: string) => part.split(',')));
 }
 
 export class ListContactsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({
-    maxLength: 100,
-    example: 'grace',
-    description:
-      'Case-insensitive text found anywhere in the name, e-mail or phone; for the phone, spaces, dashes, dots, ' +
-      'parentheses and "+" are ignored ("415-555" finds +14155552671)',
-  })
+  /**
+   * Case-insensitive text found anywhere in the name, e-mail or phone, e.g. `grace`; for the phone, spaces, dashes,
+   * dots, parentheses and "+" are ignored ("415-555" finds +14155552671)
+   */
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() || undefined : value))
   @IsString()
@@ -27,8 +24,7 @@ export class ListContactsQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({
     type: String,
-    example: 'vip,churn-risk',
-    description: `Comma-separated tags (at most ${MAX_TAGS}): only contacts having every one of them`,
+    description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,churn-risk\`: only contacts having every one of them`,
   })
   @IsOptional()
   @Transform(splitTags)

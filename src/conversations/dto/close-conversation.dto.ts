@@ -1,8 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 
 export class CloseConversationDto {
-  @ApiPropertyOptional({ example: 'Resolved: refund issued', maxLength: 500 })
+  /** @example "Resolved: refund issued" */
   @IsOptional()
   @IsString()
   @Length(1, 500)

@@ -1,15 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
-import { ArrayMaxSize, IsArray, IsString, Length, Matches } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, Length, Matches } from 'class-validator';
 
-export const MAX_TAGS = 50;
+const CHANNEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Channel names as the connectors send them: "whatsapp", "sms", "web-chat"; stored lower-cased. */
+/**
+ * An optional channel name as the connectors send them: "whatsapp", "sms", "web-chat"; stored lower-cased.
+ * Documented here since the Swagger plugin does not look inside composed decorators.
+ */
 export const IsChannel = () =>
   applyDecorators(
+    ApiPropertyOptional({ minLength: 1, maxLength: 50, pattern: CHANNEL_PATTERN.source }),
     IsString(),
     Length(1, 50),
-    Matches(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'channel may contain only letters, digits, ".", "_" and "-"' }),
+    Matches(CHANNEL_PATTERN, { message: 'channel may contain only letters, digits, ".", "_" and "-"' }),
   );
-
-export const IsTagList = () =>
-  applyDecorators(IsArray(), ArrayMaxSize(MAX_TAGS), IsString({ each: true }), Length(1, 50, { each: true }));

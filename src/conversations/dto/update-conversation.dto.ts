@@ -1,33 +1,28 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
-import { IsTagList } from './conversation-fields.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 
 /** Present means set; `null` is refused except for `subject`, where it clears the subject. */
 export class UpdateConversationDto {
-  @ApiPropertyOptional({ enum: PRIORITIES })
   @IsOmittable()
   @IsIn(PRIORITIES)
   priority?: Priority;
 
-  @ApiPropertyOptional({ type: [String], example: ['vip', 'billing'], description: 'Replaces the tags' })
   @IsOmittable()
-  @IsTagList()
+  @IsTagList('Replaces the tags')
   tags?: string[];
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Order #1042', maxLength: 500 })
+  /** @example "Order #1042" */
   @IsOptional()
   @IsString()
   @Length(1, 500)
   subject?: string | null;
 
-  @ApiPropertyOptional({
-    enum: ['queued'],
-    description:
-      'Only `queued`: hands a bot conversation off to the queue, or unassigns a human one. ' +
-      'Assign with POST /conversations/{id}/assign, close with POST /conversations/{id}/close.',
-  })
+  /**
+   * Only `queued`: hands a bot conversation off to the queue, or unassigns a human one. Assign with POST
+   * /conversations/{id}/assign, close with POST /conversations/{id}/close.
+   */
   @IsOmittable()
   @IsIn(['queued'], { message: 'status may only be set to queued here; assign or close through their own routes' })
   status?: 'queued';

@@ -1,15 +1,14 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsMongoId, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
 import { PRIORITIES, type Priority } from '../../conversations/conversation.schema.js';
-import { IsTagList } from '../../conversations/dto/conversation-fields.js';
+import { IsTagList } from '../../tags/tag-list.decorator.js';
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/settings.schema.js';
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** Any step: only its `type` is known here. An unknown type lands on this class and fails on it. */
 export class FlowStepDto {
-  @ApiProperty({ enum: FLOW_STEP_TYPES })
   @IsIn(FLOW_STEP_TYPES, {
     message: ({ value }: ValidationArguments) =>
       `unknown step type ${JSON.stringify(value)}; expected one of ${FLOW_STEP_TYPES.join(', ')}`,
@@ -18,26 +17,26 @@ export class FlowStepDto {
 }
 
 export class SendMessageStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['send_message'] }) override readonly type = 'send_message' as const;
+  override readonly type = 'send_message' as const;
 
-  @ApiProperty({ example: 'Thanks! An agent will be with you shortly.', minLength: 1, maxLength: 4096 })
+  /** @example "Thanks! An agent will be with you shortly." */
   @IsString()
   @Length(1, 4096)
   text: string;
 }
 
 export class AssignStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['assign'] }) override readonly type = 'assign' as const;
+  override readonly type = 'assign' as const;
 
-  @ApiPropertyOptional({ example: '6650f0c2a1b2c3d4e5f60718', description: 'This agent; without it, one is chosen' })
+  /**
+   * This agent; without it, one is chosen
+   * @example 6650f0c2a1b2c3d4e5f60718
+   */
   @IsOmittable()
   @IsMongoId({ message: 'agentId must be an agent id' })
   agentId?: string;
 
-  @ApiPropertyOptional({
-    enum: ASSIGNMENT_STRATEGIES,
-    description: "How to choose without agentId; default: the company's auto-assignment strategy",
-  })
+  /** How to choose without agentId; default: the company's auto-assignment strategy */
   @IsOmittable()
   @IsIn(ASSIGNMENT_STRATEGIES)
   @ValidateBy({
@@ -51,30 +50,28 @@ export class AssignStepDto extends FlowStepDto {
 }
 
 export class SetPriorityStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['set_priority'] }) override readonly type = 'set_priority' as const;
+  override readonly type = 'set_priority' as const;
 
-  @ApiProperty({ enum: PRIORITIES })
   @IsIn(PRIORITIES)
   priority: Priority;
 }
 
 export class AddTagsStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['add_tags'] }) override readonly type = 'add_tags' as const;
+  override readonly type = 'add_tags' as const;
 
-  @ApiProperty({ type: [String], example: ['sales'], description: "Added to the conversation's tags" })
-  @IsTagList()
+  @IsTagList("Added to the conversation's tags, which can hold at most 50 in all (the step fails past that)")
   tags: string[];
 }
 
 export class HandoffStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['handoff'], description: 'Moves the conversation to the queue' })
+  /** Moves the conversation to the queue */
   override readonly type = 'handoff' as const;
 }
 
 export class CloseStepDto extends FlowStepDto {
-  @ApiProperty({ enum: ['close'] }) override readonly type = 'close' as const;
+  override readonly type = 'close' as const;
 
-  @ApiPropertyOptional({ maxLength: 500, example: 'Answered by the bot' })
+  /** @example "Answered by the bot" */
   @IsOmittable()
   @IsString()
   @Length(1, 500)

@@ -1,10 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { QueryBoolean } from '../../common/dto-decorators.js';
 
 export class ListFlowsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ type: Boolean, description: '"true" or "false"' })
+  /** "true" or "false" */
   @IsOptional()
   @QueryBoolean()
   @IsBoolean()

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsEmail,
@@ -15,19 +15,25 @@ import {
 import { IsChannel } from '../../conversations/dto/conversation-fields.js';
 
 export class InboundSenderDto {
-  @ApiPropertyOptional({ example: '+14155552671', description: 'International format; identifies the contact first' })
+  /**
+   * International format; identifies the contact first
+   * @example +14155552671
+   */
   @IsOptional()
   @IsString()
   @Length(3, 32)
   phone?: string;
 
-  @ApiPropertyOptional({ example: 'grace@example.com', description: 'Identifies the contact when no phone matches' })
+  /**
+   * Identifies the contact when no phone matches
+   * @example grace@example.com
+   */
   @IsOptional()
   @IsEmail()
   @MaxLength(320)
   email?: string;
 
-  @ApiPropertyOptional({ example: 'Grace Hopper', maxLength: 200 })
+  /** @example "Grace Hopper" */
   @IsOptional()
   @IsString()
   @Length(1, 200)
@@ -47,24 +53,23 @@ class HasPhoneOrEmail implements ValidatorConstraintInterface {
 }
 
 export class InboundMessageDto {
-  @ApiProperty({ type: InboundSenderDto, description: 'The contact: at least a phone or an email' })
+  /** The contact: at least a phone or an email */
   @IsObject()
   @ValidateNested()
   @Type(() => InboundSenderDto)
   @Validate(HasPhoneOrEmail)
   from: InboundSenderDto;
 
-  @ApiProperty({
-    example: 'Hi, where is my order?',
-    minLength: 1,
-    maxLength: 4096,
-    description: 'Required: inbound messages are text; inbound media is not supported',
-  })
+  /**
+   * Required: inbound messages are text; inbound media is not supported
+   * @example "Hi, where is my order?"
+   */
   @IsString()
   @Length(1, 4096)
   text: string;
 
-  @ApiPropertyOptional({ example: 'whatsapp', default: 'api', maxLength: 50 })
+  /** @example whatsapp */
+  @ApiPropertyOptional({ default: 'api' })
   @IsOptional()
   @IsChannel()
   channel?: string;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, type SchemaObject } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
 import { MEDIA_TYPES, type MediaType } from '../../messages/message.schema.js';
 import { describeAllowedFormats } from '../media-formats.js';
@@ -7,19 +7,19 @@ export const MAX_CAPTION_LENGTH = 1024;
 
 /** The text fields of the multipart form; the `file` part is read by the upload interceptor. */
 export class SendMediaDto {
-  @ApiProperty({ example: '6650f0c2a1b2c3d4e5f60718', description: 'An open conversation of your company' })
+  /**
+   * An open conversation of your company
+   * @example 6650f0c2a1b2c3d4e5f60718
+   */
   @IsMongoId()
   conversationId: string;
 
-  @ApiPropertyOptional({
-    enum: MEDIA_TYPES,
-    description: 'Must match the file\'s real content; when omitted it is taken from the content',
-  })
+  /** Must match the file's real content; when omitted it is taken from the content */
   @IsOptional()
   @IsIn(MEDIA_TYPES)
   type?: MediaType;
 
-  @ApiPropertyOptional({ maxLength: MAX_CAPTION_LENGTH, example: 'Your receipt' })
+  /** @example "Your receipt" */
   @IsOptional()
   @IsString()
   @MaxLength(MAX_CAPTION_LENGTH)

@@ -6,18 +6,12 @@ import { IsTimestamp } from '../timestamp.js';
 const TIMESTAMP_FORMAT = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
 
 export class ListMessagesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({
-    example: '2024-05-01T10:00:00Z',
-    description: `Only messages strictly older than this; ${TIMESTAMP_FORMAT}`,
-  })
+  @ApiPropertyOptional({ description: `Only messages strictly older than this; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   before?: string;
 
-  @ApiPropertyOptional({
-    example: '1714557600000',
-    description: `Only messages strictly newer than this, oldest first; ${TIMESTAMP_FORMAT}`,
-  })
+  @ApiPropertyOptional({ description: `Only messages strictly newer than this, oldest first; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   after?: string;

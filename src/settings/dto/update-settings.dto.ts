@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -21,16 +20,22 @@ import { IsOmittable } from '../../common/dto-decorators.js';
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export class BusinessHoursWindowDto {
-  @ApiProperty({ enum: WEEKDAYS, example: 'monday' })
+  /** @example monday */
   @IsIn(WEEKDAYS)
   day: Weekday;
 
-  @ApiProperty({ example: '09:00', description: 'HH:MM, 24-hour clock, in the company timezone' })
+  /**
+   * HH:MM, 24-hour clock, in the company timezone
+   * @example 09:00
+   */
   @IsString()
   @Matches(HH_MM, { message: 'open must be a time HH:MM (00:00 to 23:59)' })
   open: string;
 
-  @ApiProperty({ example: '17:00', description: 'HH:MM, after open' })
+  /**
+   * HH:MM, after open
+   * @example 17:00
+   */
   @IsString()
   @Matches(HH_MM, { message: 'close must be a time HH:MM (00:00 to 23:59)' })
   @IsAfterTime('open')
@@ -38,16 +43,11 @@ export class BusinessHoursWindowDto {
 }
 
 export class BusinessHoursPatchDto {
-  @ApiPropertyOptional()
   @IsOmittable()
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({
-    type: [BusinessHoursWindowDto],
-    maxItems: 21,
-    description: 'Replaces the whole schedule; several windows per day allowed if they do not overlap',
-  })
+  /** Replaces the whole schedule; several windows per day allowed if they do not overlap */
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(21)
@@ -58,17 +58,16 @@ export class BusinessHoursPatchDto {
 }
 
 export class AutoAssignmentPatchDto {
-  @ApiPropertyOptional({ description: 'Assign conversations entering the queue to an available agent' })
+  /** Assign conversations entering the queue to an available agent */
   @IsOmittable()
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ enum: ASSIGNMENT_STRATEGIES })
   @IsOmittable()
   @IsIn(ASSIGNMENT_STRATEGIES)
   strategy?: AssignmentStrategy;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, description: 'Open human conversations per agent' })
+  /** Open human conversations per agent */
   @IsOmittable()
   @IsInt()
   @Min(1)
@@ -78,33 +77,37 @@ export class AutoAssignmentPatchDto {
 
 /** Every field optional; nested objects are merged field by field (a schedule is replaced whole). */
 export class UpdateSettingsDto {
-  @ApiPropertyOptional({ example: 'Europe/Paris', description: 'An IANA time zone name' })
+  /**
+   * An IANA time zone name
+   * @example Europe/Paris
+   */
   @IsOmittable()
   @IsString()
   @IsIanaTimeZone()
   timezone?: string;
 
-  @ApiPropertyOptional({ type: BusinessHoursPatchDto })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => BusinessHoursPatchDto)
   businessHours?: BusinessHoursPatchDto;
 
-  @ApiPropertyOptional({ maxLength: 1000, description: 'Empty for none' })
+  /** Empty for none */
   @IsOmittable()
   @IsString()
   @MaxLength(1000)
   welcomeMessage?: string;
 
-  @ApiPropertyOptional({ type: AutoAssignmentPatchDto })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => AutoAssignmentPatchDto)
   autoAssignment?: AutoAssignmentPatchDto;
 
-  @ApiPropertyOptional({ example: 'pt-BR', description: 'A BCP 47 language tag (stored in canonical case)' })
+  /**
+   * A BCP 47 language tag (stored in canonical case)
+   * @example pt-BR
+   */
   @IsOmittable()
   @IsString()
   @IsBcp47Language()

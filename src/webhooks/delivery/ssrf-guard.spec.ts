@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LookupAddress } from 'node:dns';
-import { assertPublicUrl, checkUrlWithoutDns, createGuardedLookup, refusalForAddress, UnsafeWebhookUrlError } from './ssrf-guard.js';
+import { assertAllowedUrl, checkUrlWithoutDns, createGuardedLookup, refusalForAddress, UnsafeWebhookUrlError } from './ssrf-guard.js';
 
 describe('refusalForAddress', () => {
   it.each([
@@ -29,6 +29,13 @@ describe('refusalForAddress', () => {
     ['::ffff:10.0.0.1', 'private'],
     ['64:ff9b::a00:1', 'special-purpose'],
     ['2002:a00:1::1', 'special-purpose'],
+    ['::808:808', 'not a global unicast IPv6 address'],
+    ['::8.8.8.8', 'not a global unicast IPv6 address'],
+    ['::a9fe:a9fe', 'cloud metadata'],
+    ['64:ff9b::a9fe:a9fe', 'cloud metadata'],
+    ['2002:a9fe:a9fe::1', 'cloud metadata'],
+    ['4000::1', 'not a global unicast IPv6 address'],
+    ['169.254.170.2', 'cloud metadata'],
     ['192.0.2.1', 'special-purpose'],
     ['not-an-ip', 'not an IP address'],
   ])('refuses %s (%s)', (address, reason) => {
@@ -41,6 +48,36 @@ describe('refusalForAddress', () => {
       expect(refusalForAddress(address)).toBeNull();
     },
   );
+});
+
+describe('with private targets allowed', () => {
+  const allowPrivate = { allowPrivate: true };
+
+  it.each(['127.0.0.1', '::1', '10.1.2.3', '192.168.1.10', 'fd12::1', '169.254.1.1', '8.8.8.8'])('allows %s', (address) => {
+    expect(refusalForAddress(address, allowPrivate)).toBeNull();
+  });
+
+  it.each(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '::ffff:169.254.169.254', '::169.254.169.254', '64:ff9b::a9fe:a9fe'])(
+    'still refuses the cloud metadata address %s',
+    (address) => {
+      expect(refusalForAddress(address, allowPrivate)).toBe('a cloud metadata address');
+    },
+  );
+
+  it('refuses metadata hosts and names resolving to metadata addresses; tolerates names that do not resolve yet', async () => {
+    expect(() => checkUrlWithoutDns('http://metadata.google.internal/', allowPrivate)).toThrow('cloud metadata host');
+    expect(() => checkUrlWithoutDns('http://169.254.169.254/', allowPrivate)).toThrow('cloud metadata address');
+    expect(checkUrlWithoutDns('http://127.0.0.1:8080/', allowPrivate)).toBeNull();
+    const resolving = (address: string) => async (): Promise<LookupAddress[]> => [{ address, family: 4 }];
+    await expect(assertAllowedUrl('http://imds.example/', allowPrivate, resolving('169.254.169.254'))).rejects.toThrow(
+      'url refused: imds.example resolves to 169.254.169.254, a cloud metadata address',
+    );
+    await expect(assertAllowedUrl('http://localhost:8080/', allowPrivate, resolving('127.0.0.1'))).resolves.toBeUndefined();
+    const failing = async (): Promise<LookupAddress[]> => {
+      throw new Error('ENOTFOUND');
+    };
+    await expect(assertAllowedUrl('http://later.internal/', allowPrivate, failing)).resolves.toBeUndefined();
+  });
 });
 
 describe('checkUrlWithoutDns', () => {
@@ -70,28 +107,28 @@ describe('checkUrlWithoutDns', () => {
   });
 });
 
-describe('assertPublicUrl', () => {
+describe('assertAllowedUrl', () => {
   const resolvingTo =
     (...addresses: string[]) =>
     async (): Promise<LookupAddress[]> =>
       addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
   it('accepts a name resolving only to public addresses', async () => {
-    await expect(assertPublicUrl('https://hooks.example.com/', resolvingTo('93.184.215.14', '2606:2800::1'))).resolves.toBeUndefined();
+    await expect(assertAllowedUrl('https://hooks.example.com/', undefined, resolvingTo('93.184.215.14', '2606:2800::1'))).resolves.toBeUndefined();
   });
 
   it('refuses a name when any of its addresses is not public', async () => {
-    await expect(assertPublicUrl('https://sneaky.example.com/', resolvingTo('93.184.215.14', '10.0.0.5'))).rejects.toThrow(
+    await expect(assertAllowedUrl('https://sneaky.example.com/', undefined, resolvingTo('93.184.215.14', '10.0.0.5'))).rejects.toThrow(
       'url refused: sneaky.example.com resolves to 10.0.0.5, a private address',
     );
-    await expect(assertPublicUrl('http://localhost:8080/', resolvingTo('127.0.0.1'))).rejects.toThrow('loopback');
+    await expect(assertAllowedUrl('http://localhost:8080/', undefined, resolvingTo('127.0.0.1'))).rejects.toThrow('loopback');
   });
 
   it('refuses a name that does not resolve', async () => {
     const failing = async (): Promise<LookupAddress[]> => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expect(assertPublicUrl('https://nowhere.invalid/', failing)).rejects.toThrow('cannot be resolved');
+    await expect(assertAllowedUrl('https://nowhere.invalid/', undefined, failing)).rejects.toThrow('cannot be resolved');
   });
 });
 
@@ -102,7 +139,7 @@ describe('createGuardedLookup (connect time)', () => {
       callback(answer.error ?? null, answer.addresses ?? [])) as never;
 
   function run(answer: Answer, all: boolean): Promise<{ error: Error | null; result: unknown; family?: number }> {
-    const lookup = createGuardedLookup(fakeDns(answer));
+    const lookup = createGuardedLookup(undefined, fakeDns(answer));
     return new Promise((resolve) => lookup('hooks.example.com', { all }, (error, result, family) => resolve({ error, result, family })));
   }
 

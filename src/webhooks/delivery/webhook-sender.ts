@@ -2,10 +2,13 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { Agent, request, type Dispatcher } from 'undici';
 import { AppConfig } from '../../config/app-config.js';
-import { checkUrlWithoutDns, createGuardedLookup, UnsafeWebhookUrlError } from './ssrf-guard.js';
+import { checkUrlWithoutDns, createGuardedLookup, UnsafeWebhookUrlError, type TargetPolicy } from './ssrf-guard.js';
 
-/** How much of a failing receiver's answer goes into the attempt log. */
-const EXCERPT_BYTES = 256;
+/**
+ * The most of a target's words kept in an attempt's error: what a failing receiver answered, or what
+ * went wrong. A target writes into our store through it, so it is bounded (1 KB).
+ */
+export const STORED_REPLY_BYTES = 1024;
 
 export interface SendResult {
   /** null when no answer came. */
@@ -24,9 +27,16 @@ async function excerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
     chunks.push(chunk);
     size += chunk.length;
     // Leaving the loop destroys the stream: the rest of the body is never read.
-    if (size >= EXCERPT_BYTES) break;
+    if (size >= STORED_REPLY_BYTES) break;
   }
-  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
+  return Buffer.concat(chunks).subarray(0, STORED_REPLY_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
+}
+
+/** At most STORED_REPLY_BYTES of UTF-8, cut on a character boundary. */
+export function boundedText(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= STORED_REPLY_BYTES) return text;
+  return bytes.subarray(0, STORED_REPLY_BYTES).toString('utf8').replace(/\uFFFD$/, '');
 }
 
 function describeStatus(statusCode: number, text: string): string {
@@ -45,23 +55,24 @@ function describeError(error: unknown, timeoutMs: number): string {
 
 /**
  * POSTs one attempt with undici: no redirects followed (a 3xx is a failure), the whole attempt
- * bounded by WEBHOOK_TIMEOUT_MS, the answer's body discarded but for an excerpt of a failure. Unless
- * private targets are allowed, IP literals are checked here and names inside the connection's DNS
- * lookup, so the socket goes to the very address that was checked.
+ * bounded by WEBHOOK_TIMEOUT_MS, the answer's body discarded but for an excerpt of a failure (the error
+ * kept is at most STORED_REPLY_BYTES). IP literals are checked here and names inside the connection's DNS
+ * lookup, so the socket goes to the very address that was checked: cloud metadata always, and everything
+ * but public addresses unless private targets are allowed.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationShutdown {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
-  private readonly guarded: boolean;
+  private readonly policy: TargetPolicy;
 
   constructor(config: AppConfig) {
     this.timeoutMs = config.webhookTimeoutMs;
-    this.guarded = !config.webhookAllowPrivateUrls;
+    this.policy = { allowPrivate: config.webhookAllowPrivateUrls };
     this.agent = new Agent({
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
-      connect: { timeout: this.timeoutMs, ...(this.guarded ? { lookup: createGuardedLookup() } : {}) },
+      connect: { timeout: this.timeoutMs, lookup: createGuardedLookup(this.policy) },
     });
   }
 
@@ -69,7 +80,7 @@ export class WebhookSender implements OnApplicationShutdown {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      if (this.guarded) checkUrlWithoutDns(url);
+      checkUrlWithoutDns(url, this.policy);
       const response = await request(url, {
         method: 'POST',
         headers,
@@ -87,11 +98,11 @@ export class WebhookSender implements OnApplicationShutdown {
       return {
         statusCode,
         durationMs: elapsed(),
-        error: describeStatus(statusCode, text),
+        error: boundedText(describeStatus(statusCode, text)),
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
       };
     } catch (error) {
-      return { statusCode: null, durationMs: elapsed(), error: describeError(error, this.timeoutMs) };
+      return { statusCode: null, durationMs: elapsed(), error: boundedText(describeError(error, this.timeoutMs)) };
     }
   }
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -28,17 +28,18 @@ export const WEBHOOK_URL_OPTIONS = {
 
 /** What both interfaces accept when a webhook is registered (the name's rule differs). */
 export class WebhookFieldsDto {
-  @ApiProperty({ example: 'https://hooks.example.com/parley', maxLength: 2048, description: 'http(s) only; no credentials' })
+  /**
+   * http(s) only; no credentials
+   * @example https://hooks.example.com/parley
+   */
   @IsUrl(WEBHOOK_URL_OPTIONS, { message: 'url must be an http(s) URL without credentials' })
   @MaxLength(2048)
   url: string;
 
-  @ApiProperty({
-    enum: WEBHOOK_EVENT_NAMES,
-    isArray: true,
-    example: ['message.received', 'CHAT_SENT'],
-    description: 'Dotted or Interface B names, mixed if you like; events arrive under the names listed here',
-  })
+  /**
+   * Dotted or Interface B names, mixed if you like; events arrive under the names listed here
+   * @example ["message.received","CHAT_SENT"]
+   */
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(WEBHOOK_EVENT_NAMES.length)
@@ -46,13 +47,13 @@ export class WebhookFieldsDto {
   @IsIn(WEBHOOK_EVENT_NAMES, { each: true })
   events: WebhookEventName[];
 
-  @ApiPropertyOptional({ type: RetryConfigDto })
   @IsOptional()
   @ValidateNested()
   @Type(() => RetryConfigDto)
   retryConfig?: RetryConfigDto;
 
-  @ApiPropertyOptional({ default: true, description: 'false registers it paused' })
+  /** false registers it paused */
+  @ApiPropertyOptional({ default: true })
   @IsOptional()
   @IsBoolean()
   isActive?: boolean;
@@ -60,7 +61,10 @@ export class WebhookFieldsDto {
 
 /** Interface A: `POST /v1/webhooks`. */
 export class CreateWebhookDto extends WebhookFieldsDto {
-  @ApiPropertyOptional({ example: 'CRM sync', minLength: 1, maxLength: 200, description: "Defaults to the URL's host" })
+  /**
+   * Defaults to the URL's host
+   * @example "CRM sync"
+   */
   @IsOptional()
   @IsString()
   @Length(1, 200)
@@ -69,7 +73,7 @@ export class CreateWebhookDto extends WebhookFieldsDto {
 
 /** Interface B: `POST /api/external/webhooks`. */
 export class CreateExternalWebhookDto extends WebhookFieldsDto {
-  @ApiProperty({ example: 'CRM sync', minLength: 1, maxLength: 200 })
+  /** @example "CRM sync" */
   @IsString()
   @Length(1, 200)
   name: string;

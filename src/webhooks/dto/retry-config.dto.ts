@@ -1,22 +1,19 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { DEFAULT_RETRY_CONFIG } from '../webhook.schema.js';
 
 /** In a request: either field may be left out (the default on create, unchanged on update). */
 export class RetryConfigDto {
-  @ApiPropertyOptional({ minimum: 0, maximum: 10, default: DEFAULT_RETRY_CONFIG.maxRetries, description: 'Retries after the first attempt' })
+  /** Retries after the first attempt */
+  @ApiPropertyOptional({ default: DEFAULT_RETRY_CONFIG.maxRetries })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(10)
   maxRetries?: number;
 
-  @ApiPropertyOptional({
-    minimum: 100,
-    maximum: 3_600_000,
-    default: DEFAULT_RETRY_CONFIG.backoffMs,
-    description: 'Retry n waits backoffMs × 2^(n-1) ms, at most one hour',
-  })
+  /** Retry n waits backoffMs × 2^(n-1) ms, at most one hour */
+  @ApiPropertyOptional({ default: DEFAULT_RETRY_CONFIG.backoffMs })
   @IsOptional()
   @IsInt()
   @Min(100)
@@ -25,6 +22,8 @@ export class RetryConfigDto {
 }
 
 export class RetryConfigView {
-  @ApiProperty({ example: 5 }) maxRetries: number;
-  @ApiProperty({ example: 1000 }) backoffMs: number;
+  /** @example 5 */
+  maxRetries: number;
+  /** @example 1000 */
+  backoffMs: number;
 }

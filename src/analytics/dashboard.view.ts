@@ -1,0 +1,69 @@
+export class DashboardConversationsView {
+  /** @example 14 */
+  bot: number;
+  /** @example 23 */
+  human: number;
+  /** @example 5 */
+  queued: number;
+}
+
+export class DashboardQueueView {
+  /**
+   * Conversations waiting in the queue
+   * @example 5
+   */
+  length: number;
+
+  /**
+   * Whole seconds the longest-waiting one has been queued (since it last entered the queue); 0 when empty
+   * @example 312
+   */
+  oldestWaitingSeconds: number;
+}
+
+export class DashboardAgentsView {
+  /** @example 6 */
+  online: number;
+  /** @example 1 */
+  away: number;
+  /** @example 2 */
+  busy: number;
+  /** @example 4 */
+  offline: number;
+}
+
+export class DashboardMessagesView {
+  /** @example 182 */
+  received: number;
+  /** @example 240 */
+  sent: number;
+}
+
+export class DashboardView {
+  /** Open conversations by status, right now */
+  conversations: DashboardConversationsView;
+
+  /**
+   * Conversations closed today
+   * @example 31
+   */
+  closedToday: number;
+
+  queue: DashboardQueueView;
+
+  /** Active agents by status; deactivated agents are left out */
+  agents: DashboardAgentsView;
+
+  /** Messages today, inbound and outbound */
+  messagesToday: DashboardMessagesView;
+
+  /**
+   * Mean seconds from creation to first response of the conversations first answered today; null when none.
+   * Millisecond precision
+   * @example 48.2
+   */
+  avgFirstResponseSecondsToday: number | null;
+
+  /** When these figures were computed */
+  generatedAt: string;
+}

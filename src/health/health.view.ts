@@ -1,0 +1,4 @@
+export class HealthView {
+  status: 'ok' | 'degraded';
+  database: 'up' | 'down';
+}
