@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
+import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
 import openApiMetadata from './openapi.metadata.js';
 
@@ -80,7 +81,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   for (const [name, description] of TAGS) builder.addTag(name, description);
   const config = builder.build();
   config.info.license = { name: 'Proprietary' };
-  return documentIdempotency(SwaggerModule.createDocument(app, config));
+  // Step types other modules added document themselves in the flows' step schema (FlowStepDefinition).
+  return documentIdempotency(SwaggerModule.createDocument(app, config, { extraModels: customStepDtos() }));
 }
 
 /** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */

@@ -1,7 +1,8 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
-import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
-import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
+import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
+import { EventConsumers } from '../events/consumers/event-consumers.js';
+import type { AnyDomainEvent } from '../events/domain-events.js';
 import { AUTO_ASSIGNMENT } from './auto-assignment.name.js';
 import { AutoAssigner } from './auto-assigner.js';
 
@@ -13,18 +14,12 @@ import { AutoAssigner } from './auto-assigner.js';
  * company's assignment lease, so no agent goes over capacity.
  */
 @Injectable()
-export class AutoAssignmentConsumer implements EventConsumer, OnModuleInit {
-  readonly name = AUTO_ASSIGNMENT;
-  readonly types: readonly DomainEventName[] = ['conversation.queued', 'conversation.closed'];
-
+@ConsumesEvents({ name: AUTO_ASSIGNMENT, types: ['conversation.queued', 'conversation.closed'] })
+export class AutoAssignmentConsumer implements EventHandler {
   constructor(
     private readonly consumers: EventConsumers,
     private readonly assigner: AutoAssigner,
   ) {}
-
-  onModuleInit(): void {
-    this.consumers.register(this);
-  }
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
     const nudged = events.length === 0;

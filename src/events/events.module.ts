@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { MongooseModule } from '@nestjs/mongoose';
 import { EventConsumerLane, EventConsumerLaneSchema } from './consumers/event-consumer-lane.schema.js';
@@ -17,6 +18,7 @@ import { PendingEventSweep } from './pending-event-sweep.js';
 @Global()
 @Module({
   imports: [
+    DiscoveryModule,
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
     MongooseModule.forFeature([
       { name: LoggedEvent.name, schema: LoggedEventSchema },

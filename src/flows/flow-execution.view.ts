@@ -1,8 +1,7 @@
 import type { FlowExecutionSnapshot, FlowExecutionStepResult } from '../events/domain-events.js';
-import type { FlowStepType } from './flow.schema.js';
 
 export class FlowExecutionStepView implements FlowExecutionStepResult {
-  type: FlowStepType;
+  type: string;
   /** skipped: after a failed step */
   status: 'completed' | 'failed' | 'skipped';
   /** @example "Cannot move a conversation from closed to queued; allowed from closed: none" */

@@ -34,9 +34,13 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
   }
 
   /** A finished run recorded at once (a manual run), with its event. */
-  async recordFinished(companyId: CompanyId, run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'trigger' | 'steps'>, status: 'completed' | 'failed'): Promise<FlowExecutionSnapshot> {
+  async recordFinished(
+    companyId: CompanyId,
+    run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'trigger' | 'steps'> & { _id: Types.ObjectId },
+    status: 'completed' | 'failed',
+  ): Promise<FlowExecutionSnapshot> {
     const now = new Date();
-    const record = { ...run, _id: new Types.ObjectId(), status, createdAt: now, updatedAt: now, ...this.expiry(now) };
+    const record = { ...run, status, createdAt: now, updatedAt: now, ...this.expiry(now) };
     const execution = snapshotOf(record, status);
     await this.insertWithEvents(companyId, record, [stageEvent('flow.executed', { execution }, { occurredAt: now })]);
     return execution;

@@ -1,5 +1,5 @@
-import { ConflictException, HttpException, Injectable, Logger } from '@nestjs/common';
-import type { Types } from 'mongoose';
+import { BadRequestException, ConflictException, HttpException, Injectable, Logger } from '@nestjs/common';
+import { Types } from 'mongoose';
 import { AutoAssigner } from '../assignment/auto-assigner.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
@@ -10,8 +10,9 @@ import type { DomainEvent, FlowExecutionSnapshot, FlowExecutionStepResult } from
 import { EventLogRepository } from '../events/event-log.repository.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
 import { MessagesService } from '../messages/messages.service.js';
-import type { Flow, FlowStep } from './flow.schema.js';
+import { isBuiltInStep, type BuiltInFlowStep, type CustomFlowStep, type Flow, type FlowStep } from './flow.schema.js';
 import { FlowExecutionsRepository, type StoredExecution } from './flow-executions.repository.js';
+import { FlowStepHandlers, type FlowStepContext } from './steps/flow-step-handlers.js';
 
 const NO_AGENT_AVAILABLE = 'No agent is available: none is active and online with room under maxConversationsPerAgent';
 
@@ -60,13 +61,17 @@ export class FlowRunner {
     private readonly assigner: AutoAssigner,
     private readonly executions: FlowExecutionsRepository,
     private readonly log: EventLogRepository,
+    private readonly handlers: FlowStepHandlers,
   ) {}
 
-  /** A manual run (POST /v1/flows/:id/execute): its answer is the run's result. */
+  /** A manual run (POST /v1/flows/:id/execute): its answer is the run's result, recorded once it has ended. */
   async run(companyId: CompanyId, flow: Stored<Flow>, conversationId: string): Promise<FlowExecutionSnapshot> {
+    const executionId = new Types.ObjectId();
     const steps: FlowExecutionStepResult[] = [];
-    for (const step of flow.steps) steps.push(await this.runStep(companyId, flow, conversationId, step, steps, null));
-    const run = { flowId: flow._id, conversationId: toObjectId(conversationId), trigger: 'manual' as const, steps };
+    for (const [index, step] of flow.steps.entries()) {
+      steps.push(await this.runStep(companyId, flow, conversationId, step, steps, keysOf(executionId, index)));
+    }
+    const run = { _id: executionId, flowId: flow._id, conversationId: toObjectId(conversationId), trigger: 'manual' as const, steps };
     return this.executions.recordFinished(companyId, run, statusOf(steps));
   }
 
@@ -86,7 +91,7 @@ export class FlowRunner {
       const keys = keysOf(execution._id, index);
       const step = flow.steps[index];
       const result =
-        uncertain && index === execution.steps.length && (await this.wasApplied(companyId, conversationId, step, keys))
+        uncertain && index === execution.steps.length && (await this.wasApplied(companyId, flow._id.toHexString(), conversationId, step, keys))
           ? { type: step.type, status: 'completed' as const }
           : await this.runStep(companyId, flow, conversationId, step, steps, keys);
       steps.push(result);
@@ -101,7 +106,7 @@ export class FlowRunner {
     conversationId: string,
     step: FlowStep,
     before: FlowExecutionStepResult[],
-    keys: StepKeys | null,
+    keys: StepKeys,
   ): Promise<FlowExecutionStepResult> {
     if (before.some((result) => result.status !== 'completed')) return { type: step.type, status: 'skipped' };
     try {
@@ -115,16 +120,21 @@ export class FlowRunner {
     }
   }
 
-  private async perform(companyId: CompanyId, flowId: string, conversationId: string, step: FlowStep, keys: StepKeys | null): Promise<void> {
+  private async perform(companyId: CompanyId, flowId: string, conversationId: string, step: FlowStep, keys: StepKeys): Promise<void> {
+    if (!isBuiltInStep(step)) return this.customHandler(step).perform(this.contextOf(companyId, flowId, conversationId, keys), step);
+    await this.performBuiltIn(companyId, flowId, conversationId, step, keys);
+  }
+
+  private async performBuiltIn(companyId: CompanyId, flowId: string, conversationId: string, step: BuiltInFlowStep, keys: StepKeys): Promise<void> {
     const actor = { kind: 'flow', id: flowId } as const;
-    const eventOptions = { eventId: keys?.eventId };
+    const eventOptions = { eventId: keys.eventId };
     switch (step.type) {
       case 'send_message':
         try {
-          await this.messages.sendText(companyId, conversationId, step.text, { type: 'bot', id: flowId }, { ...eventOptions, dedupeKey: keys?.dedupeKey });
+          await this.messages.sendText(companyId, conversationId, step.text, { type: 'bot', id: flowId }, { ...eventOptions, dedupeKey: keys.dedupeKey });
         } catch (error) {
           // Sent already by the run that died: the message is there, once.
-          if (!(keys && isDuplicateKeyError(error))) throw error;
+          if (!isDuplicateKeyError(error)) throw error;
         }
         return;
       case 'assign':
@@ -153,7 +163,11 @@ export class FlowRunner {
    * Whether a step of a run that died was applied: a message step by the message it sent, a conversation step by
    * its event (still pending on the conversation, or in the log). Priority and tags are the same when set again.
    */
-  private async wasApplied(companyId: CompanyId, conversationId: string, step: FlowStep, keys: StepKeys): Promise<boolean> {
+  private async wasApplied(companyId: CompanyId, flowId: string, conversationId: string, step: FlowStep, keys: StepKeys): Promise<boolean> {
+    if (!isBuiltInStep(step)) {
+      const handler = this.customHandler(step);
+      return (await handler.wasApplied?.(this.contextOf(companyId, flowId, conversationId, keys), step)) ?? false;
+    }
     switch (step.type) {
       case 'send_message':
         return this.messageRecords.existsWithDedupeKey(companyId, keys.dedupeKey);
@@ -168,6 +182,16 @@ export class FlowRunner {
       case 'add_tags':
         return false;
     }
+  }
+
+  private customHandler(step: CustomFlowStep) {
+    const handler = this.handlers.get(step.type);
+    if (!handler) throw new BadRequestException(`No handler runs flow steps of type ${step.type}`);
+    return handler;
+  }
+
+  private contextOf(companyId: CompanyId, flowId: string, conversationId: string, keys: StepKeys): FlowStepContext {
+    return { companyId: String(companyId), flowId, conversationId, stepKey: keys.dedupeKey };
   }
 }
 

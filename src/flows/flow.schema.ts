@@ -11,14 +11,26 @@ export const MAX_FLOW_STEPS = 50;
 /** Flows a company may have: bounds what one inbound message can cost to match. */
 export const MAX_FLOWS_PER_COMPANY = 100;
 
-/** One step of a flow, as validated on write (dto/flow-steps.dto.ts) and run by FlowRunner. */
-export type FlowStep =
+/** One step of a built-in type, as validated on write (dto/flow-steps.dto.ts) and run by FlowRunner. */
+export type BuiltInFlowStep =
   | { type: 'send_message'; text: string }
   | { type: 'assign'; agentId?: string; strategy?: AssignmentStrategy }
   | { type: 'set_priority'; priority: Priority }
   | { type: 'add_tags'; tags: string[] }
   | { type: 'handoff' }
   | { type: 'close'; reason?: string };
+
+/** A step of a type another module added (steps/flow-step-definition.decorator.ts): its fields are its class's. */
+export interface CustomFlowStep {
+  type: string;
+  [field: string]: unknown;
+}
+
+export type FlowStep = BuiltInFlowStep | CustomFlowStep;
+
+export function isBuiltInStep(step: FlowStep): step is BuiltInFlowStep {
+  return (FLOW_STEP_TYPES as readonly string[]).includes(step.type);
+}
 
 export interface FlowTrigger {
   type: FlowTriggerType;

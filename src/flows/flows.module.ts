@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { AssignmentModule } from '../assignment/assignment.module.js';
@@ -13,9 +14,11 @@ import { InboundFlowsConsumer } from './inbound-flows.consumer.js';
 import { FlowsController } from './flows.controller.js';
 import { FlowsRepository } from './flows.repository.js';
 import { FlowsService } from './flows.service.js';
+import { FlowStepHandlers } from './steps/flow-step-handlers.js';
 
 @Module({
   imports: [
+    DiscoveryModule,
     MongooseModule.forFeature([
       { name: Flow.name, schema: FlowSchema },
       { name: FlowExecution.name, schema: FlowExecutionSchema },
@@ -26,6 +29,6 @@ import { FlowsService } from './flows.service.js';
     MessagesModule,
   ],
   controllers: [FlowsController],
-  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowTriggerMatcher, FlowsService, InboundFlowsConsumer],
+  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowStepHandlers, FlowTriggerMatcher, FlowsService, InboundFlowsConsumer],
 })
 export class FlowsModule {}

@@ -12,7 +12,7 @@ import type { FlowStepDto } from './dto/flow-steps.dto.js';
 import { DeletedFlowView, FlowView } from './flow.view.js';
 import type { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
 import type { WriteFlowDto } from './dto/write-flow.dto.js';
-import { MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from './flow.schema.js';
+import { isBuiltInStep, MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from './flow.schema.js';
 import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
@@ -90,7 +90,7 @@ export class FlowsService {
     }
     const steps = dto.steps.map(toStep);
     for (const [index, step] of steps.entries()) {
-      if (step.type === 'assign' && step.agentId && !(await this.agents.findById(companyId, step.agentId, { _id: 1 }))) {
+      if (isBuiltInStep(step) && step.type === 'assign' && step.agentId && !(await this.agents.findById(companyId, step.agentId, { _id: 1 }))) {
         problems.push({ field: `steps.${index}.agentId`, message: `agent ${step.agentId} not found` });
       }
     }

@@ -1,7 +1,7 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConversationsService } from '../conversations/conversations.service.js';
-import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
-import type { AnyDomainEvent, DomainEvent, DomainEventName } from '../events/domain-events.js';
+import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
+import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import { MAX_FLOWS_PER_COMPANY, type Flow } from './flow.schema.js';
 import { FlowExecutionsRepository } from './flow-executions.repository.js';
@@ -21,23 +21,15 @@ export const MAX_FLOWS_PER_MESSAGE = 10;
  * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop.
  */
 @Injectable()
-export class InboundFlowsConsumer implements EventConsumer, OnModuleInit {
-  readonly name = 'inbound-flows';
-  readonly types: readonly DomainEventName[] = ['message.received'];
-  readonly batchSize = 10;
-
+@ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 10 })
+export class InboundFlowsConsumer implements EventHandler {
   constructor(
-    private readonly consumers: EventConsumers,
     private readonly flows: FlowsRepository,
     private readonly executions: FlowExecutionsRepository,
     private readonly conversations: ConversationsService,
     private readonly runner: FlowRunner,
     private readonly matcher: FlowTriggerMatcher,
   ) {}
-
-  onModuleInit(): void {
-    this.consumers.register(this);
-  }
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
     if (events.length === 0) return;

@@ -1,6 +1,6 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
-import { EventConsumers, type EventConsumer } from '../events/consumers/event-consumers.js';
+import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../events/domain-events.js';
 import { serializeEvent } from './delivery/event-payload.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
@@ -16,21 +16,13 @@ import { WebhooksRepository } from './webhooks.repository.js';
  * just before a crash are never left unclaimed.
  */
 @Injectable()
-export class WebhookFanOut implements EventConsumer, OnModuleInit {
-  readonly name = 'webhooks';
-  readonly types = DOMAIN_EVENTS;
-  readonly batchSize = 200;
-
+@ConsumesEvents({ name: 'webhooks', types: DOMAIN_EVENTS, batchSize: 200 })
+export class WebhookFanOut implements EventHandler {
   constructor(
-    private readonly consumers: EventConsumers,
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly lanes: WebhookDeliveryLanes,
   ) {}
-
-  onModuleInit(): void {
-    this.consumers.register(this);
-  }
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
     if (events.length === 0) return;

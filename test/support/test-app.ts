@@ -29,13 +29,14 @@ export interface TestApp {
 
 /**
  * Boots the real application over HTTP on its own embedded engine (MONGODB_URI is unset), with the
- * same setup as main.ts. `controllers` adds test-only routes, e.g. to exercise a guard.
+ * same setup as main.ts. `controllers` adds test-only routes, e.g. to exercise a guard; `imports`
+ * adds modules next to the app, as an extension does (examples/).
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; controllers?: Type<unknown>[] } = {},
+  options: { env?: Record<string, string>; controllers?: Type<unknown>[]; imports?: Type<unknown>[] } = {},
 ): Promise<TestApp> {
   const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot({ ...TEST_ENV, ...options.env })],
+    imports: [AppModule.forRoot({ ...TEST_ENV, ...options.env }), ...(options.imports ?? [])],
     controllers: options.controllers ?? [],
   }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyBulkWriteOperation, Model } from 'mongoose';
 import { toObjectId } from '../../database/object-id.js';
@@ -8,29 +9,15 @@ import { LaneWorker, type LaneTurn } from '../../lanes/lane-worker.js';
 import { retryDelayMs } from '../../lanes/retry-schedule.js';
 import type { AnyDomainEvent, DomainEventName } from '../domain-events.js';
 import { EventLogRepository } from '../event-log.repository.js';
+import { CONSUMES_EVENTS, type EventConsumerOptions, type EventHandler } from './consumes-events.decorator.js';
 import { EventConsumerLane } from './event-consumer-lane.schema.js';
 
 /**
  * A durable consumer of the event log (webhook fan-out, inbound flows, auto-assignment, an extension's own):
  * it reads each company's events in log order from a position kept in MongoDB, one worker at a time per
- * company, with retries. Register it with EventConsumers.register when its module initialises.
+ * company, with retries. Declared with `@ConsumesEvents` on a provider, or registered with `register`.
  */
-export interface EventConsumer {
-  /** Stable: it keys the consumer's position in each company's log. */
-  readonly name: string;
-  /** The events it reacts to; the others move its position without calling it. */
-  readonly types: readonly DomainEventName[];
-  /** Events per call (default 100). */
-  readonly batchSize?: number;
-  /** The first retry's wait after a failure, doubling with each further one (default 500 ms). */
-  readonly retryBackoffMs?: number;
-  /**
-   * Handles a company's events, in log order. After a crash or a failure it is called again with events it
-   * may already have handled, so every effect must be keyed by the event id. `events` is empty when the
-   * consumer was nudged (EventConsumers.nudge) rather than given new events.
-   */
-  handle(companyId: string, events: AnyDomainEvent[]): Promise<void>;
-}
+export type EventConsumer = EventConsumerOptions & EventHandler;
 
 /** Lane kind of the consumers in the LaneWorker. */
 export const EVENT_CONSUMER = 'event-consumer';
@@ -54,12 +41,18 @@ export class EventConsumers implements OnModuleInit {
     @InjectModel(EventConsumerLane.name) private readonly model: Model<EventConsumerLane>,
     private readonly log: EventLogRepository,
     private readonly worker: LaneWorker,
+    private readonly discovery: DiscoveryService,
   ) {
     // Only the consumers this process runs: in a rolling deploy, a process without a new consumer leaves its lanes be.
     this.store = new LaneStore(model, { eligible: () => ({ consumer: { $in: [...this.consumers.keys()] } }) });
   }
 
   onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      const options = wrapper.metatype && (Reflect.getMetadata(CONSUMES_EVENTS, wrapper.metatype) as EventConsumerOptions | undefined);
+      const handler = wrapper.instance as EventHandler | undefined;
+      if (options && handler) this.register({ ...options, handle: (companyId, events) => handler.handle(companyId, events) });
+    }
     this.worker.register({
       name: EVENT_CONSUMER,
       store: this.store,
@@ -69,6 +62,7 @@ export class EventConsumers implements OnModuleInit {
     });
   }
 
+  /** Adds a consumer not declared with `@ConsumesEvents` (at run time: it reads the events logged from then on). */
   register(consumer: EventConsumer): void {
     if (this.consumers.has(consumer.name)) throw new Error(`Event consumer ${consumer.name} is registered twice`);
     this.consumers.set(consumer.name, consumer);

@@ -5,15 +5,26 @@ import { PRIORITIES, type Priority } from '../../conversations/conversation.sche
 import { IsTagList } from '../../tags/tag-list.decorator.js';
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/settings.schema.js';
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
+import { customStepDto, customStepTypes, onCustomStepType } from '../steps/flow-step-definition.decorator.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
-/** Any step: only its `type` is known here. An unknown type lands on this class and fails on it. */
+const isKnownStepType = (value: unknown): boolean =>
+  typeof value === 'string' && ((FLOW_STEP_TYPES as readonly string[]).includes(value) || customStepDto(value) !== undefined);
+
+/**
+ * Any step: only its `type` is known here. An unknown type lands on this class and fails on it. The base of every
+ * step class, the built-in ones below and those other modules add with `@FlowStepDefinition`.
+ */
 export class FlowStepDto {
-  @IsIn(FLOW_STEP_TYPES, {
-    message: ({ value }: ValidationArguments) =>
-      `unknown step type ${JSON.stringify(value)}; expected one of ${FLOW_STEP_TYPES.join(', ')}`,
+  @ValidateBy({
+    name: 'isFlowStepType',
+    validator: {
+      validate: isKnownStepType,
+      defaultMessage: ({ value }: ValidationArguments) =>
+        `unknown step type ${JSON.stringify(value)}; expected one of ${[...FLOW_STEP_TYPES, ...customStepTypes()].join(', ')}`,
+    },
   })
-  type: FlowStepType;
+  type: string;
 }
 
 export class SendMessageStepDto extends FlowStepDto {
@@ -89,7 +100,7 @@ const STEP_CLASSES = {
 
 export const FLOW_STEP_DTOS = Object.values(STEP_CLASSES);
 
-/** OpenAPI: one of the step classes, told apart by `type`. */
+/** OpenAPI: one of the step classes, told apart by `type`; custom step types join it as they are added. */
 export const FLOW_STEP_SCHEMA = {
   oneOf: FLOW_STEP_DTOS.map((dto) => ({ $ref: getSchemaPath(dto) })),
   discriminator: {
@@ -97,6 +108,10 @@ export const FLOW_STEP_SCHEMA = {
     mapping: Object.fromEntries(Object.entries(STEP_CLASSES).map(([type, dto]) => [type, getSchemaPath(dto)])),
   },
 };
+onCustomStepType((type, dto) => {
+  FLOW_STEP_SCHEMA.oneOf.push({ $ref: getSchemaPath(dto) });
+  FLOW_STEP_SCHEMA.discriminator.mapping[type] = getSchemaPath(dto);
+});
 
 /**
  * The discriminated union: each plain step becomes the class of its `type` (or FlowStepDto, which
@@ -109,7 +124,8 @@ export function toFlowSteps(value: unknown): unknown {
   return value.map((step: unknown) => {
     if (step === null || typeof step !== 'object' || Array.isArray(step)) return step;
     const type = (step as { type?: unknown }).type;
-    const dto = typeof type === 'string' && Object.hasOwn(STEP_CLASSES, type) ? STEP_CLASSES[type as FlowStepType] : FlowStepDto;
+    const builtIn = typeof type === 'string' && Object.hasOwn(STEP_CLASSES, type) ? STEP_CLASSES[type as FlowStepType] : undefined;
+    const dto = builtIn ?? (typeof type === 'string' ? customStepDto(type) : undefined) ?? FlowStepDto;
     return plainToInstance(dto, step);
   });
 }
