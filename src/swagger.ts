@@ -39,7 +39,10 @@ Unknown fields, malformed JSON and \`$\`-operators in bodies or queries answer 4
 foreign id in a path answers 404.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
-\`messages:write\`); every answer is \`{ success, data | message | error }\`.
+\`messages:write\`, \`events:read\`); every answer is \`{ success, data | message | error }\`.
+
+**Events**: the company's event log, with the webhook deliveries' event ids, as a resumable list
+(\`GET /v1/events\`, \`GET /api/external/events\`) and as Server-Sent Events streams (\`.../events/stream\`).
 
 Every response carries \`x-request-id\` (echoed when sent). Rate-limited responses carry
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, \`RateLimit-Policy\` and

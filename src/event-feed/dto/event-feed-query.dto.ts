@@ -1,0 +1,43 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination/page-query.dto.js';
+import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../../webhooks/webhook-events.js';
+
+/** `types=a,b` (or `types=a&types=b`): the names, each checked like a webhook's event names. */
+const CommaList = () =>
+  Transform(({ value }) => {
+    const parts: unknown[] = Array.isArray(value) ? value : [value];
+    return parts.flatMap((part) => (typeof part === 'string' ? part.split(',').map((name) => name.trim()) : [part]));
+  });
+
+/** What the stream of either interface takes in its query (`Last-Event-ID` comes as a header). */
+export class StreamEventsQueryDto {
+  @ApiPropertyOptional({
+    type: String,
+    example: 'message.received,CONVERSATION_CREATED',
+    description: `Only these events: a comma-separated list of dotted or Interface B names, mixed if you like (${WEBHOOK_EVENT_NAMES.join(', ')})`,
+  })
+  @IsOptional()
+  @CommaList()
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(WEBHOOK_EVENT_NAMES, { each: true })
+  types?: WebhookEventName[];
+
+  @ApiPropertyOptional({ maxLength: 200, description: 'Start after this cursor: a `nextCursor` of the list, or an `id:` of a stream frame' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  after?: string;
+}
+
+export class ListEventsQueryDto extends StreamEventsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit: number = DEFAULT_PAGE_SIZE;
+}
