@@ -31,7 +31,8 @@ Server-Sent Events (\`text/event-stream\`): the company's events as they are log
     event: <type>
     data: <the event as a list item, one line of JSON>
 
-followed by a blank line, and a \`: keep-alive\` comment whenever the stream has been quiet for 15 s.
+followed by a blank line, and a \`: keep-alive\` comment whenever the stream has been quiet for
+\`EVENT_STREAM_KEEPALIVE_MS\` (15 s by default).
 A new event reaches open streams within a second.
 
 **Resuming.** Each \`id\` is a cursor, the same as the list's \`nextCursor\`. Reconnect with the
@@ -40,9 +41,10 @@ exactly once: nothing skipped, nothing repeated. \`Last-Event-ID\` wins over \`a
 reconnects to the URL it was opened with. With neither, the stream starts with the events from now on. The
 cursor rules are the list's: 400 for a malformed or foreign one, 410 for one older than the events kept.
 
-**Limits.** At most \`EVENT_STREAMS_PER_COMPANY\` (20) open streams per company across the deployment: one
-more answers 429. A client that stops reading is disconnected once it leaves about 1 MiB unread (or takes
-nothing for 35 s); it resumes from its last \`id\`. The stream ends cleanly when the server shuts down:
+**Limits.** At most \`EVENT_STREAMS_PER_COMPANY\` (20 by default) open streams per company across the
+deployment: one more answers 429. A client that stops reading is disconnected once it leaves
+\`EVENT_STREAM_MAX_BUFFER_BYTES\` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
+resumes from its last \`id\`. The stream ends cleanly when the server shuts down:
 reconnect, with \`Last-Event-ID\`. Browsers: EventSource cannot send credentials headers, so open it on a
 same-origin path that your backend proxies here with the header added (see the README, "The event feed").
 `.trim();
