@@ -3,7 +3,7 @@
 // --streams Server-Sent Events streams of one company on it from this process (CPU 1), then sends --events
 // inbound messages through the API (16 in flight), each one `message.received` event, which every stream
 // receives. It prints the delivery latency (the event's occurredAt → the frame arrived at the client) p50/p99
-// over every delivery, checks each stream got every event once and in order, samples the app's RSS (idle,
+// over every delivery, the app's CPU time over the burst, checks each stream got every event once and in order, samples the app's RSS (idle,
 // with the streams open, peak during the burst, after), and finally sends SIGTERM with the streams still open
 // and counts how many ended cleanly. The run holds /tmp/parley-load.lock (flock), like `npm run bench`.
 // Options: --streams 500 --events 2000 --concurrency 16
@@ -54,6 +54,7 @@ try {
 
   let peak = rss.streamsOpen;
   const sampler = setInterval(() => (peak = Math.max(peak, app.rssMiB())), 200);
+  const cpuBefore = app.cpuMs();
   const started = Date.now();
   await forEachConcurrently(events, concurrency, (i) =>
     api.call('POST', '/api/external/messages', {
@@ -65,6 +66,7 @@ try {
   const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
   while (readers.some((reader) => reader.events < events) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   clearInterval(sampler);
+  const cpuMs = app.cpuMs() - cpuBefore;
   rss.peak = peak;
   rss.after = app.rssMiB();
   const lastAt = Math.max(...readers.map((reader) => reader.lastAt));
@@ -88,6 +90,7 @@ try {
   console.log(`events sent in ${(sentMs / 1000).toFixed(1)} s (${(events / (sentMs / 1000)).toFixed(0)}/s); last delivery ${((lastAt - started) / 1000).toFixed(1)} s after the first send`);
   console.log(`deliveries: ${latencies.length} of ${streams * events} (${(latencies.length / ((lastAt - started) / 1000)).toFixed(0)}/s); streams complete ${complete}/${streams}; out of order or repeated ${outOfOrder}; cut during the burst ${dropped}`);
   console.log(`delivery latency (occurredAt → client): p50 ${latencies.percentile(50).toFixed(0)} ms, p99 ${latencies.percentile(99).toFixed(0)} ms, max ${latencies.percentile(100).toFixed(0)} ms`);
+  console.log(`app CPU over the burst: ${(cpuMs / 1000).toFixed(1)} s, ${((1000 * cpuMs) / Math.max(1, latencies.length)).toFixed(1)} µs per delivery (the inbound requests included)`);
   console.log(`app RSS: ${mib(rss.started)} started, ${mib(rss.streamsOpen)} with the streams open, ${mib(rss.peak)} peak during the burst, ${mib(rss.after)} after`);
   console.log(`SIGTERM: the app exited in ${stopMs} ms; streams ended cleanly ${cleanEnds}/${streams}`);
 } finally {
