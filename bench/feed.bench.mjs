@@ -3,7 +3,9 @@
 // --streams Server-Sent Events streams of one company on it from this process (CPU 1), then sends --events
 // inbound messages through the API (16 in flight), each one `message.received` event, which every stream
 // receives. It prints the delivery latency (the event's occurredAt → the frame arrived at the client) p50/p99
-// over every delivery, the app's CPU time over the burst, checks each stream got every event once and in order, samples the app's RSS (idle,
+// over every delivery, split at the event's loggedAt read back from the log (the relay's share, then the feed's:
+// loggedAt is taken just before the append, so the feed's share includes the append's own writes), the app's CPU
+// time over the burst, checks each stream got every event once and in order, samples the app's RSS (idle,
 // with the streams open, peak during the burst, after), and finally sends SIGTERM with the streams still open
 // and counts how many ended cleanly. The run holds /tmp/parley-load.lock (flock), like `npm run bench`.
 // Options: --streams 500 --events 2000 --concurrency 16
@@ -13,12 +15,13 @@ import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
 
 rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
+const { ObjectId } = await import('mongodb');
 const { Api, forEachConcurrently } = await import('../harness/api.mjs');
 const { LatencyRecorder } = await import('../harness/stats.mjs');
 const { startApp } = await import('./lib/app.mjs');
-const { FeedReader } = await import('./lib/feed.mjs');
+const { Arrivals, FeedReader } = await import('./lib/feed.mjs');
 const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
-const { phone, registerCompany } = await import('./lib/seed.mjs');
+const { connect, phone, registerCompany } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
   options: {
@@ -37,7 +40,7 @@ const log = (line) => process.stderr.write(`[bench:feed ${new Date().toISOString
 const mib = (value) => `${value.toFixed(0)} MiB`;
 
 const machine = describeMachine();
-const { app, engine, base } = await startApp({ engineProcess: true, env: { EVENT_STREAMS_PER_COMPANY: String(streams) } });
+const { app, engine, base, databaseUri } = await startApp({ engineProcess: true, env: { EVENT_STREAMS_PER_COMPANY: String(streams) } });
 const rss = { started: app.rssMiB() };
 let stopped = false;
 try {
@@ -45,7 +48,8 @@ try {
   const company = await registerCompany(api, 'Feed');
   log(`app on ${base} (pid ${app.pid}); opening ${streams} streams`);
   const latencies = new LatencyRecorder();
-  const readers = Array.from({ length: streams }, () => new FeedReader(latencies));
+  const arrivals = new Arrivals();
+  const readers = Array.from({ length: streams }, () => new FeedReader(latencies, arrivals));
   const url = `${base}/v1/events/stream?types=message.received`;
   await forEachConcurrently(readers, OPEN_CONCURRENCY, (reader) => reader.open(url, { authorization: `Bearer ${company.token}` }));
   rss.streamsOpen = app.rssMiB();
@@ -71,6 +75,7 @@ try {
   rss.after = app.rssMiB();
   const lastAt = Math.max(...readers.map((reader) => reader.lastAt));
 
+  const { relay, sinceLogged } = await splitLatency(databaseUri, company.companyId, arrivals);
   const complete = readers.filter((reader) => reader.events === events).length;
   const outOfOrder = readers.reduce((sum, reader) => sum + reader.outOfOrder, 0);
   const dropped = readers.filter((reader) => reader.ended !== null).length;
@@ -90,10 +95,27 @@ try {
   console.log(`events sent in ${(sentMs / 1000).toFixed(1)} s (${(events / (sentMs / 1000)).toFixed(0)}/s); last delivery ${((lastAt - started) / 1000).toFixed(1)} s after the first send`);
   console.log(`deliveries: ${latencies.length} of ${streams * events} (${(latencies.length / ((lastAt - started) / 1000)).toFixed(0)}/s); streams complete ${complete}/${streams}; out of order or repeated ${outOfOrder}; cut during the burst ${dropped}`);
   console.log(`delivery latency (occurredAt → client): p50 ${latencies.percentile(50).toFixed(0)} ms, p99 ${latencies.percentile(99).toFixed(0)} ms, max ${latencies.percentile(100).toFixed(0)} ms`);
+  console.log(`  of which the relay (occurredAt → loggedAt, per event): p50 ${relay.percentile(50).toFixed(0)} ms, p99 ${relay.percentile(99).toFixed(0)} ms; the feed (loggedAt → client): p50 ${sinceLogged.percentile(50).toFixed(0)} ms, p99 ${sinceLogged.percentile(99).toFixed(0)} ms`);
   console.log(`app CPU over the burst: ${(cpuMs / 1000).toFixed(1)} s, ${((1000 * cpuMs) / Math.max(1, latencies.length)).toFixed(1)} µs per delivery (the inbound requests included)`);
   console.log(`app RSS: ${mib(rss.started)} started, ${mib(rss.streamsOpen)} with the streams open, ${mib(rss.peak)} peak during the burst, ${mib(rss.after)} after`);
   console.log(`SIGTERM: the app exited in ${stopMs} ms; streams ended cleanly ${cleanEnds}/${streams}`);
 } finally {
   if (!stopped) await app.stop();
   await engine?.stop();
+}
+
+/** When each event of the burst was logged (from the log itself): the relay's share and the feed's share of the latency. */
+async function splitLatency(uri, companyId, arrivals) {
+  const { client, db } = await connect(uri);
+  try {
+    const rows = await db
+      .collection('events')
+      .find({ companyId: new ObjectId(companyId), type: 'message.received' }, { projection: { sequence: 1, occurredAt: 1, loggedAt: 1 } })
+      .toArray();
+    const relay = new LatencyRecorder();
+    for (const row of rows) relay.add(row.loggedAt - row.occurredAt);
+    return { relay, sinceLogged: arrivals.sinceLogged(new Map(rows.map((row) => [row.sequence, row.loggedAt.getTime()]))) };
+  } finally {
+    await client.close();
+  }
 }

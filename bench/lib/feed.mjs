@@ -1,3 +1,5 @@
+import { LatencyRecorder } from '../../harness/stats.mjs';
+
 import { request } from 'node:http';
 
 const OCCURRED_AT = '"occurredAt":"';
@@ -9,9 +11,10 @@ const SEQUENCE = '"sequence":';
  * data line) rather than by parsing the whole JSON. Latency is occurredAt → the chunk holding the frame arrived.
  */
 export class FeedReader {
-  /** `latencies`: a LatencyRecorder (harness/stats.mjs) shared by the readers. */
-  constructor(latencies) {
+  /** `latencies`: a LatencyRecorder (harness/stats.mjs) shared by the readers; `arrivals`: their Arrivals. */
+  constructor(latencies, arrivals) {
     this.latencies = latencies;
+    this.arrivals = arrivals;
     this.buffer = '';
     this.events = 0;
     this.keepAlives = 0;
@@ -57,6 +60,7 @@ export class FeedReader {
         const sequence = Number(this.buffer.slice(sequenceAt, this.buffer.indexOf(',', sequenceAt)));
         const occurredAt = this.buffer.indexOf(OCCURRED_AT, start) + OCCURRED_AT.length;
         this.latencies.add(now - Date.parse(this.buffer.slice(occurredAt, occurredAt + 24)));
+        this.arrivals.add(sequence, now);
         if (sequence <= this.lastSequence) this.outOfOrder += 1;
         this.lastSequence = sequence;
         this.events += 1;
@@ -69,5 +73,33 @@ export class FeedReader {
 
   close() {
     this.response?.destroy();
+  }
+}
+
+/** Every delivery's event sequence and arrival time, to set against when the event was logged. */
+export class Arrivals {
+  constructor() {
+    this.sequences = new Float64Array(1 << 16);
+    this.times = new Float64Array(1 << 16);
+    this.length = 0;
+  }
+
+  add(sequence, at) {
+    if (this.length === this.sequences.length) {
+      for (const name of ['sequences', 'times']) {
+        const grown = new Float64Array(this[name].length * 2);
+        grown.set(this[name]);
+        this[name] = grown;
+      }
+    }
+    this.sequences[this.length] = sequence;
+    this.times[this.length++] = at;
+  }
+
+  /** Arrival − `loggedAt(sequence)` of every delivery, in ms: the feed's own share of the latency. */
+  sinceLogged(loggedAt) {
+    const latencies = new LatencyRecorder();
+    for (let i = 0; i < this.length; i++) latencies.add(this.times[i] - loggedAt.get(this.sequences[i]));
+    return latencies;
   }
 }
