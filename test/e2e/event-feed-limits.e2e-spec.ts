@@ -1,14 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { EventStreamSlot } from '../../src/event-feed/event-stream-slot.schema.js';
 import { EventStreams } from '../../src/event-feed/event-streams.service.js';
 import { EventTailer } from '../../src/event-feed/event-tailer.js';
-import { publishEvents } from '../support/event-feed.js';
+import { publishEvents, startDeployment, type Deployment } from '../support/event-feed.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
-import { listen, SseClient } from '../support/sse-client.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { SseClients } from '../support/sse-client.js';
+import type { TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -45,33 +44,21 @@ async function connectionEnd(socket: Socket): Promise<void> {
 const MAX_BUFFER = 64 * 1024;
 
 describe('the event stream limits: the per-company cap, backpressure, shutdown', () => {
-  let engine: EmbeddedMongo;
+  let deployment: Deployment;
   let t: TestApp;
   let other: TestApp;
   let bases: string[];
-  const clients: SseClient[] = [];
+  const clients = new SseClients();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    const env = { MONGODB_URI: `${engine.uri}eventlimits`, EVENT_STREAMS_PER_COMPANY: '2', EVENT_STREAM_MAX_BUFFER_BYTES: String(MAX_BUFFER) };
-    t = await createTestApp({ env });
-    other = await createTestApp({ env });
-    bases = [await listen(t.app), await listen(other.app)];
+    deployment = await startDeployment('eventlimits', { EVENT_STREAMS_PER_COMPANY: '2', EVENT_STREAM_MAX_BUFFER_BYTES: String(MAX_BUFFER) });
+    [t, other] = deployment.apps;
+    bases = deployment.bases;
   });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.close();
-  });
-  afterAll(async () => {
-    await t.close();
-    await other.close();
-    await engine.stop();
-  });
+  afterEach(() => clients.closeAll());
+  afterAll(() => deployment.stop());
 
-  async function open(base: string, path: string, headers: Record<string, string>): Promise<SseClient> {
-    const client = await SseClient.open(base + path, headers);
-    clients.push(client);
-    return client;
-  }
+  const open = (base: string, path: string, headers: Record<string, string>) => clients.open(base + path, headers);
   const slotsOf = (company: TestCompany) => t.model<EventStreamSlot>(EventStreamSlot.name).countDocuments({ companyId: company.companyId });
 
   it('holds EVENT_STREAMS_PER_COMPANY open streams per company across processes; one more is a 429 in the interface\'s shape', async () => {
@@ -132,8 +119,7 @@ describe('the event stream limits: the per-company cap, backpressure, shutdown',
     let base: string;
 
     beforeAll(async () => {
-      closing = await createTestApp({ env: { MONGODB_URI: `${engine.uri}eventlimits`, EVENT_STREAM_KEEPALIVE_MS: '100' } });
-      base = await listen(closing.app);
+      ({ app: closing, base } = await deployment.add({ EVENT_STREAM_KEEPALIVE_MS: '100' }));
     });
 
     it('cuts a client that takes nothing for two keep-alive intervals and 5 s (here one with a backlog to catch up on)', async () => {
@@ -167,6 +153,7 @@ describe('the event stream limits: the per-company cap, backpressure, shutdown',
       expect(await slotsOf(acme)).toBe(0);
 
       await closing.close();
+      deployment.apps.splice(deployment.apps.indexOf(closing), 1);
       // Bounded by the flush wait (2 s) for the stalled client, not by the streams' lifetime.
       expect(Date.now() - started).toBeLessThan(10_000);
     });

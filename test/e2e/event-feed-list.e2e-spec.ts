@@ -171,6 +171,7 @@ describe('the event feed list: GET /v1/events and GET /api/external/events', () 
     const document = (await t.http.get('/docs-json').expect(200)).body;
     for (const path of ['/v1/events', '/api/external/events']) {
       expect(Object.keys(document.paths[path].get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '410', '429']));
+      expect(document.paths[path].get.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(['after', 'limit', 'types']);
     }
     for (const path of ['/v1/events/stream', '/api/external/events/stream']) {
       const operation = document.paths[path].get;

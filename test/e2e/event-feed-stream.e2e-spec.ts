@@ -1,43 +1,28 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
-import { publishEvents } from '../support/event-feed.js';
+import { publishEvents, startDeployment, type Deployment } from '../support/event-feed.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
-import { listen, SseClient } from '../support/sse-client.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { SseClients } from '../support/sse-client.js';
+import type { TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
 const KEEP_ALIVE_MS = 300;
 
 describe('the event stream: GET /v1/events/stream and GET /api/external/events/stream', () => {
-  let engine: EmbeddedMongo;
+  let deployment: Deployment;
   let t: TestApp;
   let other: TestApp;
-  let base: string;
-  const clients: SseClient[] = [];
+  const clients = new SseClients();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    const env = { MONGODB_URI: `${engine.uri}eventfeed`, EVENT_STREAM_KEEPALIVE_MS: String(KEEP_ALIVE_MS) };
-    t = await createTestApp({ env });
-    other = await createTestApp({ env });
-    base = await listen(t.app);
+    deployment = await startDeployment('eventfeed', { EVENT_STREAM_KEEPALIVE_MS: String(KEEP_ALIVE_MS) });
+    [t, other] = deployment.apps;
   });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.close();
-  });
-  afterAll(async () => {
-    await t.close();
-    await other.close();
-    await engine.stop();
-  });
+  afterEach(() => clients.closeAll());
+  afterAll(() => deployment.stop());
 
-  async function open(path: string, headers: Record<string, string>): Promise<SseClient> {
-    const client = await SseClient.open(base + path, headers);
-    clients.push(client);
-    return client;
-  }
+  const open = (path: string, headers: Record<string, string>) => clients.open(deployment.bases[0] + path, headers);
   const stream = (company: TestCompany, query = '', headers: Record<string, string> = {}) =>
     open(`/v1/events/stream${query}`, { ...company.auth, ...headers });
   const ids = (events: { id: string }[]) => events.map((event) => event.id);

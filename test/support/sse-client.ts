@@ -109,3 +109,18 @@ export class SseClient {
     else if (field === 'id' || field === 'event') this.pending[field] = value;
   }
 }
+
+/** The stream clients a suite opens, dropped together after each test. */
+export class SseClients {
+  private readonly clients: SseClient[] = [];
+
+  async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const client = await SseClient.open(url, headers);
+    this.clients.push(client);
+    return client;
+  }
+
+  closeAll(): void {
+    for (const client of this.clients.splice(0)) client.close();
+  }
+}

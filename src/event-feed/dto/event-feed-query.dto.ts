@@ -1,7 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination/page-query.dto.js';
+import { ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../../webhooks/webhook-events.js';
 
 /** `types=a,b` (or `types=a&types=b`): the names, each checked like a webhook's event names. */
@@ -32,12 +32,5 @@ export class StreamEventsQueryDto {
   after?: string;
 }
 
-export class ListEventsQueryDto extends StreamEventsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
-  limit: number = DEFAULT_PAGE_SIZE;
-}
+/** The list takes the stream's parameters and every list's `limit`. */
+export class ListEventsQueryDto extends IntersectionType(StreamEventsQueryDto, PickType(PageQueryDto, ['limit'] as const)) {}
