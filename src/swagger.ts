@@ -68,6 +68,8 @@ const TAGS: [string, string][] = [
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
+  ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
+  ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],
   ['Health', 'Liveness and database reachability'],
 ];
 

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiProduces, ApiQuery } from '@nestjs/swagger';
+import { WEBHOOK_EVENT_NAMES } from '../webhooks/webhook-events.js';
 
 /** The list's semantics, repeated on both interfaces' list operations. */
 export const LIST_DOC = `
@@ -68,3 +69,19 @@ export const ApiEventStream = (exampleType: string) =>
       content: { 'text/event-stream': { schema: { type: 'string' }, example: FRAME_EXAMPLE(exampleType) } },
     }),
   );
+
+/**
+ * The `types` parameter of the feed's operations: an array sent comma-separated, which is OpenAPI's form style
+ * without explode (the DTO property cannot say so: ApiProperty has no `style`).
+ */
+export const ApiEventTypesQuery = () =>
+  ApiQuery({
+    name: 'types',
+    required: false,
+    isArray: true,
+    enum: WEBHOOK_EVENT_NAMES,
+    style: 'form',
+    explode: false,
+    example: ['message.received', 'CHAT_SENT'],
+    description: 'Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too)',
+  });

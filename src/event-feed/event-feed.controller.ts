@@ -5,10 +5,10 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ListEventsQueryDto, StreamEventsQueryDto } from './dto/event-feed-query.dto.js';
-import { ApiEventStream, LIST_DOC, STREAM_DOC } from './event-feed-docs.js';
+import { ApiEventStream, ApiEventTypesQuery, LIST_DOC, STREAM_DOC } from './event-feed-docs.js';
 import { EventFeed } from './event-feed.service.js';
 import { EventStreams } from './event-streams.service.js';
-import { EventPageView } from './event.view.js';
+import { EventPageView, EventView } from './event.view.js';
 
 /** Interface A: the company's event log, as a list and as a stream (any agent). */
 @ApiTags('Events')
@@ -22,13 +22,15 @@ export class EventFeedController {
   ) {}
 
   @Get()
+  @ApiEventTypesQuery()
   @ApiOperation({ summary: "The company's events, oldest first, after a cursor", description: LIST_DOC })
   @ApiOkResponse({ type: EventPageView })
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListEventsQueryDto): Promise<EventPageView> {
-    return this.feed.page(agent.companyId, query, 'dotted');
+    return this.feed.page(agent.companyId, query, EventView.from);
   }
 
   @Get('stream')
+  @ApiEventTypesQuery()
   @ApiOperation({ summary: "The company's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
   @ApiEventStream('message.received')
   @ApiProblemResponses(503)

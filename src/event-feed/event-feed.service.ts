@@ -1,10 +1,9 @@
 import { BadRequestException, GoneException, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import type { DomainEventName } from '../events/domain-events.js';
+import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
 import { EventLogHeadsRepository, EventLogRepository } from '../events/event-log.repository.js';
 import { domainEventNamed, type WebhookEventName } from '../webhooks/webhook-events.js';
 import { companyTag, decodeEventCursor, encodeEventCursor } from './event-cursor.js';
-import { EventView, type EventNaming } from './event.view.js';
 
 /** Where a reader of the feed starts: after `after` (null: no cursor given), in a log complete up to `logged`. */
 export interface FeedStart {
@@ -50,17 +49,17 @@ export class EventFeed {
     return { after, logged };
   }
 
-  /** One page, oldest first; `nextCursor` is never null (at the log's end it stays where the log ends). */
-  async page(
+  /** One page, oldest first, each event as `view` shows it; `nextCursor` is never null (at the log's end it stays where the log ends). */
+  async page<V>(
     companyId: string,
     query: { after?: string; types?: WebhookEventName[]; limit: number },
-    naming: EventNaming,
-  ): Promise<{ data: EventView[]; nextCursor: string }> {
+    view: (event: AnyDomainEvent) => V,
+  ): Promise<{ data: V[]; nextCursor: string }> {
     const { after, logged } = await this.start(companyId, query.after);
     const from = after ?? 0;
     const types = eventTypesOf(query.types) ?? undefined;
     const events = await this.log.range(companyId, { after: from, until: logged, types }, query.limit);
     const end = events.length === query.limit ? events[events.length - 1].sequence : Math.max(from, logged);
-    return { data: events.map((event) => EventView.from(event, naming)), nextCursor: encodeEventCursor(end, companyTag(companyId)) };
+    return { data: events.map((event) => view(event)), nextCursor: encodeEventCursor(end, companyTag(companyId)) };
   }
 }

@@ -1,6 +1,6 @@
 import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
 import { encodeEventCursor } from './event-cursor.js';
-import { EventView, type EventNaming } from './event.view.js';
+import { eventView, type EventNaming } from './event.view.js';
 
 /** What one stream is sent: the events of `types` (null: all), under `naming`. `key` is the same for equal filters. */
 export interface StreamFilter {
@@ -18,7 +18,7 @@ export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 
 /** One event as a Server-Sent Events frame: its cursor as `id`, its type as `event`, the list item's JSON as `data`. */
 export function eventFrame(event: AnyDomainEvent, naming: EventNaming, tag: string): string {
-  const view = EventView.from(event, naming);
+  const view = eventView(event, naming);
   return `id: ${encodeEventCursor(event.sequence, tag)}\nevent: ${view.type}\ndata: ${JSON.stringify(view)}\n\n`;
 }
 

@@ -7,10 +7,10 @@ import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
 import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
 import { ListEventsQueryDto, StreamEventsQueryDto } from './dto/event-feed-query.dto.js';
-import { ApiEventStream, LIST_DOC, STREAM_DOC } from './event-feed-docs.js';
+import { ApiEventStream, ApiEventTypesQuery, LIST_DOC, STREAM_DOC } from './event-feed-docs.js';
 import { EventFeed } from './event-feed.service.js';
 import { EventStreams } from './event-streams.service.js';
-import { ExternalEventPageView } from './event.view.js';
+import { ExternalEventPageView, ExternalEventView } from './event.view.js';
 
 /** Interface B: the same feed, under Interface B's event names, the list in the envelope. */
 @ApiTags('Interface B: events')
@@ -25,13 +25,15 @@ export class ExternalEventFeedController {
   ) {}
 
   @Get()
+  @ApiEventTypesQuery()
   @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: LIST_DOC })
   @ApiOkResponse({ type: ExternalEventPageView })
   async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListEventsQueryDto): Promise<ExternalEventPageView> {
-    return { success: true, ...(await this.feed.page(key.companyId, query, 'external')) };
+    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from)) };
   }
 
   @Get('stream')
+  @ApiEventTypesQuery()
   @ApiOperation({ summary: "The workspace's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
   @ApiEventStream('CHAT_RECEIVED')
   @ApiEnvelopeErrorResponses(503)

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType, PickType } from '@nestjs/swagger';
+import { IntersectionType, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
@@ -13,11 +13,7 @@ const CommaList = () =>
 
 /** What the stream of either interface takes in its query (`Last-Event-ID` comes as a header). */
 export class StreamEventsQueryDto {
-  @ApiPropertyOptional({
-    type: String,
-    example: 'message.received,CONVERSATION_CREATED',
-    description: `Only these events: a comma-separated list of dotted or Interface B names, mixed if you like (${WEBHOOK_EVENT_NAMES.join(', ')})`,
-  })
+  /** Only these events (documented by ApiEventTypesQuery, as a comma-separated array) */
   @IsOptional()
   @CommaList()
   @IsArray()
@@ -25,7 +21,7 @@ export class StreamEventsQueryDto {
   @IsIn(WEBHOOK_EVENT_NAMES, { each: true })
   types?: WebhookEventName[];
 
-  @ApiPropertyOptional({ maxLength: 200, description: 'Start after this cursor: a `nextCursor` of the list, or an `id:` of a stream frame' })
+  /** Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
   @IsOptional()
   @IsString()
   @MaxLength(200)
