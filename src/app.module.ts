@@ -15,6 +15,7 @@ import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsApiModule } from './conversations/conversations-api.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventFeedModule } from './event-feed/event-feed.module.js';
 import { EventsModule } from './events/events.module.js';
 import { LanesModule } from './lanes/lanes.module.js';
 import { FlowsModule } from './flows/flows.module.js';
@@ -54,6 +55,7 @@ export class AppModule {
         SettingsModule,
         FlowsModule,
         WebhooksModule,
+        EventFeedModule,
         AnalyticsModule,
         HealthModule,
         SeedModule,

@@ -26,9 +26,10 @@ async function startEngineProcess() {
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
  * allowed to 127.0.0.1 (the fan-out's receivers). The database: MONGODB_URI when set, else the embedded
- * engine, in the app's process or (`engineProcess`) in its own.
+ * engine, in the app's process or (`engineProcess`) in its own. `env` adds or overrides variables (the feed's
+ * bench raises EVENT_STREAMS_PER_COMPANY).
  */
-export async function startApp({ nodeArgs = [], engineProcess = false } = {}) {
+export async function startApp({ nodeArgs = [], engineProcess = false, env: extraEnv = {} } = {}) {
   const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess() : null;
   const port = await freePort();
   const env = {
@@ -39,6 +40,7 @@ export async function startApp({ nodeArgs = [], engineProcess = false } = {}) {
     THROTTLE_LIMIT: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...(separate ? { MONGODB_URI: separate.uri } : {}),
+    ...extraEnv,
   };
   const app = new PinnedServer('app', 'dist/main.js', [], env, { cwd: ROOT, nodeArgs });
   const base = `http://127.0.0.1:${port}`;

@@ -697,6 +697,140 @@ export interface paths {
         patch: operations["ExternalWebhooksController_update"];
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's events, oldest first, after a cursor
+         * @description The company's event log, oldest first: the same events, with the same `evt_...` ids, as the webhook
+         *     deliveries. Without `after` it starts at the oldest event kept (events are kept `EVENT_RETENTION_DAYS`,
+         *     30 by default). `nextCursor` is never null: pass it back as `after` for the next page; an empty `data`
+         *     means you are caught up, and the same cursor picks up the events that come next. A cursor from before the
+         *     oldest event kept answers 410 (list again without `after`); a malformed cursor, or another company's, 400.
+         *     `types` keeps only the named events (dotted or Interface B names, like webhook subscriptions); the cursor
+         *     still moves past the others.
+         */
+        get: operations["EventFeedController_list_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's events as they happen (Server-Sent Events), resumable
+         * @description Server-Sent Events (`text/event-stream`): the company's events as they are logged, each as one frame
+         *
+         *         id: <cursor>
+         *         event: <type>
+         *         data: <the event as a list item, one line of JSON>
+         *
+         *     followed by a blank line, and a `: keep-alive` comment whenever the stream has been quiet for
+         *     `EVENT_STREAM_KEEPALIVE_MS` (15 s by default).
+         *     A new event reaches open streams within a second.
+         *
+         *     **Resuming.** Each `id` is a cursor, the same as the list's `nextCursor`. Reconnect with the
+         *     `Last-Event-ID` header (EventSource sends it by itself) or `?after=<cursor>` to get every event after it
+         *     exactly once: nothing skipped, nothing repeated. `Last-Event-ID` wins over `after`, since EventSource
+         *     reconnects to the URL it was opened with. With neither, the stream starts with the events from now on. The
+         *     cursor rules are the list's: 400 for a malformed or foreign one, 410 for one older than the events kept.
+         *
+         *     **Limits.** At most `EVENT_STREAMS_PER_COMPANY` (20 by default) open streams per company across the
+         *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
+         *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
+         *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
+         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         */
+        get: operations["EventFeedController_stream_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events, oldest first, after a cursor
+         * @description The company's event log, oldest first: the same events, with the same `evt_...` ids, as the webhook
+         *     deliveries. Without `after` it starts at the oldest event kept (events are kept `EVENT_RETENTION_DAYS`,
+         *     30 by default). `nextCursor` is never null: pass it back as `after` for the next page; an empty `data`
+         *     means you are caught up, and the same cursor picks up the events that come next. A cursor from before the
+         *     oldest event kept answers 410 (list again without `after`); a malformed cursor, or another company's, 400.
+         *     `types` keeps only the named events (dotted or Interface B names, like webhook subscriptions); the cursor
+         *     still moves past the others.
+         */
+        get: operations["ExternalEventFeedController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events as they happen (Server-Sent Events), resumable
+         * @description Server-Sent Events (`text/event-stream`): the company's events as they are logged, each as one frame
+         *
+         *         id: <cursor>
+         *         event: <type>
+         *         data: <the event as a list item, one line of JSON>
+         *
+         *     followed by a blank line, and a `: keep-alive` comment whenever the stream has been quiet for
+         *     `EVENT_STREAM_KEEPALIVE_MS` (15 s by default).
+         *     A new event reaches open streams within a second.
+         *
+         *     **Resuming.** Each `id` is a cursor, the same as the list's `nextCursor`. Reconnect with the
+         *     `Last-Event-ID` header (EventSource sends it by itself) or `?after=<cursor>` to get every event after it
+         *     exactly once: nothing skipped, nothing repeated. `Last-Event-ID` wins over `after`, since EventSource
+         *     reconnects to the URL it was opened with. With neither, the stream starts with the events from now on. The
+         *     cursor rules are the list's: 400 for a malformed or foreign one, 410 for one older than the events kept.
+         *
+         *     **Limits.** At most `EVENT_STREAMS_PER_COMPANY` (20 by default) open streams per company across the
+         *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
+         *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
+         *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
+         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         */
+        get: operations["ExternalEventFeedController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/metrics": {
         parameters: {
             query?: never;
@@ -877,7 +1011,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -900,7 +1034,7 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -942,7 +1076,7 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1856,6 +1990,82 @@ export interface components {
             success: boolean;
             /** @example Webhook wh_6650f0c2a1b2c3d4e5f60718 deleted */
             message: string;
+        };
+        EventView: {
+            /**
+             * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example message.received
+             * @enum {string}
+             */
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed";
+            /**
+             * @description The same id as the webhook deliveries of this event carry
+             * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
+             */
+            id: string;
+            /**
+             * @description Increases strictly in the company's log order (numbers may be skipped)
+             * @example 42
+             */
+            sequence: number;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            companyId: string;
+        };
+        EventPageView: {
+            data: components["schemas"]["EventView"][];
+            /**
+             * @description Never null: pass it back as `after` to continue. An empty `data` means caught up; the cursor stays usable,
+             *     so poll with it again later
+             * @example ZTE6NDI6OWYzYzFhMmI
+             */
+            nextCursor: string;
+        };
+        ExternalEventView: {
+            /**
+             * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example CHAT_RECEIVED
+             * @enum {string}
+             */
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED";
+            /**
+             * @description The same id as the webhook deliveries of this event carry
+             * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
+             */
+            id: string;
+            /**
+             * @description Increases strictly in the company's log order (numbers may be skipped)
+             * @example 42
+             */
+            sequence: number;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            companyId: string;
+        };
+        ExternalEventPageView: {
+            /** @example true */
+            success: boolean;
+            data: components["schemas"]["ExternalEventView"][];
+            /**
+             * @description Never null: pass it back as `after` to continue. An empty `data` means caught up; the cursor stays usable,
+             *     so poll with it again later
+             * @example ZTE6NDI6OWYzYzFhMmI
+             */
+            nextCursor: string;
         };
         MetricsBucketView: {
             /**
@@ -8625,6 +8835,559 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    EventFeedController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Gone",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Gone",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    EventFeedController_stream_v1: {
+        parameters: {
+            query?: {
+                /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
+                after?: string;
+            };
+            header?: {
+                /** @description Resume after this cursor (the `id` of the last frame received); wins over `after` */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: one frame per event, keep-alive comments, open until either side ends it */
+            200: {
+                headers: {
+                    /** @description `no-cache, no-transform` */
+                    "Cache-Control"?: string;
+                    /** @description `no`: proxies must not buffer the stream */
+                    "X-Accel-Buffering"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: ZTE6NDI6OWYzYzFhMmI
+                     *     event: message.received
+                     *     data: {"id":"evt_Qm9vdHN0cmFwcGVkRXZlbnQ","type":"message.received","sequence":42,"occurredAt":"2026-05-01T12:00:00.000Z","companyId":"6650f0c2a1b2c3d4e5f60718","data":{"message":{},"conversation":{}}}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Gone",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Gone",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The server is shutting down: connect again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "Service Unavailable",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service Unavailable",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalEventFeedController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalEventPageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description Missing or invalid credentials
+             *
+             *     Missing, unknown or revoked API key
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     The API key lacks the scope events:read
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalEventFeedController_stream: {
+        parameters: {
+            query?: {
+                /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
+                after?: string;
+            };
+            header?: {
+                /** @description Resume after this cursor (the `id` of the last frame received); wins over `after` */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: one frame per event, keep-alive comments, open until either side ends it */
+            200: {
+                headers: {
+                    /** @description `no-cache, no-transform` */
+                    "Cache-Control"?: string;
+                    /** @description `no`: proxies must not buffer the stream */
+                    "X-Accel-Buffering"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: ZTE6NDI6OWYzYzFhMmI
+                     *     event: CHAT_RECEIVED
+                     *     data: {"id":"evt_Qm9vdHN0cmFwcGVkRXZlbnQ","type":"CHAT_RECEIVED","sequence":42,"occurredAt":"2026-05-01T12:00:00.000Z","companyId":"6650f0c2a1b2c3d4e5f60718","data":{"message":{},"conversation":{}}}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description Missing or invalid credentials
+             *
+             *     Missing, unknown or revoked API key
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     The API key lacks the scope events:read
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The server is shutting down: connect again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Service Unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];

@@ -44,6 +44,12 @@ export class AppConfig {
   readonly allowRegistration: boolean;
   /** How long the event log keeps an event (the feed answers 410 for a cursor older than that). */
   readonly eventRetentionDays: number;
+  /** Open event streams a company may hold at once, across the deployment's processes. */
+  readonly eventStreamsPerCompany: number;
+  /** Longest silence on an open event stream before a `: keep-alive` comment. */
+  readonly eventStreamKeepAliveMs: number;
+  /** Bytes a live event stream may leave unread before it is disconnected (the client resumes with Last-Event-ID). */
+  readonly eventStreamMaxBufferBytes: number;
   /** How long a finished webhook delivery is kept; 0: for ever. */
   readonly webhookDeliveryRetentionDays: number;
   /** How long a finished flow execution is kept; 0: for ever. */

@@ -43,6 +43,9 @@ describe('loadAppConfig', () => {
       apiKeysPerCompany: 20,
       passwordScryptLogN: 17,
       webhookSecretKeys: [],
+      eventStreamsPerCompany: 20,
+      eventStreamKeepAliveMs: 15_000,
+      eventStreamMaxBufferBytes: 1024 * 1024,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
   });
@@ -71,6 +74,9 @@ describe('loadAppConfig', () => {
       API_KEYS_PER_COMPANY: '3',
       PASSWORD_SCRYPT_LOG_N: '15',
       WEBHOOK_SECRET_KEYS: `new:${KEY_B}, old:${KEY_A}`,
+      EVENT_STREAMS_PER_COMPANY: '5',
+      EVENT_STREAM_KEEPALIVE_MS: '5000',
+      EVENT_STREAM_MAX_BUFFER_BYTES: '65536',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -95,6 +101,9 @@ describe('loadAppConfig', () => {
       trustProxy: 2,
       apiKeysPerCompany: 3,
       passwordScryptLogN: 15,
+      eventStreamsPerCompany: 5,
+      eventStreamKeepAliveMs: 5000,
+      eventStreamMaxBufferBytes: 65536,
     });
     expect(config.webhookSecretKeys).toEqual([
       { id: 'new', key: Buffer.alloc(32, 2) },
@@ -149,6 +158,9 @@ describe('loadAppConfig', () => {
     [{ WEBHOOK_SECRET_KEYS: `bad id:${KEY_A}` }, 'WEBHOOK_SECRET_KEYS must be a comma-separated list'],
     [{ JWT_EXPIRES_IN: '0' }, 'JWT_EXPIRES_IN must be a positive duration'],
     [{ MONGODB_URI: 'postgres://db' }, 'MONGODB_URI must be a mongodb:// or mongodb+srv:// URI'],
+    [{ EVENT_STREAMS_PER_COMPANY: '0' }, 'EVENT_STREAMS_PER_COMPANY must be an integer from 1 to 10000'],
+    [{ EVENT_STREAM_KEEPALIVE_MS: '20000' }, 'EVENT_STREAM_KEEPALIVE_MS must be an integer from 10 to 15000'],
+    [{ EVENT_STREAM_MAX_BUFFER_BYTES: '1k' }, 'EVENT_STREAM_MAX_BUFFER_BYTES must be an integer from 1024'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test (got "staging")'],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const text = failure(env);

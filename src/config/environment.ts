@@ -125,6 +125,10 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     allowRegistration: boolean(env, 'ALLOW_REGISTRATION', !production),
     docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
+    // At most 15 s: the contract promises a keep-alive at least that often.
+    eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, 10, 15_000),
+    eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
   });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, QueryFilter } from 'mongoose';
+import type { Model, QueryFilter, Types } from 'mongoose';
 import { duplicateInsertIndexes, isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId } from '../database/tenancy/tenant-repository.js';
@@ -58,6 +58,12 @@ export class EventLogRepository extends TenantRepository<LoggedEvent> {
     return rows.map((row) => toDomainEvent(row, String(companyId)));
   }
 
+  /** The sequence of the company's oldest retained event, or null when the log holds none of its events. */
+  async oldestSequence(companyId: CompanyId): Promise<number | null> {
+    const [oldest] = await this.find(companyId, {}, { sort: { sequence: 1 }, limit: 1, projection: { sequence: 1 } });
+    return oldest?.sequence ?? null;
+  }
+
   async byIds(companyId: CompanyId, ids: string[]): Promise<AnyDomainEvent[]> {
     const rows = await this.find(companyId, { _id: { $in: ids } }, { sort: { sequence: 1 } });
     return rows.map((row) => toDomainEvent(row, String(companyId)));
@@ -101,6 +107,22 @@ export class EventLogHeadsRepository extends TenantRepository<EventLogHead> {
       if (isDuplicateKeyError(error)) return null;
       throw error;
     }
+  }
+
+  /** How far the company's log is complete: every event with a sequence at or below it is in the log. */
+  async logged(companyId: CompanyId): Promise<number> {
+    return (await this.findOne(companyId, {}, { logged: 1 }))?.logged ?? 0;
+  }
+
+  /** `logged` of each of these companies, in one query (0 for a company that never logged an event). */
+  async loggedOf(companyIds: string[]): Promise<Map<string, number>> {
+    const heads = await this.model
+      .find({ companyId: { $in: companyIds.map((id) => toObjectId(id)) } }, { companyId: 1, logged: 1 })
+      .lean()
+      .exec();
+    const logged = new Map(companyIds.map((id) => [id, 0]));
+    for (const head of heads as unknown as { companyId: Types.ObjectId; logged: number }[]) logged.set(head.companyId.toHexString(), head.logged);
+    return logged;
   }
 
   /** Gives the lease up, recording that every event up to `logged` is in the log. */

@@ -27,6 +27,6 @@ import { PendingEventSweep } from './pending-event-sweep.js';
     ]),
   ],
   providers: [EventLogRepository, EventLogHeadsRepository, EventConsumers, EventRelay, PendingEventSweep, EventPublisher],
-  exports: [EventLogRepository, EventConsumers, EventRelay, EventPublisher],
+  exports: [EventLogRepository, EventLogHeadsRepository, EventConsumers, EventRelay, EventPublisher],
 })
 export class EventsModule {}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DOMAIN_EVENTS } from '../events/domain-events.js';
-import { EXTERNAL_EVENT_NAMES, WEBHOOK_EVENT_NAMES, eventNamesOf, subscribedNameFor } from './webhook-events.js';
+import { EXTERNAL_EVENT_NAMES, WEBHOOK_EVENT_NAMES, domainEventNamed, eventNamesOf, subscribedNameFor } from './webhook-events.js';
 
 describe('webhook event names', () => {
   it.each([
@@ -13,6 +13,8 @@ describe('webhook event names', () => {
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
+    expect(domainEventNamed(external)).toBe(dotted);
+    expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
   it('accepts exactly the twelve names, each once', () => {

@@ -23,6 +23,13 @@ export function eventNamesOf(event: DomainEventName): [DomainEventName, External
   return [event, EXTERNAL_EVENT_NAMES[event]];
 }
 
+const DOMAIN_EVENT_BY_NAME = new Map<string, DomainEventName>(DOMAIN_EVENTS.flatMap((event) => eventNamesOf(event).map((name) => [name, event])));
+
+/** The domain event a name of either form means (the event feed's `types` accept both, like webhooks). */
+export function domainEventNamed(name: WebhookEventName): DomainEventName {
+  return DOMAIN_EVENT_BY_NAME.get(name)!;
+}
+
 /**
  * The name under which a webhook receives `event`: the first of its subscribed names that means it,
  * so a webhook that listed both forms still gets one delivery, under the form it listed first.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DemoSeedService, type DemoCredentials } from '../../src/seed/demo-seed.service.js';
+import { settle } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describe('the demo company (embedded engine, DEMO_SEED)', () => {
@@ -31,5 +32,11 @@ describe('the demo company (embedded engine, DEMO_SEED)', () => {
     const contacts = await t.http.get('/v1/contacts').set(auth).expect(200);
     expect(contacts.body.data).toHaveLength(2);
     await t.http.get('/api/external/webhooks').set('x-api-key', demo.apiKey).expect(200);
+  });
+
+  it("has a key that reads the event feed too (events:read): the demo conversations' events", async () => {
+    await settle(t);
+    const events = await t.http.get('/api/external/events').set('x-api-key', demo.apiKey).expect(200);
+    expect(events.body.data.filter((event: { type: string }) => event.type === 'CONVERSATION_CREATED')).toHaveLength(2);
   });
 });

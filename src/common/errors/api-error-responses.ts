@@ -37,9 +37,11 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'No permission for this action',
   404: 'Not found, or not in your company',
   409: 'Conflicts with an existing record',
+  410: 'Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS)',
   413: 'Request body or file too large',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Internal server error',
+  503: 'The server is shutting down: connect again',
 };
 
 /** A typical message for each status, so that each response of the docs shows its own example. */

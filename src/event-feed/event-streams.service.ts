@@ -1,0 +1,151 @@
+import { HttpException, HttpStatus, Injectable, Logger, ServiceUnavailableException, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppConfig } from '../config/app-config.js';
+import { LaneWorker } from '../lanes/lane-worker.js';
+import type { WebhookEventName } from '../webhooks/webhook-events.js';
+import { eventTypesOf, EventFeed } from './event-feed.service.js';
+import { streamFilter } from './event-frames.js';
+import { EventStream, type StreamLimits } from './event-stream.js';
+import { EventStreamSlotsRepository } from './event-stream-slots.repository.js';
+import { EventTailer } from './event-tailer.js';
+import type { EventNaming } from './event.view.js';
+
+/** How often other processes' appends are looked for while a stream is open: new events reach streams within 1 s. */
+export const POLL_INTERVAL_MS = 250;
+/** A stream's slot lapses this long after its process last renewed it (a process killed without closing its streams). */
+const SLOT_LEASE_MS = 15_000;
+const SLOT_RENEW_MS = 5_000;
+/** On shutdown, how long ended streams may take to flush before their connections are cut. */
+const SHUTDOWN_FLUSH_MS = 2_000;
+/** The Retry-After of a 429 for one stream too many: a hint, since slots free up when streams close. */
+const CAP_RETRY_AFTER_SECONDS = 10;
+
+export interface StreamRequest {
+  companyId: string;
+  naming: EventNaming;
+  types?: WebhookEventName[];
+  /** `Last-Event-ID`, else the `after` query parameter; neither: the stream starts with events from now on. */
+  cursor?: string;
+}
+
+/**
+ * Opens and closes the event streams of this process and runs the feed's one clock: while a stream is open,
+ * every POLL_INTERVAL_MS (or each keep-alive interval, when shorter) it polls the log for other processes'
+ * appends (EventTailer.poll: one query), writes keep-alives to the streams that have been quiet, and renews the
+ * streams' slots. The clock is unref'ed, runs only while a stream is open, and stops on shutdown, which ends
+ * every stream cleanly before the server closes.
+ */
+@Injectable()
+export class EventStreams implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(EventStreams.name);
+  private readonly limits: StreamLimits;
+  private readonly tickMs: number;
+  private readonly releasing = new Set<Promise<void>>();
+  private clock?: NodeJS.Timeout;
+  private pollAt = 0;
+  private renewAt = 0;
+  private closing = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly feed: EventFeed,
+    private readonly tailer: EventTailer,
+    private readonly slots: EventStreamSlotsRepository,
+    private readonly worker: LaneWorker,
+  ) {
+    this.limits = { keepAliveMs: config.eventStreamKeepAliveMs, maxBufferBytes: config.eventStreamMaxBufferBytes };
+    this.tickMs = Math.min(POLL_INTERVAL_MS, config.eventStreamKeepAliveMs);
+  }
+
+  /**
+   * Checks the request (400, 410, 429: thrown before anything is written, so they answer in the interface's
+   * error shape), then sends the headers and keeps the response open as the stream.
+   */
+  async open(request: StreamRequest, res: Response): Promise<void> {
+    this.refuseWhileClosing();
+    const { companyId } = request;
+    const { after, logged } = await this.feed.start(companyId, request.cursor);
+    const id = `str_${randomBytes(12).toString('base64url')}`;
+    const cap = this.config.eventStreamsPerCompany;
+    if (!(await this.slots.take(companyId, id, this.worker.id, SLOT_LEASE_MS, cap))) {
+      res.setHeader('Retry-After', String(CAP_RETRY_AFTER_SECONDS));
+      throw new HttpException(`At most ${cap} event streams may be open at once for a company: close one, or retry later`, HttpStatus.TOO_MANY_REQUESTS);
+    }
+    if (this.closing || !res.socket || res.socket.destroyed) {
+      this.release(companyId, id);
+      this.refuseWhileClosing();
+      return;
+    }
+    const filter = streamFilter(request.naming, eventTypesOf(request.types));
+    const stream = new EventStream(id, companyId, filter, after ?? logged, res, this.limits);
+    stream.open((closed) => this.closed(closed));
+    this.tailer.attach(stream, logged);
+    this.startClock();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    this.stopClock();
+    const streams = [...this.tailer.streams()];
+    for (const stream of streams) stream.end();
+    // A client that stopped reading cannot take the end of its stream: cut it after a short wait.
+    await Promise.race([Promise.all(streams.map((stream) => stream.ended)), sleep(SHUTDOWN_FLUSH_MS, undefined, { ref: false })]);
+    for (const stream of streams) if (!stream.closed) stream.destroy();
+    await Promise.allSettled([...this.releasing]);
+  }
+
+  private refuseWhileClosing(): void {
+    if (this.closing) throw new ServiceUnavailableException('The server is shutting down: connect again');
+  }
+
+  private closed(stream: EventStream): void {
+    this.tailer.detach(stream);
+    this.release(stream.companyId, stream.id);
+    if (this.tailer.openStreams === 0) this.stopClock();
+  }
+
+  private release(companyId: string, id: string): void {
+    const released = this.slots
+      .release(companyId, [id])
+      .catch((error: unknown) => this.logger.warn({ err: error }, `Could not free the slot of event stream ${id}; its lease lapses`))
+      .finally(() => this.releasing.delete(released));
+    this.releasing.add(released);
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    if (now >= this.pollAt) {
+      this.pollAt = now + POLL_INTERVAL_MS;
+      this.tailer.poll().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not poll the event log for the open streams'));
+    }
+    for (const stream of this.tailer.streams()) stream.keepAlive(now, this.tickMs);
+    if (now >= this.renewAt) {
+      this.renewAt = now + SLOT_RENEW_MS;
+      this.renewSlots().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not renew the slots of the open event streams'));
+    }
+  }
+
+  private async renewSlots(): Promise<void> {
+    const byCompany = new Map<string, string[]>();
+    for (const stream of this.tailer.streams()) {
+      const ids = byCompany.get(stream.companyId) ?? [];
+      ids.push(stream.id);
+      byCompany.set(stream.companyId, ids);
+    }
+    await Promise.all([...byCompany].map(([companyId, ids]) => this.slots.renew(companyId, ids, SLOT_LEASE_MS)));
+  }
+
+  private startClock(): void {
+    if (this.clock) return;
+    this.pollAt = Date.now() + POLL_INTERVAL_MS;
+    this.renewAt = Date.now() + SLOT_RENEW_MS;
+    this.clock = setInterval(() => this.tick(), this.tickMs).unref();
+  }
+
+  private stopClock(): void {
+    clearInterval(this.clock);
+    this.clock = undefined;
+  }
+}

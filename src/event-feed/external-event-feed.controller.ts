@@ -1,0 +1,48 @@
+import { Controller, Get, Headers, Query, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
+import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
+import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
+import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
+import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { ListEventsQueryDto, StreamEventsQueryDto } from './dto/event-feed-query.dto.js';
+import { ApiEventStream, ApiEventTypesQuery, LIST_DOC, STREAM_DOC } from './event-feed-docs.js';
+import { EventFeed } from './event-feed.service.js';
+import { EventStreams } from './event-streams.service.js';
+import { ExternalEventPageView, ExternalEventView } from './event.view.js';
+
+/** Interface B: the same feed, under Interface B's event names, the list in the envelope. */
+@ApiTags('Interface B: events')
+@ApiKeyAuth()
+@RequireScopes('events:read')
+@ApiEnvelopeErrorResponses(400, 401, 403, 410, 429, 500)
+@Controller({ path: 'api/external/events', version: VERSION_NEUTRAL })
+export class ExternalEventFeedController {
+  constructor(
+    private readonly feed: EventFeed,
+    private readonly streams: EventStreams,
+  ) {}
+
+  @Get()
+  @ApiEventTypesQuery()
+  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: LIST_DOC })
+  @ApiOkResponse({ type: ExternalEventPageView })
+  async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListEventsQueryDto): Promise<ExternalEventPageView> {
+    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from)) };
+  }
+
+  @Get('stream')
+  @ApiEventTypesQuery()
+  @ApiOperation({ summary: "The workspace's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
+  @ApiEventStream('CHAT_RECEIVED')
+  @ApiEnvelopeErrorResponses(503)
+  async stream(
+    @CurrentApiKey() key: ApiKeyPrincipal,
+    @Query() query: StreamEventsQueryDto,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.streams.open({ companyId: key.companyId, naming: 'external', types: query.types, cursor: lastEventId || query.after }, res);
+  }
+}
