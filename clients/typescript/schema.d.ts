@@ -1729,8 +1729,7 @@ export interface components {
             conversationId: string;
         };
         FlowExecutionStepView: {
-            /** @enum {string} */
-            type: "send_message" | "assign" | "set_priority" | "add_tags" | "handoff" | "close";
+            type: string;
             /**
              * @description skipped: after a failed step
              * @enum {string}

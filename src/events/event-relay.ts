@@ -142,9 +142,10 @@ export class EventRelay implements BeforeApplicationShutdown {
       throw error;
     }
     await this.heads.release(companyId, this.worker.id, reservation.last);
-    await this.clearMarkers(companyId, batch);
+    // Readers in this process (the feed) hear of the batch as soon as it is readable; clearing the markers can follow.
     const logged: EventsLogged = { companyId, events: appended.map((entry) => toDomainEvent(entry, companyId)) };
     this.emitter.emit(EVENTS_LOGGED, logged);
+    await this.clearMarkers(companyId, batch);
   }
 
   private async reserve(companyId: string, count: number): Promise<Reservation> {
