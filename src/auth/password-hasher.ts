@@ -23,12 +23,14 @@ function scryptOptions(N: number, r: number, p: number): ScryptOptions {
 @Injectable()
 export class PasswordHasher {
   private readonly N: number;
-  /** A real hash of nothing, checked when a login e-mail is unknown so both answers take the same time. */
-  private readonly decoy: Promise<string>;
+  /**
+   * A real hash of nothing, checked when a login e-mail is unknown so both answers take the same time. Made on
+   * first need rather than at start-up, where its 128 MiB of scrypt memory (at N = 2^17) would be a spike for nothing.
+   */
+  private decoy?: Promise<string>;
 
   constructor(config: AppConfig) {
     this.N = 2 ** config.passwordScryptLogN;
-    this.decoy = this.hash(randomBytes(16).toString('hex'));
   }
 
   async hash(password: string): Promise<string> {
@@ -38,7 +40,7 @@ export class PasswordHasher {
   }
 
   async verify(password: string, stored: string | undefined): Promise<boolean> {
-    const [scheme, n, r, p, salt, hash] = (stored ?? (await this.decoy)).split('$');
+    const [scheme, n, r, p, salt, hash] = (stored ?? (await (this.decoy ??= this.hash(randomBytes(16).toString('hex'))))).split('$');
     if (scheme !== 'scrypt' || !salt || !hash) return false;
     const expected = Buffer.from(hash, 'base64');
     const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, scryptOptions(Number(n), Number(r), Number(p)));
