@@ -261,6 +261,8 @@ export interface paths {
         /**
          * Store a message a contact sent on a channel
          * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation. The answer shows the stored message and conversation: the flows the message triggers run after it, from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.
+         *
+         *     **Retries.** Send the channel’s own message id as `externalId`: a message whose `externalId` is already stored on the channel (per company) answers **200** with that message, its conversation as it stands now and `duplicate: true`, and stores and emits nothing, even when the repeats arrive at the same time.
          */
         post: operations["InboundMessagesController_receive"];
         delete?: never;
@@ -1342,6 +1344,35 @@ export interface components {
              */
             url: string;
         };
+        MessageDeliveryErrorView: {
+            /**
+             * @description The channel's error code
+             * @example 131026
+             */
+            code: string;
+            /** @example Message undeliverable */
+            message: string;
+        };
+        MessageDeliveryView: {
+            /**
+             * @description `pending` until the connector reports; then only forward along pending → sent → delivered → read (steps may be
+             *     skipped), or `failed` from pending or sent
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "delivered" | "read" | "failed";
+            /**
+             * Format: date-time
+             * @description When the status was reached: the report's occurredAt (never before the previous status), else when it arrived
+             */
+            updatedAt: string;
+            /**
+             * @description The channel's own id of the message, once a report gave it
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+             */
+            externalId?: string;
+            /** @description Why it failed, when the failure report said */
+            error?: components["schemas"]["MessageDeliveryErrorView"];
+        };
         MessageView: {
             /** @example 6650f0c2a1b2c3d4e5f60721 */
             id: string;
@@ -1357,6 +1388,13 @@ export interface components {
             /** @enum {string} */
             senderType: "agent" | "bot" | "contact";
             senderId: string | null;
+            /**
+             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId: string | null;
+            /** @description Outbound: its delivery on the channel; null on inbound messages */
+            delivery: components["schemas"]["MessageDeliveryView"] | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1398,6 +1436,13 @@ export interface components {
              * @example Hi, where is my order?
              */
             text: string;
+            /**
+             * @description The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
+             *     whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
+             *     stores and emits nothing
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId?: string;
         };
         ConversationView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
@@ -1443,8 +1488,13 @@ export interface components {
         };
         InboundMessageResultView: {
             message: components["schemas"]["MessageView"];
-            /** @description The conversation as it stands after the message */
+            /** @description The conversation as it stands after the message (a duplicate: as it stands now) */
             conversation: components["schemas"]["ConversationView"];
+            /**
+             * @description True when the externalId was already stored on the channel: this is that message, and nothing was stored
+             * @example false
+             */
+            duplicate: boolean;
         };
         InboundMessageEnvelope: {
             /** @example true */
@@ -1734,7 +1784,7 @@ export interface components {
              * @description skipped: after a failed step
              * @enum {string}
              */
-            status: "completed" | "failed" | "skipped";
+            status: "failed" | "completed" | "skipped";
             /** @example Cannot move a conversation from closed to queued; allowed from closed: none */
             error?: string;
         };
@@ -1749,7 +1799,7 @@ export interface components {
              * @description failed when a step failed
              * @enum {string}
              */
-            status: "completed" | "failed";
+            status: "failed" | "completed";
             steps: components["schemas"]["FlowExecutionStepView"][];
         };
         RetryConfigDto: {
@@ -1907,7 +1957,7 @@ export interface components {
              */
             type: string;
             /** @enum {string} */
-            status: "failed" | "pending" | "succeeded";
+            status: "pending" | "failed" | "succeeded";
             /**
              * @description Attempts since it was last queued
              * @example 2
@@ -4835,6 +4885,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A repeat of a stored externalId (`duplicate: true`): nothing stored */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundMessageEnvelope"];
+                };
+            };
+            /** @description Stored (`duplicate: false`) */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
@@ -7689,7 +7750,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
-                status?: "failed" | "pending" | "succeeded";
+                status?: "pending" | "failed" | "succeeded";
             };
             header?: never;
             path: {

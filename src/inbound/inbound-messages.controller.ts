@@ -1,5 +1,6 @@
-import { Body, Controller, Post, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpStatus, Post, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
@@ -24,11 +25,21 @@ export class InboundMessagesController {
       'opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at ' +
       'most one open conversation per channel; after a close, the next message opens a new conversation. ' +
       'The answer shows the stored message and conversation: the flows the message triggers run after it, ' +
-      'from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.',
+      'from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.\n\n' +
+      '**Retries.** Send the channel’s own message id as `externalId`: a message whose `externalId` is already ' +
+      'stored on the channel (per company) answers **200** with that message, its conversation as it stands now ' +
+      'and `duplicate: true`, and stores and emits nothing, even when the repeats arrive at the same time.',
   })
-  @ApiCreatedResponse({ type: InboundMessageEnvelope })
+  @ApiCreatedResponse({ type: InboundMessageEnvelope, description: 'Stored (`duplicate: false`)' })
+  @ApiOkResponse({ type: InboundMessageEnvelope, description: 'A repeat of a stored externalId (`duplicate: true`): nothing stored' })
   @ApiEnvelopeErrorResponses(400, 401, 403, 409, 429)
-  async receive(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Body() dto: InboundMessageDto): Promise<InboundMessageEnvelope> {
-    return { success: true, data: await this.inbound.receive(apiKey.companyId, dto) };
+  async receive(
+    @CurrentApiKey() apiKey: ApiKeyPrincipal,
+    @Body() dto: InboundMessageDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<InboundMessageEnvelope> {
+    const received = await this.inbound.receive(apiKey.companyId, dto);
+    response.status(received.duplicate ? HttpStatus.OK : HttpStatus.CREATED);
+    return { success: true, data: received };
   }
 }

@@ -1,6 +1,7 @@
 import { ConflictException, Injectable } from '@nestjs/common';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { ConversationsService } from '../conversations/conversations.service.js';
+import { ConversationsService, DEFAULT_CHANNEL } from '../conversations/conversations.service.js';
+import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { MessagesService, type DeliveredMessage } from '../messages/messages.service.js';
 import type { InboundMessageDto } from './dto/inbound-message.dto.js';
@@ -8,10 +9,16 @@ import type { InboundMessageDto } from './dto/inbound-message.dto.js';
 /** How often a message retries when the conversation it found is closed before the message lands. */
 const DELIVERY_ATTEMPTS = 3;
 
+/** A stored inbound message; `duplicate` when its `externalId` had been stored before (nothing stored now). */
+export interface ReceivedMessage extends DeliveredMessage {
+  duplicate: boolean;
+}
+
 /**
  * A message from a contact on a channel (Interface B): finds or creates the contact, finds its open
  * conversation on the channel or opens one (never two, even under concurrent messages), stores the
- * message. A closed conversation is never reopened: the message goes to a new one.
+ * message. A closed conversation is never reopened: the message goes to a new one. A message whose
+ * `externalId` is already stored on the channel is a connector's retry: it answers the stored one.
  */
 @Injectable()
 export class InboundMessagesService {
@@ -21,13 +28,31 @@ export class InboundMessagesService {
     private readonly messages: MessagesService,
   ) {}
 
-  async receive(companyId: CompanyId, dto: InboundMessageDto): Promise<DeliveredMessage> {
+  async receive(companyId: CompanyId, dto: InboundMessageDto): Promise<ReceivedMessage> {
+    const channel = (dto.channel ?? DEFAULT_CHANNEL).toLowerCase();
+    // A retry after the first was stored (the usual case) touches nothing: no contact, conversation or write.
+    const stored = await this.storedDuplicate(companyId, channel, dto.externalId);
+    if (stored) return stored;
     const contact = await this.contacts.findOrCreateByIdentity(companyId, dto.from);
     for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
-      const conversation = await this.conversations.findOrOpen(companyId, contact._id, dto.channel);
-      const delivered = await this.messages.receive(companyId, conversation.id, contact._id.toHexString(), dto.text);
-      if (delivered) return delivered;
+      const conversation = await this.conversations.findOrOpen(companyId, contact._id, channel);
+      let delivered: DeliveredMessage | null;
+      try {
+        delivered = await this.messages.receive(companyId, conversation.id, contact._id.toHexString(), dto);
+      } catch (error) {
+        // A concurrent repeat stored it first: the unique index refused this one, with its event.
+        const winner = isDuplicateKeyError(error) ? await this.storedDuplicate(companyId, channel, dto.externalId) : null;
+        if (winner) return winner;
+        throw error;
+      }
+      if (delivered) return { ...delivered, duplicate: false };
     }
     throw new ConflictException('The conversation kept closing while the message was stored; send it again');
+  }
+
+  private async storedDuplicate(companyId: CompanyId, channel: string, externalId: string | undefined): Promise<ReceivedMessage | null> {
+    if (externalId === undefined) return null;
+    const stored = await this.messages.findByExternalId(companyId, channel, externalId);
+    return stored && { ...stored, duplicate: true };
   }
 }

@@ -11,6 +11,9 @@ export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
 export const SENDER_TYPES = ['contact', 'agent', 'bot'] as const;
 export type SenderType = (typeof SENDER_TYPES)[number];
+/** Where an outbound message stands on its channel (contract section 12); the rules are in delivery-status.ts. */
+export const DELIVERY_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** The stored file of a media message (GridFS); `url` is derived from the id when shown. */
 export interface MessageMedia {
@@ -19,6 +22,38 @@ export interface MessageMedia {
   mimeType: string;
   size: number;
 }
+
+export interface DeliveryError {
+  code: string;
+  message: string;
+}
+
+/** What the channel reported of an outbound message; `pending` from when it is stored. */
+@Schema({ _id: false })
+export class MessageDelivery {
+  @Prop({ type: String, enum: DELIVERY_STATUSES, required: true })
+  status: DeliveryStatus;
+
+  /** When the status was reached: the report's `occurredAt` (kept in order), else when the report arrived. */
+  @Prop({ type: Date, required: true })
+  updatedAt: Date;
+
+  /** The channel's own id of the message, as a report gave it. */
+  @Prop({ type: String })
+  externalId?: string;
+
+  /** Why it failed, as the channel said (only on `failed`). */
+  @Prop({ type: Object })
+  error?: DeliveryError;
+
+  /**
+   * When it reached `delivered`, or `read` without a delivered report first (read implies delivered). Read and
+   * failed are final, so their time is `updatedAt`; delivered is the one step a later one overwrites (metrics).
+   */
+  @Prop({ type: Date })
+  deliveredAt?: Date;
+}
+const MessageDeliverySchema = SchemaFactory.createForClass(MessageDelivery);
 
 /** One message of a conversation (contract section 4). */
 @Schema({ collection: 'messages', timestamps: true })
@@ -29,6 +64,13 @@ export class Message extends EventSource {
 
   @Prop({ type: String, enum: MESSAGE_DIRECTIONS, required: true })
   direction: MessageDirection;
+
+  /**
+   * Its conversation's channel, which never changes: a message carries it so that the channel's own message ids
+   * (`externalId`) are unique per company and channel without a lookup of the conversation.
+   */
+  @Prop({ type: String })
+  channel?: string;
 
   @Prop({ type: String, enum: MESSAGE_TYPES, required: true, default: 'text' })
   type: MessageType;
@@ -49,6 +91,14 @@ export class Message extends EventSource {
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
 
+  /** Inbound: the channel's own id of the message, as the connector sent it; a repeat is the same message. */
+  @Prop({ type: String })
+  externalId?: string;
+
+  /** Outbound only. */
+  @Prop({ type: MessageDeliverySchema })
+  delivery?: MessageDelivery;
+
   /**
    * What makes a repeated send the same message (a sparse unique index), so a retried flow step sends once:
    * `flow:<execution id>:<step>`, unique across companies since execution ids are.
@@ -63,3 +113,8 @@ MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 })
 MessageSchema.index({ companyId: 1, createdAt: 1 });
 indexPendingEvents(MessageSchema);
 MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });
+// Inbound messages the connector identified: one per company, channel and channel message id.
+MessageSchema.index(
+  { companyId: 1, channel: 1, externalId: 1 },
+  { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'one_inbound_message_per_channel_external_id' },
+);

@@ -1,5 +1,5 @@
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import type { Message, MessageDirection, MessageType, SenderType } from './message.schema.js';
+import type { DeliveryStatus, Message, MessageDelivery, MessageDirection, MessageType, SenderType } from './message.schema.js';
 
 export class MediaView {
   /** @example 6650f0c2a1b2c3d4e5f60720 */
@@ -17,6 +17,34 @@ export class MediaView {
   url: string;
 }
 
+export class MessageDeliveryErrorView {
+  /**
+   * The channel's error code
+   * @example 131026
+   */
+  code: string;
+  /** @example "Message undeliverable" */
+  message: string;
+}
+
+/** An outbound message's delivery, as the channel connector reported it (contract section 12). */
+export class MessageDeliveryView {
+  /**
+   * `pending` until the connector reports; then only forward along pending → sent → delivered → read (steps may be
+   * skipped), or `failed` from pending or sent
+   */
+  status: DeliveryStatus;
+  /** When the status was reached: the report's occurredAt (never before the previous status), else when it arrived */
+  updatedAt: string;
+  /**
+   * The channel's own id of the message, once a report gave it
+   * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+   */
+  externalId?: string;
+  /** Why it failed, when the failure report said */
+  error?: MessageDeliveryErrorView;
+}
+
 /** A message as the API and the webhook payloads show it. */
 export class MessageView {
   /** @example 6650f0c2a1b2c3d4e5f60721 */
@@ -30,6 +58,13 @@ export class MessageView {
   media: MediaView | null;
   senderType: SenderType;
   senderId: string | null;
+  /**
+   * Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+   * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+   */
+  externalId: string | null;
+  /** Outbound: its delivery on the channel; null on inbound messages */
+  delivery: MessageDeliveryView | null;
   createdAt: string;
 
   static from(message: Stored<Message>): MessageView {
@@ -52,7 +87,20 @@ export class MessageView {
         : null,
       senderType: message.senderType,
       senderId: message.senderId?.toHexString() ?? null,
+      externalId: message.externalId ?? null,
+      delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
       createdAt: message.createdAt.toISOString(),
     };
   }
+}
+
+/** An outbound message stored before delivery receipts existed has no delivery: pending since it was sent. */
+function deliveryView(delivery: MessageDelivery | undefined, sentAt: Date): MessageDeliveryView {
+  if (!delivery) return { status: 'pending', updatedAt: sentAt.toISOString() };
+  return {
+    status: delivery.status,
+    updatedAt: delivery.updatedAt.toISOString(),
+    ...(delivery.externalId ? { externalId: delivery.externalId } : {}),
+    ...(delivery.error ? { error: { code: delivery.error.code, message: delivery.error.message } } : {}),
+  };
 }

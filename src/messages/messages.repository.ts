@@ -50,6 +50,11 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     return this.insertWithEvents(companyId, record, events);
   }
 
+  /** The inbound message a connector identified by the channel's own id (the unique partial index's fields). */
+  async findByExternalId(companyId: CompanyId, channel: string, externalId: string): Promise<Stored<Message> | null> {
+    return this.findOne(companyId, { channel, externalId });
+  }
+
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {
     return (await this.findOne(companyId, { dedupeKey }, { _id: 1 })) !== null;
   }

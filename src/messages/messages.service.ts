@@ -38,7 +38,13 @@ export interface SendMediaInput {
   media: MessageMedia;
 }
 
-type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'senderType' | 'senderId'>;
+type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'senderType' | 'senderId' | 'externalId'>;
+
+/** What a contact sent: the text, and the channel's own id of the message when the connector gave one. */
+export interface InboundInput {
+  text: string;
+  externalId?: string;
+}
 
 export function messageEventName(direction: MessageDirection): 'message.received' | 'message.sent' {
   return direction === 'inbound' ? 'message.received' : 'message.sent';
@@ -120,17 +126,26 @@ export class MessagesService {
   /**
    * An inbound message from the contact. Null when the conversation is missing or was closed
    * meanwhile: the caller then finds or opens the contact's current conversation and tries again.
+   * A duplicate key error when a message with the same `externalId` on the channel was stored meanwhile.
    */
-  async receive(companyId: CompanyId, conversationId: string, contactId: string, text: string): Promise<DeliveredMessage | null> {
+  async receive(companyId: CompanyId, conversationId: string, contactId: string, input: InboundInput): Promise<DeliveredMessage | null> {
     return this.append(companyId, conversationId, {
       direction: 'inbound',
       type: 'text',
-      text,
+      text: input.text,
       caption: null,
       media: null,
       senderType: 'contact',
       senderId: toObjectId(contactId),
+      externalId: input.externalId,
     });
+  }
+
+  /** The inbound message with this channel id, with its conversation as it stands now; null when there is none. */
+  async findByExternalId(companyId: CompanyId, channel: string, externalId: string): Promise<DeliveredMessage | null> {
+    const stored = await this.messages.findByExternalId(companyId, channel, externalId);
+    if (!stored) return null;
+    return { message: MessageView.from(stored), conversation: await this.conversations.getOrThrow(companyId, stored.conversationId.toHexString()) };
   }
 
   /**
@@ -192,8 +207,10 @@ export class MessagesService {
       _id: new Types.ObjectId(),
       companyId: toObjectId(companyId),
       conversationId: id,
+      channel: conversation.channel,
       createdAt: at,
       updatedAt: at,
+      ...(draft.direction === 'outbound' ? { delivery: { status: 'pending', updatedAt: at } } : {}),
       ...(options.dedupeKey ? { dedupeKey: options.dedupeKey } : {}),
     } as Stored<Message>;
     const message = MessageView.from(record);

@@ -44,7 +44,7 @@ describe('POST /api/external/messages', () => {
     const phone = newPhone();
     const response = await receive({ from: { phone, name: 'Grace Hopper' }, text: 'Where is my order?' }).expect(201);
     const { message, conversation } = response.body.data;
-    expect(response.body).toEqual({ success: true, data: { message: expect.any(Object), conversation: expect.any(Object) } });
+    expect(response.body).toEqual({ success: true, data: { message: expect.any(Object), conversation: expect.any(Object), duplicate: false } });
     expect(conversation).toMatchObject({
       channel: 'api',
       status: 'bot',
@@ -63,6 +63,8 @@ describe('POST /api/external/messages', () => {
       media: null,
       senderType: 'contact',
       senderId: conversation.contactId,
+      externalId: null,
+      delivery: null,
       createdAt: expect.any(String),
     });
 

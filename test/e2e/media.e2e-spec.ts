@@ -120,6 +120,8 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
         },
         senderType: 'agent',
         senderId: acme.agentId,
+        externalId: null,
+        delivery: { status: 'pending', updatedAt: response.body.createdAt },
         createdAt: expect.any(String),
       });
 

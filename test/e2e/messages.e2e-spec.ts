@@ -106,8 +106,11 @@ describe('/v1/conversations/:id/messages', () => {
         media: null,
         senderType: 'agent',
         senderId: acme.agentId,
+        externalId: null,
+        delivery: { status: 'pending', updatedAt: expect.any(String) },
         createdAt: expect.any(String),
       });
+      expect(response.body.delivery.updatedAt).toBe(response.body.createdAt);
       const conversation = await t.http.get(`/v1/conversations/${id}`).set(acme.auth).expect(200);
       expect(conversation.body).toMatchObject({
         lastMessageAt: response.body.createdAt,
@@ -347,6 +350,8 @@ describe('/v1/conversations/:id/messages', () => {
         },
         senderType: 'agent',
         senderId: acme.agentId,
+        externalId: null,
+        delivery: { status: 'pending', updatedAt: message.createdAt },
         createdAt: expect.any(String),
       });
       const conversation = await storedConversation(acme, id);

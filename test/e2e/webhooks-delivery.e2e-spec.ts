@@ -64,6 +64,8 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
     media: null,
     senderType: 'contact',
     senderId: hex(),
+    externalId: null,
+    delivery: null,
     createdAt: now(),
     ...overrides,
   };
@@ -80,7 +82,7 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'conversation.queued': { conversation: conversation({ id: open.id, status: 'queued', queuedAt: now() }), previousAgentId: null },
     'conversation.closed': { conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), closeReason: 'resolved' }), reason: 'resolved' },
     'message.received': { message: message(open.id), conversation: open },
-    'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way' }), conversation: assigned },
+    'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way', delivery: { status: 'pending', updatedAt: now() } }), conversation: assigned },
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
     },

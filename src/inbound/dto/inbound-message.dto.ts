@@ -73,4 +73,15 @@ export class InboundMessageDto {
   @IsOptional()
   @IsChannel()
   channel?: string;
+
+  /**
+   * The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
+   * whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
+   * stores and emits nothing
+   * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+   */
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  externalId?: string;
 }
