@@ -68,6 +68,7 @@ const TAGS: [string, string][] = [
   ['Webhooks', 'Event subscriptions and their deliveries (Interface A)'],
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
+  ['Interface B: delivery receipts', 'What became of the outbound messages your channel connector relayed'],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
   ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],

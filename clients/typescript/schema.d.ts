@@ -249,6 +249,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/external/messages/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an outbound message's delivery status (a delivery receipt)
+         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404.
+         */
+        post: operations["DeliveryReceiptsController_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/external/messages": {
         parameters: {
             query?: never;
@@ -1408,6 +1428,36 @@ export interface components {
             /** @example The API key lacks the scope webhooks:manage */
             error: string;
         };
+        DeliveryReportErrorDto: {
+            /**
+             * @description The channel's error code
+             * @example 131026
+             */
+            code: string;
+            /** @example Message undeliverable */
+            message: string;
+        };
+        DeliveryReportDto: {
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "sent" | "delivered" | "read" | "failed";
+            /**
+             * @description The channel's own id of the message; kept on `delivery.externalId` when the report moves it
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+             */
+            externalId?: string;
+            /**
+             * Format: date-time
+             * @description When the channel says it happened (ISO-8601 with a zone, or epoch milliseconds); default: when the report
+             *     arrives. Kept in order: never before the status it follows, nor after now; more than 5 minutes ahead → 400
+             * @example 2025-03-01T10:00:05Z
+             */
+            occurredAt?: string;
+            /** @description Why it failed; only with status `failed` */
+            error?: components["schemas"]["DeliveryReportErrorDto"];
+        };
         InboundSenderDto: {
             /**
              * @description International format; identifies the contact first
@@ -1838,7 +1888,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -1864,7 +1914,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1887,7 +1937,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1917,7 +1967,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2000,7 +2050,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2031,7 +2081,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2052,7 +2102,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2089,7 +2139,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -4852,6 +4902,159 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    DeliveryReceiptsController_report: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The outbound message, as Parley gave it to the connector */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryReportDto"];
+            };
+        };
+        responses: {
+            /** @description The message with its delivery as it stands after the report */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Webhook wh_3kTq9 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was used with another request body or route"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };
@@ -8907,7 +9110,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9027,7 +9230,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9185,7 +9388,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9307,7 +9510,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };

@@ -1,9 +1,11 @@
 import type { ConversationView } from '../conversations/conversation.view.js';
+import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
 
 /**
- * The domain events of contract section 6, under their dotted (Interface A) names, and
- * `conversation.queued` (a hand-off or an unassignment: the conversation waits for an agent).
+ * The domain events of contract section 6, under their dotted (Interface A) names, `conversation.queued`
+ * (a hand-off or an unassignment: the conversation waits for an agent) and `message.status_changed` (an
+ * outbound message's delivery moved forward, contract section 12).
  */
 export const DOMAIN_EVENTS = [
   'conversation.created',
@@ -12,6 +14,7 @@ export const DOMAIN_EVENTS = [
   'conversation.closed',
   'message.received',
   'message.sent',
+  'message.status_changed',
   'flow.executed',
 ] as const;
 export type DomainEventName = (typeof DOMAIN_EVENTS)[number];
@@ -39,6 +42,7 @@ export interface DomainEventData {
   'conversation.closed': { conversation: ConversationView; reason: string | null };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };
+  'message.status_changed': { message: MessageView; previousStatus: DeliveryStatus };
   'flow.executed': { execution: FlowExecutionSnapshot };
 }
 

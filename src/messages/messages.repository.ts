@@ -6,7 +6,7 @@ import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { MessagePosition, PageDirection } from './message-cursor.js';
-import { Message } from './message.schema.js';
+import { Message, type MessageDelivery } from './message.schema.js';
 
 export interface MessageWindow {
   direction: PageDirection;
@@ -53,6 +53,23 @@ export class MessagesRepository extends EventSourceRepository<Message> {
   /** The inbound message a connector identified by the channel's own id (the unique partial index's fields). */
   async findByExternalId(companyId: CompanyId, channel: string, externalId: string): Promise<Stored<Message> | null> {
     return this.findOne(companyId, { channel, externalId });
+  }
+
+  /**
+   * Replaces an outbound message's delivery with `delivery` and the event `stage` makes of the result, only if its
+   * status is still the one `current` shows (null matches a message stored before delivery receipts), so of
+   * concurrent reports exactly one applies each move. Null when the status moved meanwhile (nothing written).
+   */
+  async moveDelivery(
+    companyId: CompanyId,
+    current: Stored<Message>,
+    delivery: MessageDelivery,
+    stage: (after: Stored<Message>) => PendingEvent[],
+  ): Promise<Stored<Message> | null> {
+    const updatedAt = new Date();
+    const after = { ...current, delivery, updatedAt, pendingEvents: undefined } as Stored<Message>;
+    const filter = { _id: current._id, direction: 'outbound', 'delivery.status': current.delivery?.status ?? null } as QueryFilter<Message>;
+    return this.updateWithEvents(companyId, filter, { $set: { delivery, updatedAt } }, stage(after), { timestamps: false });
   }
 
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {

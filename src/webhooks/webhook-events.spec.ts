@@ -9,6 +9,7 @@ describe('webhook event names', () => {
     ['conversation.closed', 'CONVERSATION_CLOSED'],
     ['message.received', 'CHAT_RECEIVED'],
     ['message.sent', 'CHAT_SENT'],
+    ['message.status_changed', 'CHAT_STATUS_CHANGED'],
     ['flow.executed', 'FLOW_EXECUTED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
@@ -17,8 +18,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the twelve names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(2 * DOMAIN_EVENTS.length);
+  it('accepts exactly the sixteen names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(16);
+    expect(DOMAIN_EVENTS).toHaveLength(8);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

@@ -8,6 +8,7 @@ export const EXTERNAL_EVENT_NAMES = {
   'conversation.closed': 'CONVERSATION_CLOSED',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
+  'message.status_changed': 'CHAT_STATUS_CHANGED',
   'flow.executed': 'FLOW_EXECUTED',
 } as const satisfies Record<DomainEventName, string>;
 

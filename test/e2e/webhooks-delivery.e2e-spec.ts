@@ -83,6 +83,10 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'conversation.closed': { conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), closeReason: 'resolved' }), reason: 'resolved' },
     'message.received': { message: message(open.id), conversation: open },
     'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way', delivery: { status: 'pending', updatedAt: now() } }), conversation: assigned },
+    'message.status_changed': {
+      message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way', delivery: { status: 'delivered', updatedAt: now(), externalId: 'wamid.1' } }),
+      previousStatus: 'sent',
+    },
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
     },
@@ -118,12 +122,12 @@ describe('webhook delivery', () => {
     return (await t.http.get(`/v1/webhooks/${id}/deliveries${query}`).set(acme.auth).expect(200)).body;
   }
 
-  it('delivers each of the seven events, signed, under the name subscribed with, in event order', async () => {
-    const dotted = await webhook('/six-dotted', {
-      events: ['conversation.created', 'conversation.assigned', 'conversation.queued', 'conversation.closed', 'message.received', 'message.sent', 'flow.executed'],
+  it('delivers each of the eight events, signed, under the name subscribed with, in event order', async () => {
+    const dotted = await webhook('/all-dotted', {
+      events: ['conversation.created', 'conversation.assigned', 'conversation.queued', 'conversation.closed', 'message.received', 'message.sent', 'message.status_changed', 'flow.executed'],
     });
-    const external = await webhook('/six-external', {
-      events: ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'FLOW_EXECUTED'],
+    const external = await webhook('/all-external', {
+      events: ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'],
     });
     const samples = sampleEvents();
     const published: AnyDomainEvent[] = [];
@@ -131,13 +135,13 @@ describe('webhook delivery', () => {
       published.push((await bus.publish(acme.companyId, name, samples[name] as never)) as AnyDomainEvent);
     }
 
-    const externalNames = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'FLOW_EXECUTED'];
+    const externalNames = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'];
     for (const [path, secret, names] of [
-      ['/six-dotted', dotted.secret, published.map((event) => event.type)],
-      ['/six-external', external.secret, externalNames],
+      ['/all-dotted', dotted.secret, published.map((event) => event.type)],
+      ['/all-external', external.secret, externalNames],
     ] as const) {
-      const requests = await receiver.received(path, 7);
-      expect(requests).toHaveLength(7);
+      const requests = await receiver.received(path, 8);
+      expect(requests).toHaveLength(8);
       requests.forEach((request, index) => {
         const event = published[index];
         expect(request.method).toBe('POST');
@@ -157,18 +161,18 @@ describe('webhook delivery', () => {
       expect(signatureIsValid(dotted.secret === secret ? external.secret : dotted.secret, requests[0])).toBe(false);
     }
     const first = (path: string) => receiver.to(path)[0];
-    expect(JSON.parse(first('/six-dotted').body).id).toBe(JSON.parse(first('/six-external').body).id);
-    expect(first('/six-dotted').headers['webhook-id']).not.toBe(first('/six-external').headers['webhook-id']);
+    expect(JSON.parse(first('/all-dotted').body).id).toBe(JSON.parse(first('/all-external').body).id);
+    expect(first('/all-dotted').headers['webhook-id']).not.toBe(first('/all-external').headers['webhook-id']);
 
     const log = await waitFor(async () => {
       const page = await deliveryLog(dotted.id);
       return page.data.every((delivery: { status: string }) => delivery.status === 'succeeded') && page;
     });
-    expect(log.data).toHaveLength(7);
+    expect(log.data).toHaveLength(8);
     expect(log.data[0]).toMatchObject({
       id: expect.stringMatching(/^dlv_[0-9a-f]{24}$/),
       webhookId: dotted.id,
-      eventId: published[6].id,
+      eventId: published[7].id,
       type: 'flow.executed',
       status: 'succeeded',
       attemptCount: 1,
@@ -176,7 +180,7 @@ describe('webhook delivery', () => {
       nextAttemptAt: null,
       completedAt: expect.any(String),
     });
-    expect(log.data[6].id).toBe(first('/six-dotted').headers['webhook-id']);
+    expect(log.data[7].id).toBe(first('/all-dotted').headers['webhook-id']);
   });
 
   it('delivers what the real API does: an inbound message, an agent reply, a close', async () => {
