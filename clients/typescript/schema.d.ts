@@ -862,7 +862,7 @@ export interface paths {
         };
         /**
          * Aggregated metrics per day, ISO week or month of a date range, in the company time zone
-         * @description The range is startDate..endDate inclusive, as calendar dates in the time zone of the settings: from local midnight of startDate to local midnight after endDate, so days of 23 or 25 hours (DST) are whole days. Every bucket from the one holding startDate to the one holding endDate is listed, empty ones included; `period` is its local first day (weeks start on Monday), and a first or last week or month that reaches outside the range counts only what falls inside it. Conversations count as created where createdAt falls and as closed where closedAt falls, even when created before the range. 400 names the parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a range over 366 days. Counts 10 requests against the rate limits.
+         * @description The range is startDate..endDate inclusive, as calendar dates in the time zone of the settings: from local midnight of startDate to local midnight after endDate, so days of 23 or 25 hours (DST) are whole days. Every bucket from the one holding startDate to the one holding endDate is listed, empty ones included; `period` is its local first day (weeks start on Monday), and a first or last week or month that reaches outside the range counts only what falls inside it. Conversations count as created where createdAt falls and as closed where closedAt falls, even when created before the range; delivered, read and failed messages where that status was reached (the delivery receipt’s time), whenever they were sent. 400 names the parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a range over 366 days. Counts 10 requests against the rate limits.
          */
         get: operations["AnalyticsController_metrics_v1"];
         put?: never;
@@ -2195,6 +2195,23 @@ export interface components {
              */
             messagesSent: number;
             /**
+             * @description Outbound messages delivered, counted where the delivery happened (the delivered report's occurredAt, or its
+             *     arrival): a message reported read without a delivered report first counts as delivered when it was read. Each
+             *     message counts once, even when read in a later bucket
+             * @example 270
+             */
+            messagesDelivered: number;
+            /**
+             * @description Outbound messages read, counted where they were read (the read report's time)
+             * @example 190
+             */
+            messagesRead: number;
+            /**
+             * @description Outbound messages that failed, counted where they failed (the failure report's time)
+             * @example 6
+             */
+            messagesFailed: number;
+            /**
              * @description Flow executions started (by createdAt), failed ones included
              * @example 12
              */
@@ -2234,6 +2251,23 @@ export interface components {
              * @example 295
              */
             messagesSent: number;
+            /**
+             * @description Outbound messages delivered, counted where the delivery happened (the delivered report's occurredAt, or its
+             *     arrival): a message reported read without a delivered report first counts as delivered when it was read. Each
+             *     message counts once, even when read in a later bucket
+             * @example 270
+             */
+            messagesDelivered: number;
+            /**
+             * @description Outbound messages read, counted where they were read (the read report's time)
+             * @example 190
+             */
+            messagesRead: number;
+            /**
+             * @description Outbound messages that failed, counted where they failed (the failure report's time)
+             * @example 6
+             */
+            messagesFailed: number;
             /**
              * @description Flow executions started (by createdAt), failed ones included
              * @example 12
@@ -2310,10 +2344,21 @@ export interface components {
             offline: number;
         };
         DashboardMessagesView: {
-            /** @example 182 */
+            /**
+             * @description Inbound messages received today
+             * @example 182
+             */
             received: number;
-            /** @example 240 */
+            /**
+             * @description Outbound messages sent today
+             * @example 240
+             */
             sent: number;
+            /**
+             * @description Outbound messages that failed today (by the failure report's time), whenever they were sent
+             * @example 3
+             */
+            failed: number;
         };
         DashboardView: {
             /** @description Open conversations by status, right now */
@@ -2326,7 +2371,7 @@ export interface components {
             queue: components["schemas"]["DashboardQueueView"];
             /** @description Active agents by status; deactivated agents are left out */
             agents: components["schemas"]["DashboardAgentsView"];
-            /** @description Messages today, inbound and outbound */
+            /** @description Messages today: inbound, outbound, and failed deliveries */
             messagesToday: components["schemas"]["DashboardMessagesView"];
             /**
              * @description Mean seconds from creation to first response of the conversations first answered today; null when none.

@@ -30,9 +30,10 @@ export class AnalyticsController {
       'Every bucket from the one holding startDate to the one holding endDate is listed, empty ones included; ' +
       '`period` is its local first day (weeks start on Monday), and a first or last week or month that reaches ' +
       'outside the range counts only what falls inside it. Conversations count as created where createdAt falls ' +
-      'and as closed where closedAt falls, even when created before the range. 400 names the parameter at fault: ' +
-      'missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a range over 366 days. ' +
-      `Counts ${METRICS_WEIGHT} requests against the rate limits.`,
+      'and as closed where closedAt falls, even when created before the range; delivered, read and failed messages ' +
+      'where that status was reached (the delivery receipt’s time), whenever they were sent. 400 names the ' +
+      'parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a ' +
+      `range over 366 days. Counts ${METRICS_WEIGHT} requests against the rate limits.`,
   })
   @ApiOkResponse({ type: MetricsView, description: 'The series, one item per bucket in order, and the totals of the range' })
   @ApiProblemResponses(400)

@@ -33,10 +33,21 @@ export class DashboardAgentsView {
 }
 
 export class DashboardMessagesView {
-  /** @example 182 */
+  /**
+   * Inbound messages received today
+   * @example 182
+   */
   received: number;
-  /** @example 240 */
+  /**
+   * Outbound messages sent today
+   * @example 240
+   */
   sent: number;
+  /**
+   * Outbound messages that failed today (by the failure report's time), whenever they were sent
+   * @example 3
+   */
+  failed: number;
 }
 
 export class DashboardView {
@@ -54,7 +65,7 @@ export class DashboardView {
   /** Active agents by status; deactivated agents are left out */
   agents: DashboardAgentsView;
 
-  /** Messages today, inbound and outbound */
+  /** Messages today: inbound, outbound, and failed deliveries */
   messagesToday: DashboardMessagesView;
 
   /**

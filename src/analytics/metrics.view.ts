@@ -27,6 +27,26 @@ export class MetricsFiguresView {
   messagesSent: number;
 
   /**
+   * Outbound messages delivered, counted where the delivery happened (the delivered report's occurredAt, or its
+   * arrival): a message reported read without a delivered report first counts as delivered when it was read. Each
+   * message counts once, even when read in a later bucket
+   * @example 270
+   */
+  messagesDelivered: number;
+
+  /**
+   * Outbound messages read, counted where they were read (the read report's time)
+   * @example 190
+   */
+  messagesRead: number;
+
+  /**
+   * Outbound messages that failed, counted where they failed (the failure report's time)
+   * @example 6
+   */
+  messagesFailed: number;
+
+  /**
    * Flow executions started (by createdAt), failed ones included
    * @example 12
    */

@@ -118,3 +118,6 @@ MessageSchema.index(
   { companyId: 1, channel: 1, externalId: 1 },
   { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'one_inbound_message_per_channel_external_id' },
 );
+// Delivery metrics: read and failed (final) by the time they were reached; delivered by deliveredAt.
+MessageSchema.index({ companyId: 1, 'delivery.status': 1, 'delivery.updatedAt': 1 });
+MessageSchema.index({ companyId: 1, 'delivery.deliveredAt': 1 });

@@ -74,7 +74,7 @@ describe('GET /v1/analytics/dashboard', () => {
       closedToday: 0,
       queue: { length: 0, oldestWaitingSeconds: 0 },
       agents: { online: 1, away: 0, busy: 0, offline: 0 },
-      messagesToday: { received: 0, sent: 0 },
+      messagesToday: { received: 0, sent: 0, failed: 0 },
       avgFirstResponseSecondsToday: null,
       generatedAt: expect.any(String),
     });
@@ -154,7 +154,7 @@ describe('GET /v1/analytics/dashboard', () => {
       closedToday: 2,
       queue: { length: 2, oldestWaitingSeconds: Math.floor((generatedAt - queuedAt.getTime()) / 1000) },
       agents: { online: 1, away: 1, busy: 1, offline: 1 },
-      messagesToday: { received: 7, sent: 3 },
+      messagesToday: { received: 7, sent: 3, failed: 0 },
       // 45 s, 15 s, and yesterday's late conversation first answered today after 2 h 10 min.
       avgFirstResponseSecondsToday: (45 + 15 + 7800) / 3,
       generatedAt: response.body.generatedAt,
@@ -166,7 +166,7 @@ describe('GET /v1/analytics/dashboard', () => {
       conversations: { bot: 0, human: 0, queued: 1 },
       closedToday: 1,
       agents: { online: 2, away: 0, busy: 0, offline: 0 },
-      messagesToday: { received: 2, sent: 1 },
+      messagesToday: { received: 2, sent: 1, failed: 0 },
     });
     expect(other.body.queue.oldestWaitingSeconds).toBeGreaterThanOrEqual(10 * 3600);
   });
@@ -177,5 +177,35 @@ describe('GET /v1/analytics/dashboard', () => {
     expect(response.body.conversations).toEqual({ bot: 1, human: 2, queued: 2 });
     const anonymous = await t.http.get('/v1/analytics/dashboard').expect(401);
     expect(anonymous.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('counts the messages that failed today, by when they failed, whenever they were sent', async () => {
+    const before = (await dashboard(dash)).body.messagesToday;
+    const report = (id: string, body: object, key = dashKey) =>
+      t.http.post(`/api/external/messages/${id}/status`).set('x-api-key', key).send(body).expect(200);
+    const { conversationId } = await inbound(dashKey, uniqueEmail('contact'));
+    const [failedNow, failedAfterSent, failedYesterday, delivered, sentYesterday] = [
+      await reply(dash, conversationId),
+      await reply(dash, conversationId),
+      await reply(dash, conversationId),
+      await reply(dash, conversationId),
+      await reply(dash, conversationId),
+    ];
+    await report(failedNow, { status: 'failed' });
+    await report(failedAfterSent, { status: 'sent' });
+    await report(failedAfterSent, { status: 'failed', error: { code: '470', message: 'Re-engagement window closed' } });
+    await report(failedYesterday, { status: 'failed' });
+    await setFields(Message.name, dash, failedYesterday, { 'delivery.updatedAt': at(-1000) });
+    await report(delivered, { status: 'delivered' });
+    // Sent yesterday, failed today: counted.
+    await setFields(Message.name, dash, sentYesterday, { createdAt: at(-HOUR), 'delivery.updatedAt': at(-HOUR) });
+    await report(sentYesterday, { status: 'failed', occurredAt: at(1000).toISOString() });
+    // Another company's failure.
+    const globexKey = await createApiKey(t.http, globex, ['messages:write']);
+    const foreign = await inbound(globexKey, uniqueEmail('contact'));
+    await report(await reply(globex, foreign.conversationId), { status: 'failed' }, globexKey);
+
+    const after = (await dashboard(dash)).body.messagesToday;
+    expect(after).toEqual({ received: before.received + 1, sent: before.sent + 4, failed: before.failed + 3 });
   });
 });

@@ -3,6 +3,7 @@ import { Types } from 'mongoose';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
+import { EMPTY_FIGURES as EMPTY } from '../support/analytics.js';
 import { addAgent, createApiKey, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -14,16 +15,6 @@ interface ConversationSpec {
   inbound: string[];
   outbound: string[];
 }
-
-const EMPTY = {
-  conversationsCreated: 0,
-  conversationsClosed: 0,
-  messagesReceived: 0,
-  messagesSent: 0,
-  flowsExecuted: 0,
-  avgFirstResponseSeconds: null,
-  avgResolutionSeconds: null,
-};
 
 /**
  * Europe/Paris, 2025-03-24 (Mon) .. 2025-04-06 (Sun): two ISO weeks, the end of March, and the change to summer time
@@ -213,6 +204,7 @@ describe('GET /v1/analytics/metrics', () => {
           { period: '2025-03-29', ...EMPTY, conversationsClosed: 1, messagesReceived: 1, avgResolutionSeconds: 518399 },
           {
             period: '2025-03-30',
+            ...EMPTY,
             conversationsCreated: 1,
             conversationsClosed: 1,
             messagesReceived: 1,
@@ -237,6 +229,7 @@ describe('GET /v1/analytics/metrics', () => {
           { period: '2025-04-06', ...EMPTY, conversationsCreated: 1, messagesReceived: 1 },
         ],
         totals: {
+          ...EMPTY,
           conversationsCreated: 4,
           conversationsClosed: 3,
           messagesReceived: 5,
@@ -254,6 +247,7 @@ describe('GET /v1/analytics/metrics', () => {
       expect(response.body.series).toEqual([
         {
           period: '2025-03-24',
+          ...EMPTY,
           conversationsCreated: 2,
           conversationsClosed: 2,
           messagesReceived: 3,
@@ -264,6 +258,7 @@ describe('GET /v1/analytics/metrics', () => {
         },
         {
           period: '2025-03-31',
+          ...EMPTY,
           conversationsCreated: 2,
           conversationsClosed: 1,
           messagesReceived: 2,
@@ -281,6 +276,7 @@ describe('GET /v1/analytics/metrics', () => {
       expect(response.body.series).toEqual([
         {
           period: '2025-03-01',
+          ...EMPTY,
           conversationsCreated: 3,
           conversationsClosed: 2,
           messagesReceived: 4,
@@ -308,6 +304,7 @@ describe('GET /v1/analytics/metrics', () => {
       expect(response.body.series).toEqual([
         {
           period: '2025-03-24',
+          ...EMPTY,
           conversationsCreated: 1, // c2; c1 began on the 24th, before the range
           conversationsClosed: 2,
           messagesReceived: 2,
@@ -318,6 +315,7 @@ describe('GET /v1/analytics/metrics', () => {
         },
         {
           period: '2025-03-31',
+          ...EMPTY,
           conversationsCreated: 1,
           conversationsClosed: 1,
           messagesReceived: 1,
@@ -349,6 +347,7 @@ describe('GET /v1/analytics/metrics', () => {
         });
         expect(period('2025-04-06')).toEqual({
           period: '2025-04-06',
+          ...EMPTY,
           conversationsCreated: 2,
           conversationsClosed: 1,
           messagesReceived: 2,
@@ -358,6 +357,7 @@ describe('GET /v1/analytics/metrics', () => {
           avgResolutionSeconds: 3600,
         });
         expect(response.body.totals).toEqual({
+          ...EMPTY,
           conversationsCreated: 4,
           conversationsClosed: 4,
           messagesReceived: 5,
@@ -395,6 +395,7 @@ describe('GET /v1/analytics/metrics', () => {
     expect(response.body.series).toEqual([
       {
         period: '2025-03-01',
+        ...EMPTY,
         conversationsCreated: 2,
         conversationsClosed: 1,
         messagesReceived: 2,
