@@ -1,14 +1,17 @@
 // Crash drill: a mixed workload from several clients on two API processes (inbound messages that trigger a flow,
-// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs), with `kill -9` of an API process
-// at three random moments, each restarted on the same standalone engine. Once everything has settled: every
-// acknowledged change has exactly its events in the log, once; the subscribed webhook received every logged event
-// with one webhook-id per event; no flow ran twice for one event; no agent went over capacity. Exits 1 on a violation.
+// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies),
+// with `kill -9` of an API process at three random moments, each restarted on the same standalone engine. Once
+// everything has settled: every acknowledged change has exactly its events in the log, once; the subscribed webhook
+// received every logged event with one webhook-id per event; no flow ran twice for one event; no agent went over
+// capacity. Every inbound message carries an externalId, and those that got no answer are posted again after the
+// restarts, as a connector would: no externalId is stored twice, and none sent (or acknowledged) is missing.
+// Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { MongoClient, ObjectId } from 'mongodb';
 import { freePort } from '../harness/children.mjs';
 import { startReceiver } from '../harness/receivers.mjs';
 import { judge } from './crash/verdict.mjs';
-import { runWorkload } from './crash/workload.mjs';
+import { retryUnanswered, runWorkload } from './crash/workload.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { startApi, startEngine } from './lib/processes.mjs';
@@ -19,7 +22,7 @@ const KILLS = 3;
 const AUTO_AGENTS = 3;
 const CAPACITY = 4;
 const SETTLE_TIMEOUT_MS = 180_000;
-const EVENTS = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'FLOW_EXECUTED'];
+const EVENTS = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -121,6 +124,7 @@ async function main() {
     },
   });
   await Promise.all(crashes);
+  const retried = await retryUnanswered({ api: () => run.apis[0].client, key: run.key, record });
   const settled = await settle(run.db, run.company.companyId);
   await capacity.stop();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -131,6 +135,8 @@ async function main() {
   operations sent          ${JSON.stringify(record.sent)}
   acknowledged             ${record.acked.length}; refused (4xx, e.g. a conversation closed meanwhile) ${JSON.stringify(record.refused)}
   lost (no answer)         ${JSON.stringify(record.lost)}
+  inbound retried          ${record.unanswered.length} after the restarts: ${retried.stored} stored (201), ${retried.duplicates} already stored (200 duplicate), ${retried.refused} refused, ${retried.unanswered} never answered
+  inbound                  ${counts.inbound}
   logged events            ${JSON.stringify(counts.logged)}
   webhook                  ${counts.deliveries}
   flows                    ${counts.flows}
@@ -143,6 +149,7 @@ async function main() {
   await run.engine.stop();
   await run.receiver.close();
   if (!settled) violations.push('the system did not settle');
+  if (retried.unanswered > 0) violations.push(`${retried.unanswered} inbound messages never answered after the restarts`);
   if (violations.length) {
     console.log(`\nVIOLATIONS:\n  ${violations.join('\n  ')}`);
     process.exit(1);

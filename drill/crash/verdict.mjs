@@ -4,8 +4,8 @@ import { signatureValid } from '../../harness/receivers.mjs';
 
 const key = (conversation) => `${conversation.id}@${conversation.updatedAt}`;
 
-/** What each acknowledged change must have produced in the log: one event of this type matching this key. */
-function expectedEvent({ kind, body }) {
+/** What each acknowledged change must have produced in the log: one event of this type matching this key (or none). */
+function expectedEvent({ kind, body, reported }) {
   switch (kind) {
     case 'inbound':
       return ['message.received', body.data.message.id];
@@ -19,11 +19,16 @@ function expectedEvent({ kind, body }) {
       return ['conversation.closed', key(body)];
     case 'flow':
       return ['flow.executed', body.executionId];
+    case 'status':
+      // A report answered with the status it reported moved the message there, now or before (a repeat): that
+      // move's event exists once. Any other answer is a report that came too late, with no event of its own.
+      return body.data.delivery.status === reported ? ['message.status_changed', `${body.data.id}@${reported}`] : null;
   }
 }
 
-/** The key an event is found by: a message's id, a conversation's state (id and updatedAt), a run's id. */
+/** The key an event is found by: a message's id (and status reached), a conversation's state (id and updatedAt), a run's id. */
 function keyOf(event) {
+  if (event.type === 'message.status_changed') return `${event.data.message.id}@${event.data.message.delivery.status}`;
   if (event.type.startsWith('message.')) return event.data.message.id;
   if (event.type === 'flow.executed') return event.data.execution.executionId;
   if (event.type === 'conversation.created') return event.data.conversation.id;
@@ -49,7 +54,9 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
   const assignedTo = new Set(log.filter((event) => event.type === 'conversation.assigned').map((event) => `${event.data.conversation.id} ${event.data.agentId}`));
   const wrongCount = [];
   for (const ack of record.acked) {
-    const [type, id] = expectedEvent(ack);
+    const expected = expectedEvent(ack);
+    if (!expected) continue;
+    const [type, id] = expected;
     const found = byTypeAndKey.get(`${type} ${id}`) ?? 0;
     const unchanged = ack.kind === 'assign' && found === 0 && assignedTo.has(`${ack.body.id} ${ack.body.assignedAgentId}`);
     if (found !== 1 && !unchanged) wrongCount.push(`${ack.kind} → ${found}× ${type} ${id}`);
@@ -62,6 +69,16 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
   const messages = await db.collection('messages').find({ companyId: company }).toArray();
   fail('conversations without exactly one conversation.created', conversations.filter((c) => byTypeAndKey.get(`conversation.created ${c._id}`) !== 1).map((c) => String(c._id)));
   fail('messages without exactly one event', messages.filter((m) => (byTypeAndKey.get(`message.received ${m._id}`) ?? 0) + (byTypeAndKey.get(`message.sent ${m._id}`) ?? 0) !== 1).map((m) => String(m._id)));
+  // A connector's retries: no channel message id stored twice; every one sent and not refused (the unanswered ones
+  // were retried until answered) stored, each acknowledged one as the message its answer showed.
+  const inbound = messages.filter((message) => message.direction === 'inbound');
+  const byExternalId = tally(inbound, (message) => `${message.channel} ${message.externalId}`);
+  fail('externalIds stored twice', [...byExternalId].filter(([, n]) => n > 1).map(([id, n]) => `${n}× ${id}`));
+  const storedIds = new Map(inbound.map((message) => [message.externalId, String(message._id)]));
+  const acknowledged = record.acked.filter((ack) => ack.kind === 'inbound').map((ack) => ack.body.data.message);
+  fail('acknowledged inbound messages missing', acknowledged.filter((message) => storedIds.get(message.externalId) !== message.id).map((message) => message.externalId));
+  const refused = new Set(record.inboundRefused);
+  fail('inbound messages sent and never stored', record.inboundSent.filter((externalId) => !refused.has(externalId) && !storedIds.has(externalId)));
   const pending = [];
   for (const name of ['conversations', 'messages', 'flow_executions']) {
     for (const doc of await db.collection(name).find({ companyId: company, 'pendingEvents.0': { $exists: true } }).toArray()) pending.push(`${name} ${doc._id}`);
@@ -94,6 +111,7 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
   fail('agents over capacity', overloaded.map((agentId) => `${agentId}: now ${load.get(agentId) ?? 0}, max seen ${maxLoadSeen.get(agentId) ?? 0}`));
 
   const counts = {
+    inbound: `${record.inboundSent.length} sent with an externalId, ${inbound.length} stored, ${new Set(acknowledged.map((message) => message.externalId)).size} acknowledged, ${[...byExternalId.values()].filter((n) => n > 1).length} stored twice`,
     logged: Object.fromEntries(tally(log, (event) => event.type)),
     deliveries: `${idsPerEvent.size} events delivered in ${requests.length} requests (${requests.length - idsPerEvent.size} repeated)`,
     flows: `${triggered.length} triggered runs, ${executions.length - triggered.length} manual, ${flowMessages.size} flow messages`,

@@ -9,7 +9,10 @@ const OPERATIONS = [
   ['assign', 10],
   ['close', 12],
   ['flow', 12],
+  ['status', 10],
 ];
+/** What a connector reports of the replies it relayed; reports may come late or twice, as they do. */
+const REPORTED = ['sent', 'delivered', 'read', 'failed'];
 const TOTAL_WEIGHT = OPERATIONS.reduce((sum, [, weight]) => sum + weight, 0);
 const CONTACTS = 60;
 /** One inbound message in three asks for help: the inbound flow's keyword. */
@@ -26,29 +29,49 @@ function chooseOperation() {
   return OPERATIONS[0][0];
 }
 
+/** A connector's retries of an unanswered message: up to 20, half a second apart. */
+const RETRY_ATTEMPTS = 20;
+const RETRY_WAIT_MS = 500;
+
+/** What a WhatsApp connector posts: every message with the channel's own id, so that a retry is safe. */
+function inboundBody(n) {
+  const text = n % HELP_EVERY === 0 ? `help me with order ${n}` : `message ${n}`;
+  return { from: { phone: `+1415555${3000 + (n % CONTACTS)}` }, text, channel: 'whatsapp', externalId: `wamid.drill-${n}` };
+}
+
 /**
  * Runs `total` operations from `clients` loops. `api()` answers a client of a live API process (or null while none
  * is up: the operation waits); `onOperation(n)` runs after each operation (the drill kills processes from there). Answers the record:
- * `acked` (kind + answer body of every 2xx), `sent` and `lost` (no answer: the process died under it) per kind.
+ * `acked` (kind, answer body and reported status of every 2xx), `sent` and `lost` (no answer: the process died under it) per kind,
+ * `inboundSent` and `inboundRefused` (the externalIds of the inbound messages sent, and of those answered 4xx), and
+ * `unanswered` (the bodies of the inbound ones lost).
  */
 export async function runWorkload({ api, company, key, manualAgentId, manualFlowId, total, clients, onOperation }) {
-  const record = { acked: [], sent: {}, lost: {}, refused: {} };
+  const record = { acked: [], sent: {}, lost: {}, refused: {}, unanswered: [], inboundSent: [], inboundRefused: [] };
   const open = new Set();
+  const replies = [];
   let done = 0;
   const count = (bucket, kind) => (bucket[kind] = (bucket[kind] ?? 0) + 1);
 
   const requests = {
-    inbound: (n) => ['POST', '/api/external/messages', { apiKey: key, json: { from: { phone: `+1415555${3000 + (n % CONTACTS)}` }, text: n % HELP_EVERY === 0 ? `help me with order ${n}` : `message ${n}` } }],
+    inbound: (n) => ['POST', '/api/external/messages', { apiKey: key, json: inboundBody(n) }],
     reply: (n, id) => ['POST', `/v1/conversations/${id}/messages`, { token: company.token, json: { text: `reply ${n}` } }],
     handoff: (n, id) => ['PATCH', `/v1/conversations/${id}`, { token: company.token, json: { status: 'queued' } }],
     assign: (n, id) => ['POST', `/v1/conversations/${id}/assign`, { token: company.token, json: { agentId: manualAgentId } }],
     close: (n, id) => ['POST', `/v1/conversations/${id}/close`, { token: company.token, json: { reason: `done ${n}` } }],
     flow: (n, id) => ['POST', `/v1/flows/${manualFlowId}/execute`, { token: company.token, json: { conversationId: id } }],
+    status: (n, id) => ['POST', `/api/external/messages/${id}/status`, { apiKey: key, json: { status: pick(REPORTED), externalId: `wamid.out-${id}` } }],
   };
 
-  async function operate(n) {
+  /** The operation and what it acts on: a conversation, a reply (status), or nothing (inbound). */
+  function choose() {
     const kind = open.size === 0 ? 'inbound' : chooseOperation();
-    const conversationId = kind === 'inbound' ? undefined : pick([...open]);
+    if (kind === 'status') return replies.length === 0 ? ['inbound'] : [kind, pick(replies)];
+    return [kind, kind === 'inbound' ? undefined : pick([...open])];
+  }
+
+  async function operate(n) {
+    const [kind, target] = choose();
     let client = api();
     // Both processes down at once (one restarting, the other just killed): wait, as a connector's retry would.
     while (!client) {
@@ -56,16 +79,22 @@ export async function runWorkload({ api, company, key, manualAgentId, manualFlow
       client = api();
     }
     count(record.sent, kind);
-    const [method, path, options] = requests[kind](n, conversationId);
+    const [method, path, options] = requests[kind](n, target);
+    if (kind === 'inbound') record.inboundSent.push(options.json.externalId);
     let response;
     try {
       response = await client.call(method, path, options);
     } catch {
+      if (kind === 'inbound') record.unanswered.push(options.json);
       return count(record.lost, kind);
     }
-    if (response.status >= 300) return count(record.refused, kind);
-    record.acked.push({ kind, body: response.json });
-    const conversation = kind === 'inbound' ? response.json.data.conversation : kind === 'reply' || kind === 'flow' ? null : response.json;
+    if (response.status >= 300) {
+      if (kind === 'inbound') record.inboundRefused.push(options.json.externalId);
+      return count(record.refused, kind);
+    }
+    record.acked.push({ kind, body: response.json, ...(kind === 'status' ? { reported: options.json.status } : {}) });
+    if (kind === 'reply') replies.push(response.json.id);
+    const conversation = kind === 'inbound' ? response.json.data.conversation : ['reply', 'flow', 'status'].includes(kind) ? null : response.json;
     if (conversation?.status === 'closed') open.delete(conversation.id);
     else if (conversation) open.add(conversation.id);
   }
@@ -80,4 +109,38 @@ export async function runWorkload({ api, company, key, manualAgentId, manualFlow
     }),
   );
   return record;
+}
+
+/**
+ * What a connector does about the inbound messages that got no answer (their process was killed): posts each again,
+ * the same body with the same externalId, until it is answered. A 201 means the killed process had not stored it;
+ * a 200 (`duplicate: true`) that it had. Each answer is acknowledged like any other; answers the counts.
+ */
+export async function retryUnanswered({ api, key, record }) {
+  const retried = { stored: 0, duplicates: 0, refused: 0, unanswered: 0 };
+  for (const json of record.unanswered) {
+    for (let attempt = 1; ; attempt += 1) {
+      let response;
+      try {
+        response = await api().call('POST', '/api/external/messages', { apiKey: key, json });
+      } catch {
+        if (attempt === RETRY_ATTEMPTS) {
+          retried.unanswered += 1;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRY_WAIT_MS));
+        continue;
+      }
+      if (response.status >= 300) {
+        record.inboundRefused.push(json.externalId);
+        retried.refused += 1;
+      } else {
+        record.acked.push({ kind: 'inbound', body: response.json });
+        if (response.json.data.duplicate) retried.duplicates += 1;
+        else retried.stored += 1;
+      }
+      break;
+    }
+  }
+  return retried;
 }
