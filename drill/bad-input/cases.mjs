@@ -53,6 +53,7 @@ const RECORD_OF_SEGMENT = {
   flows: 'flow',
   webhooks: 'webhook',
   deliveries: 'delivery',
+  messages: 'message',
 };
 /** Body fields holding an id of the caller's records. */
 const RECORD_OF_FIELD = { contactId: 'contact', conversationId: 'conversation', agentId: 'agent' };

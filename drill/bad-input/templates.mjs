@@ -44,10 +44,14 @@ function fill(value, context) {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key in context ? context[key] : fill(item, context)]));
 }
 
-/** Per operation, where one generated value is wrong for any company: flows that would change A's conversation. */
+/**
+ * Per operation, where one generated value is wrong for any company: flows that would change A's conversation; a
+ * delivery report carrying an error, which only a failure may.
+ */
 const OVERRIDES = {
   'POST /v1/flows': { steps: [{ type: 'send_message', text: 'drill' }] },
   'PUT /v1/flows/{id}': { steps: [{ type: 'send_message', text: 'drill' }] },
+  'POST /api/external/messages/{id}/status': { status: 'failed' },
 };
 
 /** The valid JSON body of `operation` for company A, or undefined when it takes none (or multipart). */
