@@ -2,6 +2,8 @@
 // engine, a company in Europe/Paris with 100 000 messages, 10 000 conversations and 5 000 flow runs inside a 90-day
 // range (2025-01-01..2025-03-31, with the change to summer time on 30 March), answered by day. Noise the range must
 // skip through its indexes: 20 000 of the company's messages before the range and 20 000 of another company inside it.
+// Outbound messages carry delivery receipts (a quarter each sent, delivered, read and failed, reached seconds to a
+// minute after the send), so the delivered, read and failed figures have data to skip through and count.
 // The answer is checked against the counts seeded, then timed; the dashboard is timed too, on the same data.
 // Run: npm run bench:analytics   (builds, then runs this file against dist/ with --expose-gc)
 import 'reflect-metadata';
@@ -56,7 +58,16 @@ try {
   const globex = await register('Globex');
   await call('PATCH', '/v1/settings', acme.token, { timezone: 'Europe/Paris' });
   const db = app.get(getConnectionToken()).db;
-  const expected = { conversationsCreated: CONVERSATIONS, conversationsClosed: 0, messagesReceived: 0, messagesSent: 0, flowsExecuted: FLOW_RUNS };
+  const expected = {
+    conversationsCreated: CONVERSATIONS,
+    conversationsClosed: 0,
+    messagesReceived: 0,
+    messagesSent: 0,
+    messagesDelivered: 0,
+    messagesRead: 0,
+    messagesFailed: 0,
+    flowsExecuted: FLOW_RUNS,
+  };
 
   const seedStart = performance.now();
   const conversationIds = Array.from({ length: CONVERSATIONS }, () => new ObjectId());
@@ -82,6 +93,20 @@ try {
       updatedAt: createdAt,
     };
   });
+  /** An outbound message's delivery: by i, sent, delivered, read or failed, seconds to a minute after the send. */
+  const delivery = (i, createdAt) => {
+    const after = (seconds) => new Date(createdAt.getTime() + seconds * 1000);
+    switch ((i >> 1) % 4) {
+      case 0:
+        return { status: 'sent', updatedAt: after(1) };
+      case 1:
+        return { status: 'delivered', updatedAt: after(5), deliveredAt: after(5) };
+      case 2:
+        return { status: 'read', updatedAt: after(60), deliveredAt: after(5) };
+      default:
+        return { status: 'failed', updatedAt: after(10), error: { code: '131026', message: 'Message undeliverable' } };
+    }
+  };
   const message = (companyId, i, createdAt) => ({
     companyId,
     conversationId: conversationIds[i % CONVERSATIONS],
@@ -89,12 +114,18 @@ try {
     type: 'text',
     text: `Message ${i}`,
     senderType: i % 2 ? 'agent' : 'contact',
+    ...(i % 2 ? { delivery: delivery(i, createdAt) } : {}),
     createdAt,
     updatedAt: createdAt,
   });
+  const inRange = (date) => date && date.getTime() < END;
   await insertInBatches(db.collection('messages'), MESSAGES, (i) => {
     expected[i % 2 ? 'messagesSent' : 'messagesReceived'] += 1;
-    return message(acme.companyId, i, spread(i, MESSAGES));
+    const seeded = message(acme.companyId, i, spread(i, MESSAGES));
+    if (inRange(seeded.delivery?.deliveredAt)) expected.messagesDelivered += 1;
+    if (seeded.delivery?.status === 'read' && inRange(seeded.delivery.updatedAt)) expected.messagesRead += 1;
+    if (seeded.delivery?.status === 'failed' && inRange(seeded.delivery.updatedAt)) expected.messagesFailed += 1;
+    return seeded;
   });
   await insertInBatches(db.collection('messages'), NOISE, (i) => message(acme.companyId, i, spread(i, NOISE, START - 90 * 86_400_000, START)));
   await insertInBatches(db.collection('messages'), NOISE, (i) => message(globex.companyId, i, spread(i, NOISE)));
