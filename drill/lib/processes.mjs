@@ -58,16 +58,29 @@ function startupFailure(tracked, reason) {
   return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
 }
 
-/** `node dist/embedded-mongo/cli.js` on an ephemeral port; answers its URI (without database). */
-export async function startEngine() {
-  const tracked = track('engine', ['dist/embedded-mongo/cli.js', '--host', '127.0.0.1', '--port', '0'], {});
+/**
+ * `node dist/embedded-mongo/cli.js` on an ephemeral port, in memory or on `dataDir`, with `args` added; answers its
+ * URI (without database). `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
+ */
+export async function startEngine({ dataDir, args = [] } = {}) {
+  const flags = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
+  const tracked = track('engine', ['dist/embedded-mongo/cli.js', ...flags], {});
   let uri;
   try {
     uri = await engineUri(tracked.child, tracked.output, tracked.exited, STARTUP_TIMEOUT_MS);
   } catch (failure) {
     throw startupFailure(tracked, failure.message);
   }
-  return { uri, exited: tracked.exited, stop: () => stopChild(tracked.child, tracked.exited) };
+  return {
+    uri,
+    exited: tracked.exited,
+    output: tracked.output,
+    kill: async () => {
+      tracked.child.kill('SIGKILL');
+      await tracked.exited;
+    },
+    stop: () => stopChild(tracked.child, tracked.exited),
+  };
 }
 
 /**
