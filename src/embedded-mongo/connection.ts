@@ -53,12 +53,14 @@ export function errorReplyTo(head: Buffer, error: MongoCommandError, requestId: 
 
 export class Connection {
   readonly state: ConnectionState;
+  /** Bytes received and not yet part of an admitted message (at most one header's worth, or what was pipelined). */
   private chunks: Buffer[] = [];
   /** Bytes in `chunks`. */
   private held = 0;
-  /** Length of the message at the head of `chunks` once its header is in, else 0. */
-  private expected = 0;
-  /** Input bytes this connection counts against the total buffer: max(held, expected). */
+  /** The admitted message being received, allocated at its full length when its header came in. */
+  private message: Buffer | null = null;
+  private filled = 0;
+  /** Input bytes this connection counts against the total buffer: held + the admitted message's length. */
   private charged = 0;
   /** Bytes of a refused message still to be read and dropped, then `refusal` is sent. */
   private skipping = 0;
@@ -85,6 +87,7 @@ export class Connection {
       services.budget.charge(-this.charged);
       this.charged = 0;
       this.chunks = [];
+      this.message = null;
     });
   }
 
@@ -105,19 +108,26 @@ export class Connection {
       }
       if (chunk.length === 0) return;
     }
-    this.chunks.push(chunk);
-    this.held += chunk.length;
-    this.recharge();
+    if (this.message && this.filled < this.message.length) {
+      const copied = chunk.copy(this.message, this.filled);
+      this.filled += copied;
+      chunk = chunk.subarray(copied);
+    }
+    if (chunk.length) {
+      this.chunks.push(chunk);
+      this.held += chunk.length;
+      this.recharge();
+    }
     this.pump();
   }
 
   /** Runs every complete message in order, until one has to wait. */
   private pump(): void {
     while (!this.busy && !this.closed && this.skipping === 0) {
-      if (this.expected === 0 && !this.readHeader()) return;
-      if (this.held < this.expected) return;
-      const message = this.take(this.expected);
-      this.expected = 0;
+      if (!this.message && !this.readHeader()) return;
+      if (this.filled < this.message!.length) return;
+      const message = this.message!;
+      this.message = null;
       this.recharge();
       let pending: Promise<void> | null;
       try {
@@ -153,7 +163,15 @@ export class Connection {
       return this.refuse(head, length, new MongoCommandError(146, `message of ${length} bytes refused: the server is holding ${budget.used} of its ${limits.maxTotalBufferBytes} bytes of buffers for all connections; retry later`));
     }
     this.charged = charge;
-    this.expected = length;
+    // Received in one piece when it is all here already; else into a buffer of its length, so a large message is
+    // never held twice (chunks, then their concatenation).
+    if (this.held >= length) {
+      this.message = this.take(length);
+      this.filled = length;
+    } else {
+      this.message = Buffer.allocUnsafe(length);
+      this.filled = this.take(this.held).copy(this.message);
+    }
     return true;
   }
 
@@ -179,7 +197,7 @@ export class Connection {
   }
 
   private recharge(): void {
-    const charge = Math.max(this.held, this.expected);
+    const charge = this.held + (this.message?.length ?? 0);
     this.services.budget.charge(charge - this.charged);
     this.charged = charge;
   }
