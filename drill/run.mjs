@@ -6,7 +6,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LOAD_LOCK as LOCK } from '../harness/pinning.mjs';
 
-const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs', 'engine-crash': 'engine-crash.mjs' };
+const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs', 'engine-crash': 'engine-crash.mjs', 'engine-limits': 'engine-limits.mjs' };
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in DRILLS));

@@ -73,6 +73,7 @@ export async function startEngine({ dataDir, args = [] } = {}) {
   }
   return {
     uri,
+    pid: tracked.child.pid,
     exited: tracked.exited,
     output: tracked.output,
     kill: async () => {
