@@ -115,6 +115,9 @@ function journalFiles(dir: string): JournalFileInfo[] {
  */
 function replayJournal(dir: string, engine: Engine, fromLsn: number, log: (line: string) => void) {
   const files = journalFiles(dir);
+  // A file a rotation created and nothing was written to yet: the previous one, whose last records may have been
+  // torn by the crash, is then the last file (its records are flushed before any of the new file's).
+  while (files.length > 1 && files.at(-1)!.bytes === 0) unlinkSync(join(dir, files.pop()!.name));
   let lsn = fromLsn;
   let records = 0;
   let last: JournalFileInfo | null = null;

@@ -162,6 +162,16 @@ describe('embedded engine: data directory', () => {
       expect(await engine.client.db('d').collection('c').countDocuments()).toBe(4);
     });
 
+    it('drops the torn tail of a file followed only by the empty file a rotation had just created', async () => {
+      const dir = tempDir();
+      const torn = records(1, 3);
+      writeFileSync(join(dir, name(1)), torn.subarray(0, torn.length - 4));
+      writeFileSync(join(dir, name(4)), Buffer.alloc(0));
+      const engine = await open(dir);
+      expect(await engine.client.db('d').collection('c').countDocuments()).toBe(1);
+      expect(journalFiles(dir)).toEqual([name(1)]);
+    });
+
     it('refuses to start on damage before the last file, or on a gap in the LSNs', async () => {
       const damaged = tempDir();
       const first = records(1, 3);
