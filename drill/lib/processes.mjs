@@ -59,11 +59,11 @@ function startupFailure(tracked, reason) {
 }
 
 /**
- * `node dist/embedded-mongo/cli.js` on an ephemeral port, in memory or on `dataDir`, with `args` added; answers its
- * URI (without database). `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
+ * `node dist/embedded-mongo/cli.js` on `port` (default: an ephemeral one), in memory or on `dataDir`, with `args`
+ * added; answers its URI (without database). `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
  */
-export async function startEngine({ dataDir, args = [] } = {}) {
-  const flags = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
+export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
+  const flags = ['--host', '127.0.0.1', '--port', String(port), ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
   const tracked = track('engine', ['dist/embedded-mongo/cli.js', ...flags], {});
   let uri;
   try {
