@@ -53,6 +53,19 @@ function track(name, args, env) {
   return { name, child, exited, output: () => output };
 }
 
+/** What a started child offers: its exit, its output, `kill()` (SIGKILL: a crash) and `stop()` (SIGTERM: a clean shutdown). */
+function controls(tracked) {
+  return {
+    exited: tracked.exited,
+    output: tracked.output,
+    kill: async () => {
+      tracked.child.kill('SIGKILL');
+      await tracked.exited;
+    },
+    stop: () => stopChild(tracked.child, tracked.exited),
+  };
+}
+
 function startupFailure(tracked, reason) {
   tracked.child.kill('SIGKILL');
   return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
@@ -60,7 +73,7 @@ function startupFailure(tracked, reason) {
 
 /**
  * `node dist/embedded-mongo/cli.js` on `port` (default: an ephemeral one), in memory or on `dataDir`, with `args`
- * added; answers its URI (without database). `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
+ * added; answers its URI (without database), its pid and its controls.
  */
 export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
   const flags = ['--host', '127.0.0.1', '--port', String(port), ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
@@ -71,23 +84,10 @@ export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
   } catch (failure) {
     throw startupFailure(tracked, failure.message);
   }
-  return {
-    uri,
-    pid: tracked.child.pid,
-    exited: tracked.exited,
-    output: tracked.output,
-    kill: async () => {
-      tracked.child.kill('SIGKILL');
-      await tracked.exited;
-    },
-    stop: () => stopChild(tracked.child, tracked.exited),
-  };
+  return { uri, pid: tracked.child.pid, ...controls(tracked) };
 }
 
-/**
- * `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200.
- * `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
- */
+/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL and its controls. */
 export async function startApi({ port, mongodbUri, env = {} }) {
   const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -96,16 +96,7 @@ export async function startApi({ port, mongodbUri, env = {} }) {
   } catch (failure) {
     throw startupFailure(tracked, failure.message);
   }
-  return {
-    baseUrl,
-    exited: tracked.exited,
-    output: tracked.output,
-    kill: async () => {
-      tracked.child.kill('SIGKILL');
-      await tracked.exited;
-    },
-    stop: () => stopChild(tracked.child, tracked.exited),
-  };
+  return { baseUrl, ...controls(tracked) };
 }
 
 /** The engine and one API process on it, with the database `name`; `stop()` ends both. */

@@ -91,7 +91,7 @@ describe('embedded engine: Mongoose and GridFS', () => {
     const refused = conn.transaction(async (tx) => {
       await Agent.create([{ companyId, email: 'tx@x.io' }], { session: tx });
     });
-    // The driver rewords this error for a write, as it does with a real standalone mongod (see transactions.spec.ts).
+    // The driver rewords this error for a write, as it does with a real standalone mongod (see basic.spec.ts).
     await expect(refused).rejects.toMatchObject({ originalError: expect.objectContaining({ code: 20, codeName: 'IllegalOperation' }) });
     expect(await Agent.countDocuments({ companyId })).toBe(1);
   });
