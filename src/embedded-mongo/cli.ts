@@ -93,9 +93,9 @@ async function main(): Promise<void> {
     return;
   }
   const engine = await startEmbeddedMongo({ ...options, log: (line) => console.error(line) });
-  const storage = options.dataDir ? `data in ${options.dataDir}` : 'in-memory';
+  const storage = options.dataDir ? `data in ${options.dataDir}` : 'data in memory';
   const access = options.users ? `, authentication required (users of admin: ${options.users.map((u) => u.user).join(', ')})` : '';
-  console.log(`embedded-mongo: ${storage} MongoDB-compatible server listening${access}, connect with ${engine.uri}`);
+  console.log(`embedded-mongo: MongoDB-compatible server listening (${storage})${access}, connect with ${engine.uri}`);
   const shutdown = (signal: string) => {
     console.log(`embedded-mongo: ${signal} received, stopping`);
     engine.stop().then(
