@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Binary, Decimal128, Long, MongoClient, ObjectId, type Document } from 'mongodb';
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { frame } from '../durability/framing.js';
@@ -217,6 +217,18 @@ describe('embedded engine: data directory', () => {
     expect(journalFiles(dir).map((f) => statSync(join(dir, f)).size)).toEqual([0]);
     const second = await open(dir);
     expect(second.log.some((line) => /snapshot at LSN \d+ \(2 documents\), 0 journal records replayed/.test(line))).toBe(true);
+  });
+
+  it('fails the waiting write and refuses later ones when the journal cannot be written, and keeps serving reads', async () => {
+    const dir = tempDir();
+    // A journal file on /dev/full: every write to it fails with ENOSPC, as on a full disk.
+    symlinkSync('/dev/full', join(dir, `journal-${'1'.padStart(16, '0')}.bin`));
+    const engine = await open(dir);
+    const journalFailed = { code: 1, message: expect.stringContaining('the journal could not be written (ENOSPC') };
+    await expect(engine.db.collection('c').insertOne({ a: 1 })).rejects.toMatchObject(journalFailed);
+    await expect(engine.db.collection('c').insertOne({ a: 2 })).rejects.toMatchObject({ code: 1, message: expect.stringContaining('writes are refused until the engine restarts') });
+    expect(await engine.db.collection('c').countDocuments({ a: 2 })).toBe(0);
+    expect(await engine.client.db('admin').command({ ping: 1 })).toEqual({ ok: 1 });
   });
 
   describe('lock file', () => {
