@@ -70,7 +70,7 @@ export class WireServer {
       return;
     }
     this.sockets.add(socket);
-    connectionOpened(this.engine);
+    connectionOpened(this.engine, this.options.limits.maxConnections);
     socket.once('close', () => {
       this.sockets.delete(socket);
       connectionClosed(this.engine);

@@ -136,7 +136,7 @@ function modifyIndex(coll: Collection, change: Document): Document {
     spec.unique = true;
     delete spec.prepareUnique;
   }
-  coll.replaceIndex(spec);
+  coll.putIndex(spec);
   return reply;
 }
 

@@ -133,7 +133,8 @@ function replayJournal(dir: string, engine: Engine, fromLsn: number, log: (line:
     const reader = new RecordReader(path);
     try {
       for (let payload = reader.next(); payload; payload = reader.next()) {
-        const { lsn: recordLsn, ...change } = decode(payload);
+        const { lsn: storedLsn, ...change } = decode(payload);
+        const recordLsn = Number(storedLsn);
         if (recordLsn <= lsn) continue;
         if (recordLsn !== lsn + 1) throw new DamagedJournalError(`${path} jumps from LSN ${lsn} to ${recordLsn}`);
         applyChange(engine, change as Change);

@@ -5,7 +5,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { deserialize, serialize, type Document } from 'bson';
+import { serialize, type Document } from 'bson';
+import { decodeDocument } from '../wire-protocol.js';
 
 const FRAME_HEADER = 8;
 /** The smallest BSON document is 5 bytes; a run of zeros (a file extended but not written) is no record. */
@@ -14,8 +15,6 @@ const MIN_PAYLOAD = 5;
 export const MAX_PAYLOAD = 64 * 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 
-/** As the wire protocol decodes documents: Longs stay Long, strings must be valid UTF-8. */
-const DESERIALIZE_OPTIONS = { promoteLongs: false, validation: { utf8: true } } as const;
 /** As replies encode them: undefined fields are left out, as a client would see them. */
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
@@ -28,9 +27,13 @@ export function frame(doc: Document): Buffer {
   return out;
 }
 
-/** Decodes a payload the reader returned (its own copy, so decoded binary values retain only their record). */
+/**
+ * Decodes a payload the reader returned (its own copy, so decoded binary values retain only their record) exactly as
+ * the wire protocol decodes what clients send, so a recovered document has the very values it was stored with.
+ * Numbers of the records' own fields (LSNs, counts) may then be a bson `Double`: read them with `Number()`.
+ */
 export function decode(payload: Buffer): Document {
-  return deserialize(payload, DESERIALIZE_OPTIONS);
+  return decodeDocument(payload);
 }
 
 /** Reads the framed records of a file in order, synchronously (recovery runs before the server listens). */

@@ -36,7 +36,8 @@ export function capture(engine: Engine, lsn: number): Capture {
   const collections: CollectionImage[] = [];
   for (const db of engine.databases.values()) {
     for (const coll of db.collections.values()) {
-      const indexes = [...coll.indexes.values()].filter((ix) => ix.name !== '_id_').map((ix) => ix.spec);
+      // The _id index (a clustered one too) comes from the options; a time series collection has none.
+      const indexes = [...coll.indexes.values()].filter((ix) => ix !== coll.idIndex).map((ix) => ix.spec);
       const header = frame({ collection: { db: db.name, name: coll.name, options: coll.options, indexes }, documents: coll.docs.size });
       collections.push({ header, docs: [...coll.docs.values()] });
     }
@@ -107,16 +108,17 @@ export function loadSnapshot(dir: string, engine: Engine): { lsn: number; collec
     let record = next();
     for (; !record.end; record = next()) {
       const { db, name, options, indexes } = record.collection as Document;
+      const count = Number(record.documents);
       const coll = engine.db(db).create(name, options);
-      for (let i = 0; i < record.documents; i++) coll.insert(next());
-      // Built after the documents: one pass per index instead of an insertion per document and index.
-      for (const spec of indexes as Document[]) coll.createIndex(spec);
+      for (let i = 0; i < count; i++) coll.insert(next());
+      // Built after the documents (one pass per index instead of an insertion per document and index), as they were.
+      for (const spec of indexes as Document[]) coll.putIndex(spec);
       collections += 1;
-      documents += record.documents;
+      documents += count;
     }
-    if (record.end.collections !== collections || record.end.documents !== documents)
+    if (Number(record.end.collections) !== collections || Number(record.end.documents) !== documents)
       throw new DamagedSnapshotError(`${path} is damaged: its trailer counts ${record.end.documents} documents, it holds ${documents}`);
-    return { lsn: head.snapshot.lsn, collections, documents };
+    return { lsn: Number(head.snapshot.lsn), collections, documents };
   } finally {
     reader.close();
   }

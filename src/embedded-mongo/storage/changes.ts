@@ -12,8 +12,8 @@ export type Change =
   | { op: 'dropCollection'; db: string; coll: string }
   | { op: 'dropDatabase'; db: string }
   | { op: 'createIndex'; db: string; coll: string; spec: Document }
-  /** An existing index rebuilt from a changed spec (collMod). */
-  | { op: 'replaceIndex'; db: string; coll: string; spec: Document }
+  /** An index built from its spec in place of the one of its name, or added, without checking its documents. */
+  | { op: 'putIndex'; db: string; coll: string; spec: Document }
   | { op: 'dropIndex'; db: string; coll: string; name: string }
   /**
    * Insert or replace, by `_id`; in a collection keyed by insertion (time series), where several documents may share
@@ -64,8 +64,8 @@ export function applyChange(engine: Engine, change: Change): void {
     case 'createIndex':
       coll.createIndex(change.spec);
       return;
-    case 'replaceIndex':
-      coll.replaceIndex(change.spec);
+    case 'putIndex':
+      coll.putIndex(change.spec);
       return;
     case 'dropIndex':
       if (coll.indexes.has(change.name)) coll.dropIndex(change.name);

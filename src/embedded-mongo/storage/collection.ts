@@ -206,26 +206,29 @@ export class Collection {
       const existing = [...this.indexes.values()].find((ix) => ix.kind === 'text');
       if (existing) throw new MongoCommandError(85, `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(wanted)}, existing index: ${JSON.stringify(existing.spec)}`);
     }
-    const index = this.build(wanted);
+    const index = this.build(wanted, true);
     this.recorder.record({ op: 'createIndex', db: this.dbName, coll: this.name, spec: wanted });
     this.indexMap.set(index.name, index);
     return true;
   }
 
-  /** Rebuilds an existing index from a changed spec (collMod), in its place among the indexes. */
-  replaceIndex(spec: Document): void {
-    const index = this.build(spec);
-    if (!this.indexMap.has(index.name)) throw new MongoCommandError(27, `index not found with name [${index.name}]`);
-    this.recorder.record({ op: 'replaceIndex', db: this.dbName, coll: this.name, spec });
+  /**
+   * Builds an index from `spec` in place of the one of its name (collMod), or adds it (a snapshot being loaded). The
+   * documents it holds already are not checked against each other: a `prepareUnique` index keeps its duplicates,
+   * collMod checks them before making an index unique, and a snapshot holds what was valid.
+   */
+  putIndex(spec: Document): void {
+    const index = this.build(spec, false);
+    this.recorder.record({ op: 'putIndex', db: this.dbName, coll: this.name, spec });
     this.indexMap.set(index.name, index);
   }
 
-  /** An index of every stored document, from its spec; throws the duplicate-key error of a unique violation. */
-  private build(spec: Document): Index {
+  /** An index of every stored document, from its spec; with `unique`, throws the duplicate-key error of a violation. */
+  private build(spec: Document, unique: boolean): Index {
     const index = isTextSpec(spec) ? new TextIndex(spec) : new SecondaryIndex(spec);
     for (const [ik, doc] of this.documents) {
       const keys = index.keysOf(doc);
-      const dup = index.conflict(keys, ik);
+      const dup = unique && index.conflict(keys, ik);
       if (dup) throw index.duplicateKeyError(this.ns, dup);
       index.add(doc, ik, keys);
     }

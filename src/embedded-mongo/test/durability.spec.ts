@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Binary, Decimal128, Long, MongoClient, ObjectId, type Document } from 'mongodb';
+import { Binary, Decimal128, Double, Long, MongoClient, ObjectId, type Document } from 'mongodb';
 import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -85,11 +85,69 @@ describe('embedded engine: data directory', () => {
     expect(existsSync(join(dir, 'engine.lock'))).toBe(false);
 
     const second = await open(dir);
+    expect((await second.client.db('admin').command({ serverStatus: 1 })).storageEngine).toMatchObject({ persistent: true });
     expect(await second.db.collection('people').find().toArray()).toEqual(before.docs);
     expect(await second.db.collection('people').listIndexes().toArray()).toEqual(before.indexes);
     expect(await second.db.listCollections().toArray()).toEqual(before.collections);
     expect((await second.client.db().admin().listDatabases()).databases.map((d) => d.name)).toEqual(['durable']);
     await expect(second.db.collection('people').insertOne({ email: 'two@example.com' })).rejects.toMatchObject({ code: 11000 });
+  });
+
+  it('keeps every kind of collection, its options and indexes, and the exact values, from the journal and from a snapshot', async () => {
+    const dir = tempDir();
+    const live = await open(dir);
+    const db = live.db;
+    await db.createCollection('orders', { collation: { locale: 'en', strength: 2 }, validator: { total: { $gte: 0 } } });
+    await db.collection('orders').createIndex({ note: 'text' });
+    await db.collection('orders').createIndex({ at: 1 }, { expireAfterSeconds: 3600 * 24 * 365 * 100 });
+    await db.collection('orders').insertMany([
+      { _id: 1, status: 'Paid', total: new Double(10), note: 'blue shirts', at: new Date(Date.UTC(2024, 1, 1)) },
+      { _id: 2, status: 'open', total: 2.5, note: 'red shoes', at: new Date(Date.UTC(2024, 1, 2)) },
+    ] as Document[]);
+    await db.command({ collMod: 'orders', index: { keyPattern: { at: 1 }, expireAfterSeconds: 3600 * 24 * 365 * 99 } });
+    await db.command({ collMod: 'orders', validationLevel: 'moderate' });
+    // An index made prepareUnique while it holds duplicates: replayed, it must keep them.
+    await db.collection('orders').insertOne({ _id: 3, status: 'OPEN', total: 1 } as Document);
+    await db.collection('orders').createIndex({ status: 1 });
+    await db.command({ collMod: 'orders', index: { name: 'status_1', prepareUnique: true } });
+    await db.createCollection('paid', { viewOn: 'orders', pipeline: [{ $match: { status: 'paid' } }] });
+    await db.createCollection('log', { capped: true, size: 4096, max: 2 });
+    for (let i = 0; i < 4; i++) await db.collection('log').insertOne({ i });
+    await db.createCollection('metrics', { timeseries: { timeField: 't', metaField: 'm' } });
+    const t = new Date();
+    // Two measurements share an _id, as time series documents may.
+    await db.collection('metrics').insertMany([{ _id: 7, t, m: 'a', v: 1 }, { _id: 7, t, m: 'b', v: 2 }, { t, m: 'c', v: 3 }] as Document[]);
+    await db.collection('metrics').deleteMany({ m: 'b' });
+    await db.createCollection('clustered', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'by id' } });
+    await db.collection('clustered').insertOne({ _id: 'k', v: 1 } as Document);
+    await db.collection('orders').aggregate([{ $match: { total: { $gt: 5 } } }, { $out: 'big' }]).toArray();
+    const state = async (d: typeof db) => {
+      const names = (await d.listCollections().toArray()).map((c) => c.name).sort();
+      const out: Document = { collections: await d.listCollections().toArray().then((cs) => cs.sort((a, b) => a.name.localeCompare(b.name))) };
+      for (const name of names) {
+        out[name] = await d.collection(name).find().sort({ _id: 1, m: 1 }).toArray();
+        if (name !== 'paid') out[`${name} indexes`] = await d.collection(name).listIndexes().toArray();
+      }
+      out.search = await d.collection('orders').find({ $text: { $search: 'shirt' } }, { projection: { _id: 1 } }).toArray();
+      out.collated = await d.collection('orders').countDocuments({ status: 'paid' });
+      // The driver hands doubles back as numbers: their stored type shows through $type.
+      out.doubles = await d.collection('orders').countDocuments({ total: { $type: 'double' } });
+      return out;
+    };
+    const before = await state(db);
+    expect(before.collated).toBe(1);
+    expect(before.doubles).toBe(2);
+    expect(before.search).toEqual([{ _id: 1 }]);
+    expect(before.log).toHaveLength(2);
+    expect(before.metrics.map((m: Document) => m.m)).toEqual(['a', 'c']);
+
+    const recovered = await open(crashImage(dir));
+    expect(await state(recovered.db)).toEqual(before);
+    await close(recovered);
+
+    await close(live);
+    const restarted = await open(dir);
+    expect(await state(restarted.db)).toEqual(before);
   });
 
   it('recovers every acknowledged write from the files as a crash leaves them, from the journal alone', async () => {

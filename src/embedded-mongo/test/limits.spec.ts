@@ -51,6 +51,8 @@ describe('embedded engine: connection and buffer limits', () => {
     const client = await new MongoClient(engine.uri).connect();
     try {
       expect(await client.db('admin').command({ hello: 1 })).toMatchObject({ maxMessageSizeBytes: 64 * 1024, maxBsonObjectSize: 48 * 1024 });
+      const { connections } = await client.db('admin').command({ serverStatus: 1 });
+      expect(connections.current + connections.available).toBe(1000);
       // The driver sizes its batches by that, so bulk writes still fit.
       await client.db('limits').collection('bulk').insertMany(Array.from({ length: 20 }, (_, i) => ({ i, pad: 'z'.repeat(10_000) })));
       expect(await client.db('limits').collection('bulk').countDocuments()).toBe(20);
