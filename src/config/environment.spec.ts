@@ -53,10 +53,12 @@ describe('loadAppConfig', () => {
     expect(DEFAULT_EMBEDDED_DATA_DIR).toBe(resolve('data')); // jest runs in the project's directory
   });
 
-  it('reads EMBEDDED_DATA_DIR as a path from the working directory, or "memory"', () => {
+  it('reads EMBEDDED_DATA_DIR as a path from the working directory, or "memory" (the default under NODE_ENV=test)', () => {
     expect(loadAppConfig({ EMBEDDED_DATA_DIR: 'var/parley' }).embeddedDataDir).toBe(resolve('var/parley'));
     expect(loadAppConfig({ EMBEDDED_DATA_DIR: '/srv/parley-data' }).embeddedDataDir).toBe('/srv/parley-data');
     expect(loadAppConfig({ EMBEDDED_DATA_DIR: 'Memory' }).embeddedDataDir).toBeUndefined();
+    expect(loadAppConfig({ NODE_ENV: 'test' }).embeddedDataDir).toBeUndefined();
+    expect(loadAppConfig({ NODE_ENV: 'test', EMBEDDED_DATA_DIR: 'var/parley' }).embeddedDataDir).toBe(resolve('var/parley'));
     expect(failure({ EMBEDDED_DATA_DIR: 'bad\0path' })).toBe('EMBEDDED_DATA_DIR must be a directory path or "memory"');
   });
 

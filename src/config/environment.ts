@@ -71,10 +71,14 @@ function mongodbUri(env: Env, production: boolean): string | undefined {
   return value;
 }
 
-/** The embedded engine's data directory (absolute), or undefined for "memory": its data then ends with the process. */
-function embeddedDataDir(env: Env): string | undefined {
+/**
+ * The embedded engine's data directory (absolute), or undefined for "memory": its data then ends with the process.
+ * Default: `data/` beside the project, or memory under NODE_ENV=test.
+ */
+function embeddedDataDir(env: Env, nodeEnv: NodeEnv): string | undefined {
   const value = raw(env, 'EMBEDDED_DATA_DIR');
-  if (value === undefined) return DEFAULT_EMBEDDED_DATA_DIR;
+  // Tests get a fresh engine each: a test process must never open (nor lock) the data of `npm start`.
+  if (value === undefined) return nodeEnv === 'test' ? undefined : DEFAULT_EMBEDDED_DATA_DIR;
   if (value.toLowerCase() === IN_MEMORY) return undefined;
   if (value.includes('\0')) throw new ConfigurationError('EMBEDDED_DATA_DIR', `must be a directory path or "${IN_MEMORY}"`);
   return resolve(value);
@@ -117,7 +121,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     port: integer(env, 'PORT', 3000, 0, 65535),
     mongodbUri: mongodbUri(env, production),
-    embeddedDataDir: embeddedDataDir(env),
+    embeddedDataDir: embeddedDataDir(env, nodeEnv),
     jwtSecret: secret,
     jwtSecretGenerated: generated,
     jwtExpiresInSeconds,
