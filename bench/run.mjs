@@ -9,7 +9,12 @@
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
 // --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
 // `npm start` runs it: the app's RSS then holds the whole database) --app-node-options "<node flags for
-// the app>" --cpu-prof (profile of the app into bench/profiles/).
+// the app>" --cpu-prof (profile of the app into bench/profiles/) --scenarios settings,inbound (only these
+// request scenarios; names in lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in
+// a temporary data directory, seeded alike: each selected scenario is measured on both, in the same rounds).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
@@ -36,6 +41,8 @@ const { values: options } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'engine-in-app': { type: 'boolean', default: false },
     'app-node-options': { type: 'string', default: '' },
+    scenarios: { type: 'string' },
+    durable: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(options.rounds);
@@ -55,57 +62,74 @@ const machine = describeMachine();
 const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
 // --app-node-options "--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
-const { app, engine, base, databaseUri } = await startApp({
-  nodeArgs: [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-  engineProcess: !options['engine-in-app'],
-});
+const nodeArgs = [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+const engineProcess = !options['engine-in-app'];
+const selected = options.scenarios?.split(',').map((name) => name.trim());
+const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
+if (options.durable && process.env.MONGODB_URI) throw new Error('--durable measures the embedded engine: unset MONGODB_URI');
+
+const memory = await startApp({ nodeArgs, engineProcess });
+const { app, engine, base } = memory;
+const durable = durableDir ? await startApp({ nodeArgs, engineProcess, dataDir: durableDir }) : null;
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
+  (durable ? `; "(durable)" rows: a second app and engine with a data directory in ${durableDir}` : '') +
   (appNodeOptions.length ? `; app run with ${appNodeOptions.join(' ')}` : '');
 const rss = { started: app.rssMiB() };
 try {
-  const api = new Api(base);
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);
-  log(`seeding ${COMPANIES} companies`);
-  const companies = [];
-  for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
-  const [small, large, fanOutHealthy, fanOutBad] = companies;
-  const smallData = await seedThroughApi(api, small, { contacts: SMALL_SIZE, threadLength: THREAD_LENGTH });
-  const { client, db } = await connect(databaseUri);
-  try {
-    await seedInBulk(db, large, largeSize);
-    for (const company of companies.slice(2)) await seedInBulk(db, company, SMALL_SIZE);
-  } finally {
-    await client.close();
-  }
+  const seeded = await seed(memory);
+  const durableSeeded = durable ? await seed(durable) : null;
   rss.seeded = app.rssMiB();
   log(`seeded; app RSS ${rss.seeded.toFixed(0)} MiB`);
 
-  const scenarios = appScenarios({ small, large, smallData });
-  const bodies = {};
-  for (const s of scenarios.filter((s) => !s.baseline)) {
-    const body = typeof s.body === 'function' ? s.body() : s.body;
-    bodies[s.name] = await fetchText(base + s.path, { method: s.method ?? 'GET', headers: s.headers, body });
+  const all = appScenarios(seeded);
+  const unknown = (selected ?? []).filter((name) => !all.some((s) => s.name === name));
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; choose from ${all.map((s) => s.name).join(', ')}`);
+  const pick = (list) => (selected ? list.filter((s) => selected.includes(s.name)) : list);
+  const scenarios = pick(all);
+  if (durableSeeded) {
+    const onDurable = pick(appScenarios(durableSeeded)).map((s) => ({
+      ...s,
+      name: `${s.name}-durable`,
+      label: `${s.label} (durable)`,
+      baseline: s.baseline ?? s.name,
+      inMemory: s.name,
+      server: durable.app,
+      base: durable.base,
+    }));
+    scenarios.push(...onDurable);
   }
-  const scale = { path: '/v1/conversations?limit=50', small: scenarios[1].headers, large: scenarios[2].headers };
+  // The bare servers serve the in-memory app's answer for every scenario measured (its own, or its baseline's).
+  const bodies = {};
+  for (const name of new Set(scenarios.map((s) => s.baseline ?? s.name))) {
+    const s = all.find((candidate) => candidate.name === name);
+    const body = typeof s.body === 'function' ? s.body() : s.body;
+    bodies[name] = await fetchText(base + s.path, { method: s.method ?? 'GET', headers: s.headers, body });
+  }
+  const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
 
   const { runs, scaleTimes, otherLoad } = await runRounds({ app, appBase: base, scenarios, bodies, rounds, duration, connections, scale, log });
   rss.afterLoad = app.rssMiB();
 
-  log(`webhook fan-out: ${events} events, ${fanOutRounds} round(s) each way`);
-  const receivers = await startReceivers();
   const fan = { healthy: [], bad: [] };
-  try {
-    for (let round = 0; round < fanOutRounds; round++) {
-      fan.healthy.push(await fanOut(api, fanOutHealthy, receivers, { events, withBad: false }));
-      fan.bad.push(await fanOut(api, fanOutBad, receivers, { events, withBad: true }));
-      log(`fan-out round ${round + 1}: ${fan.healthy.at(-1).perSecond.toFixed(0)} / ${fan.bad.at(-1).perSecond.toFixed(0)} healthy deliveries/s`);
+  if (fanOutRounds > 0) {
+    log(`webhook fan-out: ${events} events, ${fanOutRounds} round(s) each way`);
+    const receivers = await startReceivers();
+    const api = new Api(base);
+    try {
+      for (let round = 0; round < fanOutRounds; round++) {
+        fan.healthy.push(await fanOut(api, seeded.fanOutHealthy, receivers, { events, withBad: false }));
+        fan.bad.push(await fanOut(api, seeded.fanOutBad, receivers, { events, withBad: true }));
+        log(`fan-out round ${round + 1}: ${fan.healthy.at(-1).perSecond.toFixed(0)} / ${fan.bad.at(-1).perSecond.toFixed(0)} healthy deliveries/s`);
+      }
+    } finally {
+      await receivers.close();
     }
-  } finally {
-    await receivers.close();
   }
   rss.afterFanOut = app.rssMiB();
   rss.engine = engine?.rssMiB();
+  rss.durableEngine = durable?.engine?.rssMiB();
 
   printReport({
     setup: { machine, otherLoad, database, rounds, duration, connections, events, companies: COMPANIES, largeSize, smallSize: SMALL_SIZE },
@@ -117,8 +141,29 @@ try {
     rss,
   });
 } finally {
-  await app.stop();
-  await engine?.stop();
+  for (const stack of [memory, durable]) {
+    await stack?.app.stop();
+    await stack?.engine?.stop();
+  }
+  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+}
+
+/** Seeds a stack: COMPANIES companies, the small one through the API, the others in bulk. */
+async function seed({ base: stackBase, databaseUri }) {
+  const api = new Api(stackBase);
+  log(`seeding ${COMPANIES} companies on ${stackBase}`);
+  const companies = [];
+  for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
+  const [small, large, fanOutHealthy, fanOutBad] = companies;
+  const smallData = await seedThroughApi(api, small, { contacts: SMALL_SIZE, threadLength: THREAD_LENGTH });
+  const { client, db } = await connect(databaseUri);
+  try {
+    await seedInBulk(db, large, largeSize);
+    for (const company of companies.slice(2)) await seedInBulk(db, company, SMALL_SIZE);
+  } finally {
+    await client.close();
+  }
+  return { small, large, smallData, fanOutHealthy, fanOutBad };
 }
 
 async function fetchText(url, { method, headers, body }) {

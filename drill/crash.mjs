@@ -1,12 +1,16 @@
 // Crash drill: a mixed workload from several clients on two API processes (inbound messages that trigger a flow,
 // replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies),
-// with `kill -9` of an API process at three random moments, each restarted on the same standalone engine. Once
+// with `kill -9` of an API process at three random moments, each restarted on the same standalone engine, and
+// `kill -9` of the engine itself (on a data directory) at another, restarted on the same directory and port. Once
 // everything has settled: every acknowledged change has exactly its events in the log, once; the subscribed webhook
 // received every logged event with one webhook-id per event; no flow ran twice for one event; no agent went over
 // capacity. Every inbound message carries an externalId, and those that got no answer are posted again after the
 // restarts, as a connector would: no externalId is stored twice, and none sent (or acknowledged) is missing.
 // Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { freePort } from '../harness/children.mjs';
 import { startReceiver } from '../harness/receivers.mjs';
@@ -19,6 +23,7 @@ import { startApi, startEngine } from './lib/processes.mjs';
 const OPERATIONS = 1500;
 const CLIENTS = 12;
 const KILLS = 3;
+const ENGINE_KILLS = 1;
 const AUTO_AGENTS = 3;
 const CAPACITY = 4;
 const SETTLE_TIMEOUT_MS = 180_000;
@@ -28,7 +33,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The engine, two API processes, a receiver, and a company with agents, flows, auto-assignment and webhooks. */
 async function prepare() {
-  const engine = await startEngine();
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-crash-engine-'));
+  const enginePort = await freePort();
+  const engine = await startEngine({ dataDir, port: enginePort });
   const mongodbUri = `${engine.uri}/drill`;
   const mongo = await MongoClient.connect(mongodbUri);
   const receiver = await startReceiver();
@@ -58,7 +65,7 @@ async function prepare() {
     json: { name: 'Help desk', trigger: { type: 'inbound_message', keywords: ['help'] }, steps: [{ type: 'send_message', text: 'On it!' }, { type: 'add_tags', tags: ['help'] }, { type: 'handoff' }] },
   });
   const manualFlow = await client.expect(201, 'POST', '/v1/flows', { token: company.token, json: { name: 'Escalate', steps: [{ type: 'set_priority', priority: 'high' }, { type: 'add_tags', tags: ['escalated'] }] } });
-  return { engine, mongodbUri, mongo, db: mongo.db(), receiver, apis, company, key, kept, deleted, autoAgents, manualAgentId, manualFlowId: manualFlow.id };
+  return { engine, dataDir, enginePort, mongodbUri, mongo, db: mongo.db(), receiver, apis, company, key, kept, deleted, autoAgents, manualAgentId, manualFlowId: manualFlow.id };
 }
 
 /** Kills a random API process (SIGKILL) and starts it again on its port; requests go to the other one meanwhile. */
@@ -72,17 +79,28 @@ async function crash(run, kills) {
   api.up = true;
 }
 
+/** Kills the engine (SIGKILL) and starts it again on its data directory and port; the API processes reconnect. */
+async function crashEngine(run, kills) {
+  await run.engine.kill();
+  kills.push(`engine at ${new Date().toISOString()}`);
+  run.engine = await startEngine({ dataDir: run.dataDir, port: run.enginePort });
+}
+
 /** Samples every auto agent's open human conversations while the workload runs; answers the highest per agent. */
 function watchCapacity(run) {
   const highest = new Map();
   let watching = true;
   const done = (async () => {
     while (watching) {
-      const rows = await run.db.collection('conversations').aggregate([
-        { $match: { companyId: new ObjectId(run.company.companyId), status: 'human' } },
-        { $group: { _id: '$assignedAgentId', open: { $sum: 1 } } },
-      ]).toArray();
-      for (const row of rows) highest.set(String(row._id), Math.max(highest.get(String(row._id)) ?? 0, row.open));
+      try {
+        const rows = await run.db.collection('conversations').aggregate([
+          { $match: { companyId: new ObjectId(run.company.companyId), status: 'human' } },
+          { $group: { _id: '$assignedAgentId', open: { $sum: 1 } } },
+        ]).toArray();
+        for (const row of rows) highest.set(String(row._id), Math.max(highest.get(String(row._id)) ?? 0, row.open));
+      } catch {
+        // the engine is being restarted: the next sample reads again
+      }
       await sleep(250);
     }
   })();
@@ -108,6 +126,8 @@ async function main() {
   const run = await prepare();
   const started = Date.now();
   const killAt = new Set(Array.from({ length: KILLS }, (_, index) => Math.round(OPERATIONS * (0.15 + 0.25 * index + Math.random() * 0.2))));
+  // The engine between the API kills, at none of their moments.
+  const engineKillAt = new Set(Array.from({ length: ENGINE_KILLS }, () => Math.round(OPERATIONS * (0.3 + Math.random() * 0.4))).filter((n) => !killAt.has(n)));
   const kills = [];
   const crashes = [];
   const capacity = watchCapacity(run);
@@ -121,6 +141,7 @@ async function main() {
     clients: CLIENTS,
     onOperation: async (done) => {
       if (killAt.delete(done)) crashes.push(crash(run, kills));
+      if (engineKillAt.delete(done)) crashes.push(crashEngine(run, kills));
     },
   });
   await Promise.all(crashes);
@@ -147,6 +168,7 @@ async function main() {
   }
   await run.mongo.close();
   await run.engine.stop();
+  rmSync(run.dataDir, { recursive: true, force: true });
   await run.receiver.close();
   if (!settled) violations.push('the system did not settle');
   if (retried.unanswered > 0) violations.push(`${retried.unanswered} inbound messages never answered after the restarts`);

@@ -20,7 +20,7 @@ async function documentOfTheBuild() {
   const { AppModule } = await import(join(root, 'dist', 'app.module.js'));
   const { configureApp } = await import(join(root, 'dist', 'app.setup.js'));
   const { buildOpenApiDocument } = await import(join(root, 'dist', 'swagger.js'));
-  const env = { NODE_ENV: 'development', LOG_LEVEL: 'silent', DEMO_SEED: 'false' };
+  const env = { NODE_ENV: 'development', LOG_LEVEL: 'silent', DEMO_SEED: 'false', EMBEDDED_DATA_DIR: 'memory' };
   const app = await NestFactory.create(AppModule.forRoot(env), { logger: false, bodyParser: false });
   configureApp(app);
   await app.init();

@@ -12,15 +12,19 @@ import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.
 const SHUTDOWN_GRACE_MS = 15_000;
 
 function printDemoCredentials(credentials: DemoCredentials, baseUrl: string): void {
+  const kept = `at the first start on ${credentials.dataDir}`;
+  const storage = credentials.dataDir
+    ? `embedded database in ${credentials.dataDir}, kept across restarts`
+    : 'embedded in-memory database, data lives only as long as this process';
   // Printed on purpose (contract section 1), to the terminal and never through the request logger.
   process.stdout.write(
     [
       '',
-      'Demo company ready (embedded database, data lives only as long as this process):',
+      `Demo company ${credentials.existing ? 'from an earlier start' : 'ready'} (${storage}):`,
       `  Authorization: Bearer ${credentials.accessToken}`,
       `    (expires ${credentials.accessTokenExpiresAt.toISOString()}; then log in again with the admin below)`,
-      `  x-api-key: ${credentials.apiKey}`,
-      `  Admin login: ${credentials.email} / ${credentials.password}`,
+      `  x-api-key: ${credentials.apiKey ?? `the demo key printed ${kept} (stored only as a hash; create another with POST /v1/api-keys)`}`,
+      `  Admin login: ${credentials.email} / ${credentials.password ?? `the password printed ${kept}`}`,
       `  Swagger UI: ${baseUrl}/docs`,
       '',
     ].join('\n') + '\n',

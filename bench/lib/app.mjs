@@ -9,10 +9,12 @@ const EMBEDDED_DATABASE = 'parley';
 
 /**
  * The embedded engine as its own process (dist/embedded-mongo/cli.js) on the servers' core, as the
- * drills and a multi-process deployment run it: the app's RSS is then the app's alone.
+ * drills and a multi-process deployment run it: the app's RSS is then the app's alone. In memory, or on
+ * `dataDir` (every write then waits for its journal fsync).
  */
-async function startEngineProcess() {
-  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', ['--host', '127.0.0.1', '--port', '0'], {}, { cwd: ROOT });
+async function startEngineProcess(dataDir) {
+  const args = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : [])];
+  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', args, {}, { cwd: ROOT });
   try {
     const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
     return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };
@@ -26,11 +28,11 @@ async function startEngineProcess() {
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
  * allowed to 127.0.0.1 (the fan-out's receivers). The database: MONGODB_URI when set, else the embedded
- * engine, in the app's process or (`engineProcess`) in its own. `env` adds or overrides variables (the feed's
- * bench raises EVENT_STREAMS_PER_COMPANY).
+ * engine, in the app's process or (`engineProcess`) in its own, in memory or on `dataDir`. `env` adds or overrides
+ * variables (the feed's bench raises EVENT_STREAMS_PER_COMPANY).
  */
-export async function startApp({ nodeArgs = [], engineProcess = false, env: extraEnv = {} } = {}) {
-  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess() : null;
+export async function startApp({ nodeArgs = [], engineProcess = false, dataDir, env: extraEnv = {} } = {}) {
+  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess(dataDir) : null;
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -39,6 +41,7 @@ export async function startApp({ nodeArgs = [], engineProcess = false, env: extr
     JWT_SECRET: randomBytes(48).toString('base64'),
     THROTTLE_LIMIT: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    EMBEDDED_DATA_DIR: dataDir ?? 'memory',
     ...(separate ? { MONGODB_URI: separate.uri } : {}),
     ...extraEnv,
   };

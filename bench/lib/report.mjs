@@ -7,6 +7,8 @@ export const TARGETS = {
   deliveriesPerSecond: 1000,
   badP99Factor: 2,
   rssMiB: 300,
+  /** A scenario on a durable engine against the same on the in-memory engine (req/s). */
+  durableToMemory: 0.5,
 };
 
 const num = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -78,8 +80,9 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   const rows = scenarios.map((s) => {
     const own = summarize(runs.app[s.name]);
     const baseline = s.baseline ?? s.name;
-    return { label: s.label, ...own, toHttp: own.rps / bare('http', baseline).rps, toNest: own.rps / bare('nest', baseline).rps };
+    return { name: s.name, inMemory: s.inMemory, label: s.label, ...own, toHttp: own.rps / bare('http', baseline).rps, toNest: own.rps / bare('nest', baseline).rps };
   });
+  const row = (name) => rows.find((r) => r.name === name);
   const bareRows = Object.keys(bodies).flatMap((name) => [
     { label: `bare node:http, ${name} body (${Buffer.byteLength(bodies[name])} B)`, ...bare('http', name) },
     { label: `bare NestJS-Express, ${name} body`, ...bare('nest', name) },
@@ -125,15 +128,24 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   console.log(
     `\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.seeded.toFixed(0)} MiB seeded, ` +
       `${rss.afterLoad.toFixed(0)} MiB after the request load, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out` +
-      `${rss.engine === undefined ? '' : `; the engine's own process ${rss.engine.toFixed(0)} MiB`}\n`,
+      `${rss.engine === undefined ? '' : `; the engine's own process ${rss.engine.toFixed(0)} MiB`}` +
+      `${rss.durableEngine === undefined ? '' : `, the durable engine's ${rss.durableEngine.toFixed(0)} MiB`}\n`,
   );
 
-  const [settings, page] = rows;
+  const durableChecks = rows
+    .filter((r) => r.inMemory && row(r.inMemory))
+    .map((r) => {
+      const ratio = r.rps / row(r.inMemory).rps;
+      return { name: `${r.label} / in memory (req/s)`, value: `${ratio.toFixed(2)} (${r.rps.toFixed(0)} vs ${row(r.inMemory).rps.toFixed(0)})`, target: `>= ${TARGETS.durableToMemory}`, pass: ratio >= TARGETS.durableToMemory };
+    });
+  const settings = row('settings');
+  const page = row('conversations');
   printTargets([
-    { name: 'GET /v1/settings / bare NestJS-Express', value: settings.toNest.toFixed(3), target: `>= ${TARGETS.settingsToNest}`, pass: settings.toNest >= TARGETS.settingsToNest },
-    { name: 'conversations page / bare node:http', value: page.toHttp.toFixed(3), target: `>= ${TARGETS.conversationsToHttp}`, pass: page.toHttp >= TARGETS.conversationsToHttp },
+    ...(settings ? [{ name: 'GET /v1/settings / bare NestJS-Express', value: settings.toNest.toFixed(3), target: `>= ${TARGETS.settingsToNest}`, pass: settings.toNest >= TARGETS.settingsToNest }] : []),
+    ...(page ? [{ name: 'conversations page / bare node:http', value: page.toHttp.toFixed(3), target: `>= ${TARGETS.conversationsToHttp}`, pass: page.toHttp >= TARGETS.conversationsToHttp }] : []),
     { name: `page at ${largeSize} / at ${smallSize} (medians)`, value: scaleRatio.toFixed(2), target: `<= ${TARGETS.scaleRatio}`, pass: scaleRatio <= TARGETS.scaleRatio },
     ...checks,
+    ...durableChecks,
     { name: 'app RSS after the load (MiB)', value: rssMax.toFixed(0), target: `< ${TARGETS.rssMiB}`, pass: rssMax < TARGETS.rssMiB },
   ]);
 }

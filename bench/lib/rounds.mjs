@@ -17,7 +17,8 @@ const SCALE_BLOCKS = 5;
 const SCALE_BLOCK_SIZE = 40;
 
 /**
- * Interleaved rounds: in each, the app's scenarios, then bare node:http and bare NestJS-Express on the
+ * Interleaved rounds: in each, the app's scenarios (a scenario with its own `server` and `base` is measured
+ * on that app, e.g. the one on a durable engine), then bare node:http and bare NestJS-Express on the
  * same core serving the app's answers, in an order that rotates per round, so that drift and noise on
  * the machine fall on all three alike. Each bare server lives for one round. Also in each round: the
  * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
@@ -33,7 +34,7 @@ export async function runRounds({ app, appBase, scenarios, bodies, rounds, durat
   const measure = (server, url, options) => loadRun({ server, url, connections, duration, ...options });
 
   log(`warming the app up (${WARMUP_SECONDS} s per scenario)`);
-  for (const s of scenarios) await loadRun({ url: appBase + s.path, connections, duration: WARMUP_SECONDS, ...requestOptions(s) });
+  for (const s of scenarios) await loadRun({ url: (s.base ?? appBase) + s.path, connections, duration: WARMUP_SECONDS, ...requestOptions(s) });
 
   try {
     for (let round = 0; round < rounds; round++) await runRound(round);
@@ -50,7 +51,7 @@ export async function runRounds({ app, appBase, scenarios, bodies, rounds, durat
     for (const kind of order) {
       if (kind === 'app') {
         for (const s of scenarios) {
-          const run = await measure(app, appBase + s.path, requestOptions(s));
+          const run = await measure(s.server ?? app, (s.base ?? appBase) + s.path, requestOptions(s));
           log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
           push('app', s.name, run);
         }

@@ -53,37 +53,9 @@ function track(name, args, env) {
   return { name, child, exited, output: () => output };
 }
 
-function startupFailure(tracked, reason) {
-  tracked.child.kill('SIGKILL');
-  return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
-}
-
-/** `node dist/embedded-mongo/cli.js` on an ephemeral port; answers its URI (without database). */
-export async function startEngine() {
-  const tracked = track('engine', ['dist/embedded-mongo/cli.js', '--host', '127.0.0.1', '--port', '0'], {});
-  let uri;
-  try {
-    uri = await engineUri(tracked.child, tracked.output, tracked.exited, STARTUP_TIMEOUT_MS);
-  } catch (failure) {
-    throw startupFailure(tracked, failure.message);
-  }
-  return { uri, exited: tracked.exited, stop: () => stopChild(tracked.child, tracked.exited) };
-}
-
-/**
- * `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200.
- * `kill()` is SIGKILL (a crash); `stop()` is SIGTERM (a clean shutdown).
- */
-export async function startApi({ port, mongodbUri, env = {} }) {
-  const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp200(`${baseUrl}/health`, tracked.exited, STARTUP_TIMEOUT_MS);
-  } catch (failure) {
-    throw startupFailure(tracked, failure.message);
-  }
+/** What a started child offers: its exit, its output, `kill()` (SIGKILL: a crash) and `stop()` (SIGTERM: a clean shutdown). */
+function controls(tracked) {
   return {
-    baseUrl,
     exited: tracked.exited,
     output: tracked.output,
     kill: async () => {
@@ -92,6 +64,39 @@ export async function startApi({ port, mongodbUri, env = {} }) {
     },
     stop: () => stopChild(tracked.child, tracked.exited),
   };
+}
+
+function startupFailure(tracked, reason) {
+  tracked.child.kill('SIGKILL');
+  return new Error(`${tracked.name} did not start (${reason}). Its last output:\n${tracked.output()}`);
+}
+
+/**
+ * `node dist/embedded-mongo/cli.js` on `port` (default: an ephemeral one), in memory or on `dataDir`, with `args`
+ * added; answers its URI (without database), its pid and its controls.
+ */
+export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
+  const flags = ['--host', '127.0.0.1', '--port', String(port), ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
+  const tracked = track('engine', ['dist/embedded-mongo/cli.js', ...flags], {});
+  let uri;
+  try {
+    uri = await engineUri(tracked.child, tracked.output, tracked.exited, STARTUP_TIMEOUT_MS);
+  } catch (failure) {
+    throw startupFailure(tracked, failure.message);
+  }
+  return { uri, pid: tracked.child.pid, ...controls(tracked) };
+}
+
+/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL and its controls. */
+export async function startApi({ port, mongodbUri, env = {} }) {
+  const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp200(`${baseUrl}/health`, tracked.exited, STARTUP_TIMEOUT_MS);
+  } catch (failure) {
+    throw startupFailure(tracked, failure.message);
+  }
+  return { baseUrl, ...controls(tracked) };
 }
 
 /** The engine and one API process on it, with the database `name`; `stop()` ends both. */

@@ -75,6 +75,16 @@ export class AuthService {
     return this.issueFor(agent);
   }
 
+  /**
+   * Logs an active agent in without its password: for trusted callers only (the demo seed, which prints a fresh
+   * token for the demo admin at each start on a kept database). Null when no active agent logs in with `email`.
+   */
+  async issueWithoutPassword(email: string): Promise<LoginResponseDto | null> {
+    const agent = await this.agents.findLoginCandidate(email);
+    if (!agent?.isActive) return null;
+    return this.issueFor(agent);
+  }
+
   private issueFor(agent: Stored<Agent>): LoginResponseDto {
     const claims = { sub: agent._id.toHexString(), companyId: agent.companyId.toHexString(), role: agent.role, ver: agent.tokenVersion ?? 0 };
     return { ...this.tokens.issue(claims, this.config.jwtExpiresInSeconds), agent: AgentView.from(agent) };

@@ -12,6 +12,8 @@ export class AppConfig {
   readonly port: number;
   /** Unset: the embedded MongoDB-compatible engine is started in-process. */
   readonly mongodbUri?: string;
+  /** Where the embedded engine keeps its data when MONGODB_URI is unset; undefined: in memory only. */
+  readonly embeddedDataDir?: string;
   readonly jwtSecret: string;
   /** True when JWT_SECRET was unset outside production and a random one was made for this process. */
   readonly jwtSecretGenerated: boolean;

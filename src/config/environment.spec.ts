@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigurationError, loadAppConfig } from './environment.js';
+import { resolve } from 'node:path';
+import { ConfigurationError, DEFAULT_EMBEDDED_DATA_DIR, loadAppConfig } from './environment.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
 const KEY_A = Buffer.alloc(32, 1).toString('base64');
@@ -23,6 +24,7 @@ describe('loadAppConfig', () => {
       nodeEnv: 'development',
       port: 3000,
       mongodbUri: undefined,
+      embeddedDataDir: DEFAULT_EMBEDDED_DATA_DIR,
       jwtSecretGenerated: true,
       jwtExpiresInSeconds: 3600,
       throttleLimit: 300,
@@ -48,6 +50,16 @@ describe('loadAppConfig', () => {
       eventStreamMaxBufferBytes: 1024 * 1024,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(DEFAULT_EMBEDDED_DATA_DIR).toBe(resolve('data')); // jest runs in the project's directory
+  });
+
+  it('reads EMBEDDED_DATA_DIR as a path from the working directory, or "memory" (the default under NODE_ENV=test)', () => {
+    expect(loadAppConfig({ EMBEDDED_DATA_DIR: 'var/parley' }).embeddedDataDir).toBe(resolve('var/parley'));
+    expect(loadAppConfig({ EMBEDDED_DATA_DIR: '/srv/parley-data' }).embeddedDataDir).toBe('/srv/parley-data');
+    expect(loadAppConfig({ EMBEDDED_DATA_DIR: 'Memory' }).embeddedDataDir).toBeUndefined();
+    expect(loadAppConfig({ NODE_ENV: 'test' }).embeddedDataDir).toBeUndefined();
+    expect(loadAppConfig({ NODE_ENV: 'test', EMBEDDED_DATA_DIR: 'var/parley' }).embeddedDataDir).toBe(resolve('var/parley'));
+    expect(failure({ EMBEDDED_DATA_DIR: 'bad\0path' })).toBe('EMBEDDED_DATA_DIR must be a directory path or "memory"');
   });
 
   it('reads every variable', () => {

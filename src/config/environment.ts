@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
@@ -15,6 +17,9 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
+/** `data/` beside the project (this file is src/config/ or dist/config/), wherever the process was started from. */
+export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
+const IN_MEMORY = 'memory';
 
 function raw(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -66,6 +71,19 @@ function mongodbUri(env: Env, production: boolean): string | undefined {
   return value;
 }
 
+/**
+ * The embedded engine's data directory (absolute), or undefined for "memory": its data then ends with the process.
+ * Default: `data/` beside the project, or memory under NODE_ENV=test.
+ */
+function embeddedDataDir(env: Env, nodeEnv: NodeEnv): string | undefined {
+  const value = raw(env, 'EMBEDDED_DATA_DIR');
+  // Tests get a fresh engine each: a test process must never open (nor lock) the data of `npm start`.
+  if (value === undefined) return nodeEnv === 'test' ? undefined : DEFAULT_EMBEDDED_DATA_DIR;
+  if (value.toLowerCase() === IN_MEMORY) return undefined;
+  if (value.includes('\0')) throw new ConfigurationError('EMBEDDED_DATA_DIR', `must be a directory path or "${IN_MEMORY}"`);
+  return resolve(value);
+}
+
 function jwtSecret(env: Env, production: boolean): { secret: string; generated: boolean } {
   const value = raw(env, 'JWT_SECRET');
   if (value === undefined) {
@@ -103,6 +121,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     port: integer(env, 'PORT', 3000, 0, 65535),
     mongodbUri: mongodbUri(env, production),
+    embeddedDataDir: embeddedDataDir(env, nodeEnv),
     jwtSecret: secret,
     jwtSecretGenerated: generated,
     jwtExpiresInSeconds,

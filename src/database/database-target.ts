@@ -9,6 +9,8 @@ export class DatabaseTarget {
   constructor(
     readonly uri: string,
     readonly embedded?: EmbeddedMongo,
+    /** The embedded engine's data directory; undefined when its data lives in memory (or on MONGODB_URI). */
+    readonly dataDir?: string,
   ) {}
 
   get isEmbedded(): boolean {
@@ -17,11 +19,15 @@ export class DatabaseTarget {
 
   static async resolve(config: AppConfig): Promise<DatabaseTarget> {
     if (config.mongodbUri) return new DatabaseTarget(config.mongodbUri);
-    const engine = await startEmbeddedMongo();
-    new Logger('Database').warn(
-      `MONGODB_URI is not set: using the EMBEDDED in-memory MongoDB-compatible engine at ${engine.uri}. ` +
-        'Every record is lost when the process stops; set MONGODB_URI to use a real MongoDB.',
+    const logger = new Logger('Database');
+    const dataDir = config.embeddedDataDir;
+    const engine = await startEmbeddedMongo({ dataDir, log: (line) => logger.log(line) });
+    logger.warn(
+      `MONGODB_URI is not set: using the EMBEDDED MongoDB-compatible engine at ${engine.uri}, ` +
+        (dataDir
+          ? `with its data in ${dataDir} (EMBEDDED_DATA_DIR). Set MONGODB_URI to use a real MongoDB.`
+          : 'in memory (EMBEDDED_DATA_DIR=memory): every record is lost when the process stops. Set MONGODB_URI to use a real MongoDB.'),
     );
-    return new DatabaseTarget(`${engine.uri}${EMBEDDED_DATABASE_NAME}`, engine);
+    return new DatabaseTarget(`${engine.uri}${EMBEDDED_DATABASE_NAME}`, engine, dataDir);
   }
 }

@@ -1,39 +1,42 @@
 /**
- * The TCP side: accepts connections, frames messages, answers each request in order. A malformed message (bad
- * length, unknown opcode, unparsable BSON) closes that connection only; every other connection keeps being served.
- * OP_COMPRESSED is answered with an error (as an OP_MSG) and the connection stays open: the server advertises no
- * compressors, so a conforming driver never sends one.
+ * The TCP side: accepts connections up to the connection limit and hands each to a `Connection` (framing, limits,
+ * replies). A connection over the limit is answered with an error on its first message and closed; the others keep
+ * being served.
  */
 import net from 'node:net';
-import type { Document } from 'bson';
-import { runCommand } from './commands/index.js';
+import type { UserStore } from './auth/users.js';
 import { connectionClosed, connectionOpened } from './commands/server-status.js';
+import { Connection, errorReplyTo } from './connection.js';
 import { MongoCommandError } from './errors.js';
+import { BufferBudget, type ServerLimits } from './limits.js';
 import type { Engine } from './storage/engine.js';
-import {
-  buildOpMsg,
-  buildOpReply,
-  HEADER_SIZE,
-  MAX_MESSAGE_SIZE,
-  OP_COMPRESSED,
-  OP_MSG,
-  OP_QUERY,
-  parseOpMsg,
-  parseOpQuery,
-  ProtocolError,
-  readHeader,
-} from './wire-protocol.js';
+import { HEADER_SIZE } from './wire-protocol.js';
+
+/** How long a connection over the limit may take to send the header its error answers. */
+const REFUSAL_WAIT_MS = 2000;
+/** Connections over the limit waiting for that header at once; more are closed straight away. */
+const MAX_REFUSALS = 64;
+
+export interface WireServerOptions {
+  limits: ServerLimits;
+  /** Users for access control, or null for none. */
+  users: UserStore | null;
+  log: (line: string) => void;
+}
 
 export class WireServer {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  private readonly refusing = new Set<net.Socket>();
   private nextConnectionId = 1;
   private nextRequestId = 1;
+  private readonly budget: BufferBudget;
 
   constructor(
     private readonly engine: Engine,
-    private readonly log: (line: string) => void,
+    private readonly options: WireServerOptions,
   ) {
+    this.budget = new BufferBudget(options.limits.maxTotalBufferBytes);
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
@@ -47,84 +50,62 @@ export class WireServer {
     });
   }
 
+  /** Bytes buffered across connections right now (what `maxTotalBufferBytes` limits). */
+  get bufferedBytes(): number {
+    return this.budget.used;
+  }
+
   /** Stops listening and destroys every open connection. */
   close(): Promise<void> {
     return new Promise((resolve) => {
-      for (const socket of this.sockets) socket.destroy();
-      this.sockets.clear();
+      for (const socket of [...this.sockets, ...this.refusing]) socket.destroy();
       if (!this.server.listening) return resolve();
       this.server.close(() => resolve());
     });
   }
 
   private accept(socket: net.Socket): void {
-    const connectionId = this.nextConnectionId++;
+    if (this.sockets.size >= this.options.limits.maxConnections) {
+      this.refuse(socket);
+      return;
+    }
     this.sockets.add(socket);
-    connectionOpened(this.engine);
-    socket.setNoDelay(true);
-    // Chunks are only joined once a whole message has arrived, so large messages are not copied repeatedly.
-    let chunks: Buffer[] = [];
-    let buffered = 0;
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      buffered += chunk.length;
-      while (buffered >= 4 && !socket.destroyed) {
-        if (chunks[0].length < 4) chunks = [Buffer.concat(chunks, buffered)];
-        const length = chunks[0].readInt32LE(0);
-        if (length < HEADER_SIZE || length > MAX_MESSAGE_SIZE) {
-          this.drop(socket, connectionId, `invalid message length ${length}`);
-          return;
-        }
-        if (buffered < length) return;
-        const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, buffered);
-        const rest = all.subarray(length);
-        chunks = rest.length ? [rest] : [];
-        buffered = rest.length;
-        try {
-          this.handle(socket, all.subarray(0, length), connectionId);
-        } catch (err) {
-          this.drop(socket, connectionId, (err as Error).message);
-          return;
-        }
-      }
-    });
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => {
+    connectionOpened(this.engine, this.options.limits.maxConnections);
+    socket.once('close', () => {
       this.sockets.delete(socket);
       connectionClosed(this.engine);
     });
+    new Connection(socket, this.nextConnectionId++, {
+      engine: this.engine,
+      limits: this.options.limits,
+      budget: this.budget,
+      users: this.options.users,
+      log: this.options.log,
+      nextRequestId: () => this.nextRequestId++,
+    });
   }
 
-  private drop(socket: net.Socket, connectionId: number, reason: string): void {
-    this.log(`embedded-mongo: closing connection ${connectionId}: ${reason}`);
-    socket.destroy();
-  }
-
-  private handle(socket: net.Socket, msg: Buffer, connectionId: number): void {
-    const header = readHeader(msg);
-    if (header.opCode === OP_COMPRESSED) {
-      const error = new MongoCommandError(2, 'OP_COMPRESSED is not supported: this server advertises no compressors');
-      this.send(socket, buildOpMsg(error.toReply(), this.nextRequestId++, header.requestId));
+  /** Answers the first message of a connection over the limit with an error, then closes it. */
+  private refuse(socket: net.Socket): void {
+    const { limits, log } = this.options;
+    log(`embedded-mongo: refusing a connection from ${socket.remoteAddress}: ${this.sockets.size} connections open (limit ${limits.maxConnections})`);
+    if (this.refusing.size >= MAX_REFUSALS) {
+      socket.destroy();
       return;
     }
-    let command;
-    if (header.opCode === OP_MSG) command = parseOpMsg(header, msg);
-    else if (header.opCode === OP_QUERY) command = parseOpQuery(header, msg);
-    else throw new ProtocolError(`unsupported opcode ${header.opCode}`);
-    const reply: Document = runCommand(this.engine, command.db, command.body, connectionId, this.log);
-    if (command.noReply) return;
-    const build = command.legacy ? buildOpReply : buildOpMsg;
-    let out: Buffer;
-    try {
-      out = build(reply, this.nextRequestId++, header.requestId);
-    } catch (err) {
-      const error = new MongoCommandError(10334, `reply could not be encoded: ${(err as Error).message}`);
-      out = build(error.toReply(), this.nextRequestId++, header.requestId);
-    }
-    this.send(socket, out);
-  }
-
-  private send(socket: net.Socket, data: Buffer): void {
-    if (!socket.destroyed) socket.write(data);
+    this.refusing.add(socket);
+    socket.once('close', () => this.refusing.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(REFUSAL_WAIT_MS, () => socket.destroy());
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]).subarray(0, HEADER_SIZE);
+      if (head.length < HEADER_SIZE) return;
+      socket.off('data', onData);
+      socket.resume(); // what else it sends is read and dropped until the close
+      const error = new MongoCommandError(365, `connection refused because too many open connections: ${this.sockets.size} (limit ${limits.maxConnections})`);
+      socket.end(errorReplyTo(head, error, this.nextRequestId++));
+    };
+    socket.on('data', onData);
   }
 }

@@ -45,6 +45,11 @@ export interface IncomingCommand {
  */
 const DESERIALIZE_OPTIONS = { promoteLongs: false, promoteValues: false, validation: { utf8: true } } as const;
 
+/** A BSON document as the engine stores it (see DESERIALIZE_OPTIONS); Binary values in it are views on `bytes`. */
+export function decodeDocument(bytes: Uint8Array): Document {
+  return decodeValues(deserialize(bytes, DESERIALIZE_OPTIONS)) as Document;
+}
+
 export function readHeader(buf: Buffer): MessageHeader {
   return {
     length: buf.readInt32LE(0),
@@ -60,9 +65,10 @@ function parseDocument(buf: Buffer, offset: number, end: number): { doc: Documen
   if (size < 5 || offset + size > end) throw new ProtocolError('invalid BSON document length');
   try {
     // Deserialized Binary values are views on their input: decoding a copy of just this document keeps a stored
-    // document from retaining the whole (up to 48 MB) message it arrived in.
-    const doc = deserialize(Buffer.from(buf.subarray(offset, offset + size)), DESERIALIZE_OPTIONS);
-    return { doc: decodeValues(doc) as Document, next: offset + size };
+    // document from retaining the whole (up to 48 MB) message it arrived in. A document that is most of the memory
+    // it lies in is decoded in place: a copy would only double what that message costs while it is decoded.
+    const bytes = buf.subarray(offset, offset + size);
+    return { doc: decodeDocument(2 * size >= buf.buffer.byteLength ? bytes : Buffer.from(bytes)), next: offset + size };
   } catch (err) {
     throw new ProtocolError(`invalid BSON: ${(err as Error).message}`);
   }

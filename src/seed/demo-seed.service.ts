@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { ConflictException, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { API_KEY_SCOPES } from '../auth/auth-principal.js';
@@ -11,11 +11,16 @@ export const DEMO_ADMIN_EMAIL = 'admin@demo.parley.local';
 
 export interface DemoCredentials {
   email: string;
-  password: string;
   accessToken: string;
   /** When the access token stops working (JWT_EXPIRES_IN after the start). */
   accessTokenExpiresAt: Date;
-  apiKey: string;
+  /** The admin's password and the API key exist in clear only when they are created; null on a later start. */
+  password: string | null;
+  apiKey: string | null;
+  /** True when the demo company was created by an earlier start on the same data directory. */
+  existing: boolean;
+  /** Where the embedded engine keeps the data; undefined when in memory. */
+  dataDir?: string;
 }
 
 /** What two customers wrote in, through the inbound path a channel connector uses. */
@@ -25,8 +30,10 @@ const DEMO_INBOUND = [
 ];
 
 /**
- * First run on the embedded engine (always a fresh, empty database): a demo company, its admin, an API key with
- * every scope and two customers' conversations, so a newcomer can call both interfaces and see records straight away.
+ * On the embedded engine: a demo company, its admin, an API key with every scope and two customers' conversations,
+ * so a newcomer can call both interfaces and see records straight away. On a data directory kept from an earlier
+ * start the company exists already: nothing is created again, and the admin gets a fresh token (the password and the
+ * key are stored only as hashes).
  */
 @Injectable()
 export class DemoSeedService {
@@ -44,21 +51,32 @@ export class DemoSeedService {
 
   async seed(): Promise<DemoCredentials | null> {
     if (!this.enabled) return null;
+    const dataDir = this.target.dataDir;
+    const expiry = (expiresIn: number) => new Date(Date.now() + expiresIn * 1000);
+    const existing = await this.auth.issueWithoutPassword(DEMO_ADMIN_EMAIL);
+    if (existing) {
+      const accessTokenExpiresAt = expiry(existing.expiresIn);
+      return { email: DEMO_ADMIN_EMAIL, accessToken: existing.accessToken, accessTokenExpiresAt, password: null, apiKey: null, existing: true, dataDir };
+    }
     const password = randomBytes(12).toString('base64url');
-    const registered = await this.auth.onboard({
-      companyName: 'Demo Company',
-      name: 'Demo Admin',
-      email: DEMO_ADMIN_EMAIL,
-      password,
-    });
+    let registered;
+    try {
+      registered = await this.auth.onboard({ companyName: 'Demo Company', name: 'Demo Admin', email: DEMO_ADMIN_EMAIL, password });
+    } catch (error) {
+      // The demo admin exists but was deactivated: its company keeps it that way.
+      if (error instanceof ConflictException) return null;
+      throw error;
+    }
     const apiKey = await this.apiKeys.issue(registered.company.id, { name: 'Demo key', scopes: [...API_KEY_SCOPES] }, registered.agent.id);
     for (const message of DEMO_INBOUND) await this.inbound.receive(registered.company.id, message);
     return {
       email: DEMO_ADMIN_EMAIL,
-      password,
       accessToken: registered.accessToken,
-      accessTokenExpiresAt: new Date(Date.now() + registered.expiresIn * 1000),
+      accessTokenExpiresAt: expiry(registered.expiresIn),
+      password,
       apiKey: apiKey.key,
+      existing: false,
+      dataDir,
     };
   }
 }

@@ -18,6 +18,8 @@ export const TEST_ENV: Record<string, string> = {
   JWT_SECRET: TEST_JWT_SECRET,
   // scrypt at N = 2^17 costs ~0.3 s per hash: suites that log many agents in use 2^12; the rehash test sets the real cost.
   PASSWORD_SCRYPT_LOG_N: '12',
+  // Every test app gets a fresh, empty engine of its own.
+  EMBEDDED_DATA_DIR: 'memory',
 };
 
 export interface TestApp {

@@ -10,6 +10,7 @@ import { badValue, MongoCommandError } from '../errors.js';
 import { evaluateVariables, runPipeline } from '../query/mingo.js';
 import { findDocuments } from '../query/planner.js';
 import { withIdFirst } from '../query/update.js';
+import { UNRECORDED } from '../storage/changes.js';
 import { Collection } from '../storage/collection.js';
 import { validateCollectionName } from '../storage/engine.js';
 import type { CommandContext } from './context.js';
@@ -38,7 +39,7 @@ function out(ctx: CommandContext, spec: unknown, docs: Document[], bypass: boole
   const existing = outputCollection(ctx, db, name);
   const output = docs.map((d) => withIdFirst(d._id === undefined ? { _id: new ObjectId(), ...d } : d));
   // A scratch collection with the target's options and indexes proves the whole result can be written.
-  const scratch = new Collection(db, name, existing?.options ?? {});
+  const scratch = new Collection(db, name, existing?.options ?? {}, UNRECORDED);
   for (const ix of existing?.indexes.values() ?? []) if (ix !== existing!.idIndex) scratch.createIndex(ix.spec);
   for (const doc of output) {
     checkId(doc);

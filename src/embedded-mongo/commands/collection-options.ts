@@ -10,10 +10,9 @@ import { compareBson, isPlainObject, toNumber } from '../bson-values.js';
 import { badValue, MongoCommandError, notSupported, typeMismatch } from '../errors.js';
 import { parseCollation } from '../query/collation.js';
 import { validatePipeline } from '../query/pipeline-check.js';
-import { Collection } from '../storage/collection.js';
+import type { Collection } from '../storage/collection.js';
 import { validateCollectionName } from '../storage/engine.js';
-import { SecondaryIndex } from '../storage/secondary-index.js';
-import { TextIndex } from '../storage/text-index.js';
+import type { SecondaryIndex } from '../storage/secondary-index.js';
 import { collectionName, type CommandHandler } from './context.js';
 import { checkValidator } from './validation.js';
 
@@ -98,7 +97,7 @@ export const create: CommandHandler = (ctx) => {
   const options = createOptions(ctx.body);
   const db = ctx.engine.db(ctx.db);
   if (db.collections.has(name)) throw new MongoCommandError(48, `Collection ${ctx.db}.${name} already exists.`);
-  db.collections.set(name, new Collection(ctx.db, name, options));
+  db.create(name, options);
   return {};
 };
 
@@ -137,9 +136,7 @@ function modifyIndex(coll: Collection, change: Document): Document {
     spec.unique = true;
     delete spec.prepareUnique;
   }
-  const rebuilt = index.kind === 'text' ? new TextIndex(spec) : new SecondaryIndex(spec);
-  for (const [ik, doc] of coll.docs) rebuilt.add(doc, ik, rebuilt.keysOf(doc));
-  coll.indexes.set(index.name, rebuilt);
+  coll.putIndex(spec);
   return reply;
 }
 
@@ -181,6 +178,6 @@ export const collMod: CommandHandler = (ctx) => {
     if (changes.cappedSize !== undefined) next.size = toNumber(changes.cappedSize);
     if (changes.cappedMax !== undefined) next.max = toNumber(changes.cappedMax);
   }
-  coll.options = next;
+  coll.setOptions(next);
   return reply;
 };

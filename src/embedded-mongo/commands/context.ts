@@ -1,18 +1,28 @@
 /** What every command handler receives, and small argument readers shared by the handlers. */
 import { Double, type Document } from 'bson';
 import { toNumber } from '../bson-values.js';
+import type { Authentication } from '../auth/authentication.js';
 import { badValue, MongoCommandError, typeMismatch } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { evaluateVariables } from '../query/mingo.js';
 import type { Collection } from '../storage/collection.js';
 import type { Engine } from '../storage/engine.js';
 
+/** What a command may know of the connection it arrived on. */
+export interface ConnectionState {
+  readonly id: number;
+  /** The largest message this server accepts on a connection (hello's `maxMessageSizeBytes`). */
+  readonly maxMessageBytes: number;
+  /** Null when the server runs without access control (no `--auth`). */
+  readonly auth: Authentication | null;
+}
+
 export interface CommandContext {
   engine: Engine;
   /** Database the command runs against (`$db`). */
   db: string;
   body: Document;
-  connectionId: number;
+  connection: ConnectionState;
   /** `Date.now()` past which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
   deadline?: number;
 }

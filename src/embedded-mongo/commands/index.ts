@@ -10,10 +10,10 @@ import { commandValues } from '../query/doubles.js';
 import type { Engine } from '../storage/engine.js';
 import { aggregateCommands } from './aggregate.js';
 import { checkApiVersion } from './api-version.js';
-import { OK, type CommandHandler } from './context.js';
+import { OK, type CommandHandler, type ConnectionState } from './context.js';
 import { explainBody, explainCommands } from './explain.js';
 import { findAndModifyCommands } from './find-and-modify.js';
-import { handshakeCommands } from './handshake.js';
+import { handshakeCommands, OPEN_COMMANDS, refuseTransactions } from './handshake.js';
 import { indexCommands } from './indexes.js';
 import { namespaceCommands } from './namespaces.js';
 import { readCommands } from './read.js';
@@ -49,16 +49,19 @@ function deadlineOf(body: Document): number | undefined {
   return ms === 0 ? undefined : Date.now() + ms;
 }
 
-export function runCommand(engine: Engine, db: string, body: Document, connectionId: number, log: (line: string) => void): Document {
+export function runCommand(engine: Engine, db: string, body: Document, connection: ConnectionState, log: (line: string) => void): Document {
   const name = Object.keys(body)[0] ?? '';
+  if (connection.auth && connection.auth.user === null && !OPEN_COMMANDS.has(name))
+    return new MongoCommandError(13, `Command ${name} requires authentication`).toReply();
   const handler = COMMANDS.get(name);
   if (!handler) return new MongoCommandError(59, `no such command: '${name}'`).toReply();
   try {
+    refuseTransactions(body);
     commandValues(name, body);
     checkApiVersion(name, body);
     touchSession(engine, body.lsid);
     countOperation(engine, name, body);
-    return { ...handler({ engine, db, body, connectionId, deadline: deadlineOf(body) }), ok: OK };
+    return { ...handler({ engine, db, body, connection, deadline: deadlineOf(body) }), ok: OK };
   } catch (err) {
     if (err instanceof MongoCommandError) return err.toReply();
     // A bug in the engine: answer this command with an error and keep serving.

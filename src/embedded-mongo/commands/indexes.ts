@@ -47,7 +47,7 @@ const createIndexes: CommandHandler = (ctx) => {
   } catch (err) {
     // A batch of index builds succeeds or fails as a whole.
     for (const n of created) coll.dropIndex(n);
-    if (createdCollectionAutomatically) db.collections.delete(name);
+    if (createdCollectionAutomatically) db.drop(name);
     throw err;
   }
   return {

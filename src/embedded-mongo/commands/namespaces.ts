@@ -12,7 +12,7 @@ const drop: CommandHandler = (ctx) => {
   const coll = db?.collections.get(name);
   // Since MongoDB 7.0 dropping a missing collection succeeds.
   if (!coll) return {};
-  db!.collections.delete(name);
+  db!.drop(name);
   return { nIndexesWas: coll.indexes.size, ns: coll.ns };
 };
 
@@ -44,7 +44,7 @@ const listCollections: CommandHandler = (ctx) => {
 };
 
 const dropDatabase: CommandHandler = (ctx) => {
-  ctx.engine.databases.delete(ctx.db);
+  ctx.engine.dropDatabase(ctx.db);
   return {};
 };
 

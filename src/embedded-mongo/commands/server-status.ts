@@ -10,7 +10,7 @@ import type { CommandHandler } from './context.js';
 
 interface ServerCounters {
   started: number;
-  connections: { current: number; totalCreated: number };
+  connections: { current: number; totalCreated: number; limit: number };
   opcounters: { insert: number; query: number; update: number; delete: number; getmore: number; command: number };
 }
 
@@ -19,17 +19,18 @@ const counters = new WeakMap<Engine, ServerCounters>();
 function countersOf(engine: Engine): ServerCounters {
   let c = counters.get(engine);
   if (!c) {
-    c = { started: Date.now(), connections: { current: 0, totalCreated: 0 }, opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 } };
+    c = { started: Date.now(), connections: { current: 0, totalCreated: 0, limit: 0 }, opcounters: { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 } };
     counters.set(engine, c);
   }
   return c;
 }
 
-/** Called by the server as connections open and close. */
-export function connectionOpened(engine: Engine): void {
+/** Called by the server as connections open (`limit`: how many it allows) and close. */
+export function connectionOpened(engine: Engine, limit: number): void {
   const c = countersOf(engine).connections;
   c.current++;
   c.totalCreated++;
+  c.limit = limit;
 }
 
 export function connectionClosed(engine: Engine): void {
@@ -61,10 +62,12 @@ const serverStatus: CommandHandler = (ctx) => {
     uptimeMillis,
     uptimeEstimate: Math.floor(uptimeMillis / 1000),
     localTime: new Date(),
-    connections: { current: c.connections.current, available: 1_000_000 - c.connections.current, totalCreated: c.connections.totalCreated, active: 1 },
+    connections: { current: c.connections.current, available: c.connections.limit - c.connections.current, totalCreated: c.connections.totalCreated, active: 1 },
     opcounters: { ...c.opcounters },
     mem: { bits: 64, resident: Math.round(memory.rss / 2 ** 20), virtual: Math.round(memory.rss / 2 ** 20), supported: true },
-    storageEngine: { name: 'inMemory', supportsCommittedReads: false, persistent: false, readOnly: false },
+    storageEngine: ctx.engine.changeLog
+      ? { name: 'journal', supportsCommittedReads: false, persistent: true, readOnly: false }
+      : { name: 'inMemory', supportsCommittedReads: false, persistent: false, readOnly: false },
     transactions: { currentActive: 0, currentInactive: 0, currentOpen: 0, totalAborted: 0, totalCommitted: 0, totalStarted: 0 },
   };
 };

@@ -2,7 +2,9 @@
  * A collection: documents in a Map keyed by canonical `_id` (O(1) `_id` lookups, insertion order for natural scans)
  * plus its indexes, `_id` included. Stored documents are never modified in place: writers hand in a new object
  * (`replace`), so documents already handed to a cursor stay a consistent snapshot. Every write checks all unique
- * indexes before touching anything, so a duplicate key never leaves a write half-applied.
+ * indexes before touching anything, so a duplicate key never leaves a write half-applied; then it records the change
+ * (the journal, see changes.ts) and applies it. The maps are read-only from outside: the methods below are the only
+ * writers.
  *
  * What a collection is (capped, view, time series, clustered, validator, default collation) lives in `options`, the
  * plain document `create`/`collMod` accepted; index definitions are their plain `spec` documents.
@@ -15,6 +17,7 @@ import { calculateObjectSize, type Document } from 'bson';
 import { compareBson, idKey } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
+import type { ChangeRecorder } from './changes.js';
 import { SecondaryIndex } from './secondary-index.js';
 import { isTextSpec, TextIndex } from './text-index.js';
 
@@ -29,8 +32,9 @@ const sameKeys = (a: unknown[][] | null, b: unknown[][] | null) =>
   a === b || (!!a && !!b && a.length === b.length && a.every((t, i) => compareBson(t, b[i]) === 0));
 
 export class Collection {
-  readonly docs = new Map<string, Document>();
-  readonly indexes = new Map<string, Index>();
+  private readonly documents = new Map<string, Document>();
+  private readonly indexMap = new Map<string, Index>();
+  private currentOptions: Document;
   /** The `_id` index; none for views and time series collections. */
   readonly idIndex: SecondaryIndex | undefined;
   /** Time series: the key of each stored document (they are keyed by insertion, not by `_id`). */
@@ -40,22 +44,43 @@ export class Collection {
   private readonly sizes: Map<string, number> | undefined;
   private bytes = 0;
 
+  /** `recorder` receives every change (the engine's, or UNRECORDED for a scratch collection outside the engine). */
   constructor(
     readonly dbName: string,
     readonly name: string,
-    public options: Document = {},
+    options: Document,
+    private readonly recorder: ChangeRecorder,
   ) {
+    this.currentOptions = options;
     if (options.timeseries) this.rowKeys = new WeakMap();
     else if (!options.viewOn) {
       const clustered = options.clusteredIndex as Document | undefined;
       this.idIndex = new SecondaryIndex(clustered ? { ...clustered, clustered: true } : ID_INDEX_SPEC);
-      this.indexes.set(this.idIndex.name, this.idIndex);
+      this.indexMap.set(this.idIndex.name, this.idIndex);
     }
     if (options.capped) this.sizes = new Map();
   }
 
   get ns(): string {
     return `${this.dbName}.${this.name}`;
+  }
+
+  get docs(): ReadonlyMap<string, Document> {
+    return this.documents;
+  }
+
+  get indexes(): ReadonlyMap<string, Index> {
+    return this.indexMap;
+  }
+
+  get options(): Document {
+    return this.currentOptions;
+  }
+
+  /** Replaces the collection's options as a whole (what collMod changes). */
+  setOptions(options: Document): void {
+    this.recorder.record({ op: 'setOptions', db: this.dbName, coll: this.name, options });
+    this.currentOptions = options;
   }
 
   get isView(): boolean {
@@ -73,17 +98,27 @@ export class Collection {
   }
 
   get(id: unknown): Document | undefined {
-    return this.rowKeys ? undefined : this.docs.get(idKey(id));
+    return this.rowKeys ? undefined : this.documents.get(idKey(id));
+  }
+
+  /**
+   * A stored document equal to `doc` in every field: how a recorded change names a document of a collection keyed by
+   * insertion (time series), where equal documents are interchangeable.
+   */
+  findEqual(doc: Document): Document | undefined {
+    for (const stored of this.documents.values()) if (compareBson(stored, doc) === 0) return stored;
+    return undefined;
   }
 
   insert(doc: Document): void {
     if (Array.isArray(doc._id)) throw badValue(`can't use an array for _id`);
     const ik = this.rowKeys ? `r${this.nextRow++}` : idKey(doc._id);
-    if (this.idIndex && this.docs.has(ik)) throw this.idIndex.duplicateKeyError(this.ns, [doc._id]);
+    if (this.idIndex && this.documents.has(ik)) throw this.idIndex.duplicateKeyError(this.ns, [doc._id]);
     const keys = this.checkUnique(doc, ik);
+    this.recorder.record({ op: 'put', db: this.dbName, coll: this.name, doc });
     this.rowKeys?.set(doc, ik);
-    this.docs.set(ik, doc);
-    for (const [name, index] of this.indexes) index.add(doc, ik, keys.get(name) ?? null);
+    this.documents.set(ik, doc);
+    for (const [name, index] of this.indexMap) index.add(doc, ik, keys.get(name) ?? null);
     if (this.sizes) {
       this.track(ik, doc);
       this.evict(ik);
@@ -94,7 +129,8 @@ export class Collection {
   replace(oldDoc: Document, newDoc: Document): void {
     const ik = this.keyOf(oldDoc);
     const keys = this.checkUnique(newDoc, ik);
-    for (const [name, index] of this.indexes) {
+    this.recorder.record({ op: 'put', db: this.dbName, coll: this.name, doc: newDoc, ...(this.rowKeys ? { old: oldDoc } : {}) });
+    for (const [name, index] of this.indexMap) {
       const newKeys = keys.get(name) ?? null;
       const oldKeys = index.keysOf(oldDoc);
       if (sameKeys(oldKeys, newKeys)) continue;
@@ -102,14 +138,16 @@ export class Collection {
       index.add(newDoc, ik, newKeys);
     }
     this.rowKeys?.set(newDoc, ik);
-    this.docs.set(ik, newDoc);
+    this.documents.set(ik, newDoc);
     if (this.sizes) this.track(ik, newDoc);
   }
 
   delete(doc: Document): void {
     const ik = this.keyOf(doc);
-    if (!this.docs.delete(ik)) return;
-    for (const index of this.indexes.values()) index.remove(doc, ik);
+    if (!this.documents.has(ik)) return;
+    this.recorder.record({ op: 'delete', db: this.dbName, coll: this.name, id: doc._id, ...(this.rowKeys ? { doc } : {}) });
+    this.documents.delete(ik);
+    for (const index of this.indexMap.values()) index.remove(doc, ik);
     if (this.sizes) {
       this.bytes -= this.sizes.get(ik) ?? 0;
       this.sizes.delete(ik);
@@ -126,8 +164,8 @@ export class Collection {
   private evict(keep: string): void {
     const max = typeof this.options.max === 'number' && this.options.max > 0 ? this.options.max : Infinity;
     const size = Number(this.options.size) || Infinity;
-    for (const [ik, doc] of this.docs) {
-      if (ik === keep || (this.docs.size <= max && this.bytes <= size)) break;
+    for (const [ik, doc] of this.documents) {
+      if (ik === keep || (this.documents.size <= max && this.bytes <= size)) break;
       this.delete(doc);
     }
   }
@@ -135,7 +173,7 @@ export class Collection {
   /** Computes every index's keys for `doc` and throws the duplicate-key error of the first unique violation. */
   private checkUnique(doc: Document, ik: string): Map<string, unknown[][] | null> {
     const keys = new Map<string, unknown[][] | null>();
-    for (const [name, index] of this.indexes) {
+    for (const [name, index] of this.indexMap) {
       const k = index === this.idIndex ? [[doc._id]] : index.keysOf(doc);
       keys.set(name, k);
       const dup = index.conflict(k, ik);
@@ -164,25 +202,44 @@ export class Collection {
     // Same keys under another name is only allowed to differ by partial filter or collation, as in MongoDB.
     if (byKey && compareBson(byKey.spec.partialFilterExpression ?? null, wanted.partialFilterExpression ?? null) === 0 && compareBson(byKey.spec.collation ?? null, wanted.collation ?? null) === 0)
       throw new MongoCommandError(85, `Index already exists with a different name: ${byKey.name}`);
-    const text = isTextSpec(wanted);
-    if (text) {
+    if (isTextSpec(wanted)) {
       const existing = [...this.indexes.values()].find((ix) => ix.kind === 'text');
       if (existing) throw new MongoCommandError(85, `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(wanted)}, existing index: ${JSON.stringify(existing.spec)}`);
     }
-    const index = text ? new TextIndex(wanted) : new SecondaryIndex(wanted);
-    for (const [ik, doc] of this.docs) {
+    const index = this.build(wanted, true);
+    this.recorder.record({ op: 'createIndex', db: this.dbName, coll: this.name, spec: wanted });
+    this.indexMap.set(index.name, index);
+    return true;
+  }
+
+  /**
+   * Builds an index from `spec` in place of the one of its name (collMod), or adds it (a snapshot being loaded). The
+   * documents it holds already are not checked against each other: a `prepareUnique` index keeps its duplicates,
+   * collMod checks them before making an index unique, and a snapshot holds what was valid.
+   */
+  putIndex(spec: Document): void {
+    const index = this.build(spec, false);
+    this.recorder.record({ op: 'putIndex', db: this.dbName, coll: this.name, spec });
+    this.indexMap.set(index.name, index);
+  }
+
+  /** An index of every stored document, from its spec; with `unique`, throws the duplicate-key error of a violation. */
+  private build(spec: Document, unique: boolean): Index {
+    const index = isTextSpec(spec) ? new TextIndex(spec) : new SecondaryIndex(spec);
+    for (const [ik, doc] of this.documents) {
       const keys = index.keysOf(doc);
-      const dup = index.conflict(keys, ik);
+      const dup = unique && index.conflict(keys, ik);
       if (dup) throw index.duplicateKeyError(this.ns, dup);
       index.add(doc, ik, keys);
     }
-    this.indexes.set(index.name, index);
-    return true;
+    return index;
   }
 
   dropIndex(name: string): void {
     if (this.idIndex && name === this.idIndex.name) throw new MongoCommandError(72, 'cannot drop _id index');
-    if (!this.indexes.delete(name)) throw new MongoCommandError(27, `index not found with name [${name}]`);
+    if (!this.indexMap.has(name)) throw new MongoCommandError(27, `index not found with name [${name}]`);
+    this.recorder.record({ op: 'dropIndex', db: this.dbName, coll: this.name, name });
+    this.indexMap.delete(name);
   }
 
   findIndexByKey(key: Document): Index | undefined {

@@ -1,26 +1,46 @@
 /**
  * All in-memory state of one server: databases (independent namespaces of collections), open cursors, and the
- * TTL pass that deletes expired documents.
+ * TTL pass that deletes expired documents. Every change of that state goes through the write methods of `Engine`,
+ * `Database` and `Collection`, which hand it to the change log first (the journal, when there is a data directory).
  */
 import type { Document } from 'bson';
 import { MongoCommandError } from '../errors.js';
+import type { Change, ChangeLog, ChangeRecorder } from './changes.js';
 import { Collection } from './collection.js';
 import { CursorStore } from './cursors.js';
 
 export class Database {
-  readonly collections = new Map<string, Collection>();
+  private readonly map = new Map<string, Collection>();
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly engine: Engine,
+    readonly name: string,
+  ) {}
+
+  get collections(): ReadonlyMap<string, Collection> {
+    return this.map;
+  }
 
   /** The collection, created implicitly (as MongoDB does on first write or index creation). */
   ensure(name: string): Collection {
-    let coll = this.collections.get(name);
-    if (!coll) {
-      validateCollectionName(name);
-      coll = new Collection(this.name, name);
-      this.collections.set(name, coll);
-    }
+    return this.map.get(name) ?? this.create(name, {});
+  }
+
+  /** Creates a collection with its options (plain data, journaled as they are). */
+  create(name: string, options: Document): Collection {
+    validateCollectionName(name);
+    this.engine.record({ op: 'createCollection', db: this.name, coll: name, options });
+    const coll = new Collection(this.name, name, options, this.engine);
+    this.map.set(name, coll);
     return coll;
+  }
+
+  /** Drops a collection; false when there is none by that name. */
+  drop(name: string): boolean {
+    if (!this.map.has(name)) return false;
+    this.engine.record({ op: 'dropCollection', db: this.name, coll: name });
+    this.map.delete(name);
+    return true;
   }
 }
 
@@ -43,28 +63,45 @@ export function validateCollectionName(name: unknown): asserts name is string {
     throw new MongoCommandError(73, `Invalid collection name: ${String(name)}`);
 }
 
-export class Engine {
-  readonly databases = new Map<string, Database>();
+export class Engine implements ChangeRecorder {
+  private readonly map = new Map<string, Database>();
   readonly cursors = new CursorStore();
+  /** Set once recovery is done on a data directory; null while in memory or replaying. */
+  changeLog: ChangeLog | null = null;
+
+  get databases(): ReadonlyMap<string, Database> {
+    return this.map;
+  }
 
   db(name: string): Database {
-    let db = this.databases.get(name);
+    let db = this.map.get(name);
     if (!db) {
       if (!name || /[/\\. "$\0]/.test(name)) throw new MongoCommandError(73, `Invalid database name: '${name}'`);
-      db = new Database(name);
-      this.databases.set(name, db);
+      db = new Database(this, name);
+      this.map.set(name, db);
     }
     return db;
   }
 
   collection(db: string, name: string): Collection | undefined {
-    return this.databases.get(db)?.collections.get(name);
+    return this.map.get(db)?.collections.get(name);
+  }
+
+  dropDatabase(name: string): void {
+    if (!this.map.has(name)) return;
+    this.record({ op: 'dropDatabase', db: name });
+    this.map.delete(name);
+  }
+
+  /** Hands a change to the change log before it is applied. */
+  record(change: Change): void {
+    this.changeLog?.record(change);
   }
 
   /** Deletes documents whose TTL-indexed date is older than `expireAfterSeconds`; returns how many. */
   expireTtl(now: number): number {
     let removed = 0;
-    for (const db of this.databases.values()) {
+    for (const db of this.map.values()) {
       for (const coll of db.collections.values()) {
         removed += expireCollection(coll, now);
         for (const index of coll.indexes.values()) {
