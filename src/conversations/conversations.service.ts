@@ -7,13 +7,24 @@ import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
-import { stageEvent, type PendingEvent } from '../events/pending-event.schema.js';
+import { stageEvent } from '../events/pending-event.schema.js';
+import {
+  CHANGE_ATTEMPTS,
+  queuedEvent,
+  queueEntry,
+  stillMatches,
+  type AssignOptions,
+  type EventOptions,
+  type PlannedChange,
+} from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
+import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
 import { ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
+
+export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
 export const DEFAULT_CHANNEL = 'api';
 
@@ -35,42 +46,6 @@ export interface ConversationChanges {
   tags?: string[];
   subject?: string | null;
   status?: 'queued';
-}
-
-/** Options of a change that emits an event: its id, when it must be predictable (a retried flow step). */
-export interface EventOptions {
-  eventId?: string;
-}
-
-export interface AssignOptions extends EventOptions {
-  /** Assign only a conversation still in this status (auto-assignment takes from the queue, never reassigns). */
-  fromStatus?: ConversationStatus;
-}
-
-/** A change computed from a conversation: the fields it relied on, what it sets, and the events it emits. */
-interface PlannedChange {
-  expected: QueryFilter<Conversation>;
-  set: Partial<Conversation>;
-  events?: (after: Stored<Conversation>) => PendingEvent[];
-}
-
-/** How many times a change is computed again when only fields it does not rely on moved under it. */
-const CHANGE_ATTEMPTS = 5;
-
-/** What (re-)entering the queue sets: unassigned, waiting since now. */
-function queueEntry(): Partial<Conversation> {
-  return { status: 'queued', queuedAt: new Date(), assignedAgentId: null, assignedAt: null, assignedBy: null };
-}
-
-function queuedEvent(after: Stored<Conversation>, before: Stored<Conversation>, options: EventOptions = {}): PendingEvent {
-  const previousAgentId = before.assignedAgentId?.toHexString() ?? null;
-  return stageEvent('conversation.queued', { conversation: ConversationView.from(after), previousAgentId }, { id: options.eventId, occurredAt: after.updatedAt });
-}
-
-/** Whether `conversation` still has the values `expected` names (ids compared as strings). */
-function stillMatches(conversation: Stored<Conversation>, expected: QueryFilter<Conversation>): boolean {
-  const record = conversation as unknown as Record<string, unknown>;
-  return Object.entries(expected).every(([field, value]) => String(record[field] ?? null) === String(value ?? null));
 }
 
 /** How many times an inbound message retries finding or opening the contact's conversation under races. */
