@@ -43,6 +43,6 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     JwtStrategy,
     ApiKeyStrategy,
   ],
-  exports: [AuthService],
+  exports: [AuthService, JwtStrategy, ApiKeyStrategy],
 })
 export class AuthModule {}

@@ -1,5 +1,7 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import jwt, { type VerifyOptions } from 'jsonwebtoken';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { parseObjectId } from '../../database/object-id.js';
 import { AppConfig } from '../../config/app-config.js';
@@ -7,39 +9,77 @@ import { TOKEN_AUDIENCE, TOKEN_ISSUER, type AccessTokenClaims } from '../access-
 import { AgentAccessCache } from '../agent-access.cache.js';
 import type { AgentPrincipal } from '../auth-principal.js';
 import { JwtKey } from '../jwt-key.js';
+import { VerifiedTokens } from '../verified-tokens.js';
 
 export const JWT_STRATEGY = 'jwt';
 
 /** What jsonwebtoken verified, and what `validate` still checks: a token must carry all of it. */
 type VerifiedClaims = Partial<AccessTokenClaims> & { iat?: unknown; exp?: unknown };
 
+const bearerTokenOf = ExtractJwt.fromAuthHeaderAsBearerToken();
+
 /**
  * Verifies the HS256 bearer token (signature, `iss`, `aud`, `exp`, and an `iat` no older than
  * JWT_MAX_AGE), requires `exp` and `iat`, then looks the agent up (AgentAccessCache) so that a
  * deactivated or deleted agent's token stops working, a role change applies from the next request on,
  * and a token issued before the agent's password, role or isActive last changed (`ver`) is refused.
+ *
+ * A Passport strategy (`jwt`); the authentication guard calls `principalOf` instead of
+ * `passport.authenticate`, which builds a middleware and a strategy object per request: the same
+ * extraction, verification and `validate`, with a token verified lately taken from VerifiedTokens.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
+  private readonly key: JwtKey['key'];
+  private readonly verifyOptions: VerifyOptions;
+  private readonly verified: VerifiedTokens;
+
   constructor(
     @Inject(JwtKey) jwtKey: JwtKey,
     @Inject(AgentAccessCache) private readonly agents: AgentAccessCache,
     @Inject(AppConfig) config: AppConfig,
   ) {
+    // A number of seconds for maxAge: a string would be parsed (by `ms`) on every verification.
+    const verifyOptions: VerifyOptions = { algorithms: ['HS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, maxAge: config.jwtMaxAgeSeconds };
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: bearerTokenOf,
       // jsonwebtoken takes a KeyObject; the typings of passport-jwt only name string | Buffer.
       secretOrKey: jwtKey.key as unknown as Buffer,
-      algorithms: ['HS256'],
+      algorithms: verifyOptions.algorithms,
       issuer: TOKEN_ISSUER,
       audience: TOKEN_AUDIENCE,
-      // A number of seconds: a string would be parsed (by `ms`) on every verification.
       jsonWebTokenOptions: { maxAge: config.jwtMaxAgeSeconds },
     });
+    this.key = jwtKey.key;
+    this.verifyOptions = verifyOptions;
+    this.verified = new VerifiedTokens(config.jwtMaxAgeSeconds);
+  }
+
+  /** The agent of the request's bearer token; 401 (UnauthorizedException) naming what is wrong with it. */
+  async principalOf(req: Request): Promise<AgentPrincipal> {
+    const token = bearerTokenOf(req);
+    if (!token) throw new UnauthorizedException('Missing bearer token');
+    return this.validate(this.claimsOf(token));
+  }
+
+  private claimsOf(token: string): VerifiedClaims {
+    const known = this.verified.get(token, Math.floor(Date.now() / 1000));
+    if (known) return known;
+    let claims: VerifiedClaims;
+    try {
+      claims = jwt.verify(token, this.key, this.verifyOptions) as VerifiedClaims;
+    } catch (error) {
+      if (error instanceof jwt.TokenExpiredError) throw new UnauthorizedException('The bearer token has expired');
+      throw new UnauthorizedException('Invalid bearer token');
+    }
+    if (typeof claims === 'object' && claims !== null) this.verified.remember(token, claims);
+    return claims;
   }
 
   async validate(claims: VerifiedClaims): Promise<AgentPrincipal> {
     const wellFormed =
+      typeof claims === 'object' &&
+      claims !== null &&
       typeof claims.sub === 'string' &&
       parseObjectId(claims.companyId) !== null &&
       typeof claims.exp === 'number' &&
