@@ -78,7 +78,7 @@ export class ContactsService {
   async summaries(companyId: CompanyId, ids: string[]): Promise<Map<string, ContactSummaryView>> {
     const objectIds = [...new Set(ids)].map((id) => parseObjectId(id)).filter((id) => id !== null);
     if (objectIds.length === 0) return new Map();
-    const contacts = await this.contacts.find(
+    const contacts = await this.contacts.findPlain(
       companyId,
       { _id: { $in: objectIds } },
       { projection: { name: 1, email: 1, phone: 1 } },

@@ -4,6 +4,26 @@ import type { AssignerKind, Conversation, ConversationStatus, Priority } from '.
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
+/** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
+export const CONVERSATION_VIEW_FIELDS = {
+  contactId: 1,
+  channel: 1,
+  status: 1,
+  priority: 1,
+  assignedAgentId: 1,
+  assignedAt: 1,
+  assignedBy: 1,
+  tags: 1,
+  subject: 1,
+  lastMessageAt: 1,
+  firstResponseAt: 1,
+  queuedAt: 1,
+  closedAt: 1,
+  closeReason: 1,
+  createdAt: 1,
+  updatedAt: 1,
+} as const;
+
 export class AssignedByView {
   /** agent (through the API), flow (a flow step) or auto */
   kind: AssignerKind;

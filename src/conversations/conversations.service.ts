@@ -19,7 +19,7 @@ import {
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
-import { ConversationView } from './conversation.view.js';
+import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
@@ -71,8 +71,20 @@ export class ConversationsService {
     if (query.status) filter.status = query.status;
     if (query.priority) filter.priority = query.priority;
     if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
-    const page = await this.conversations.page(companyId, filter, { limit: query.limit, cursor: query.startAfter });
+    const page = await this.conversations.page(companyId, filter, {
+      limit: query.limit,
+      cursor: query.startAfter,
+      projection: CONVERSATION_VIEW_FIELDS,
+      plain: true,
+    });
     return mapPage(page, ConversationView.from);
+  }
+
+  /** The conversation's id, for a read of something under it; 404 for a missing, malformed or foreign id. */
+  async idOrThrow(companyId: CompanyId, id: string): Promise<Types.ObjectId> {
+    const conversation = await this.conversations.findById(companyId, id, { _id: 1 });
+    if (!conversation) throw this.notFound(id);
+    return conversation._id;
   }
 
   /** Null for a missing, malformed or foreign id. */

@@ -45,6 +45,21 @@ export class MessageDeliveryView {
   error?: MessageDeliveryErrorView;
 }
 
+/** The stored fields MessageView shows (with `_id`): what a read made only for the view projects. */
+export const MESSAGE_VIEW_FIELDS = {
+  conversationId: 1,
+  direction: 1,
+  type: 1,
+  text: 1,
+  caption: 1,
+  media: 1,
+  senderType: 1,
+  senderId: 1,
+  externalId: 1,
+  delivery: 1,
+  createdAt: 1,
+} as const;
+
 /** A message as the API and the webhook payloads show it. */
 export class MessageView {
   /** @example 6650f0c2a1b2c3d4e5f60721 */

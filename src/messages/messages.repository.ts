@@ -7,6 +7,7 @@ import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { MessagePosition, PageDirection } from './message-cursor.js';
 import { Message, type MessageDelivery } from './message.schema.js';
+import { MESSAGE_VIEW_FIELDS } from './message.view.js';
 
 export interface MessageWindow {
   direction: PageDirection;
@@ -42,7 +43,8 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     }
     if (window.until) filter.createdAt = { ...filter.createdAt, $lt: window.until };
     const order = older ? -1 : 1;
-    return this.find(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit });
+    // Read only for the page's view: through the driver (the filter holds ObjectIds and Dates), with the view's fields.
+    return this.findPlain(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit, projection: MESSAGE_VIEW_FIELDS });
   }
 
   /** Inserts a complete message (its id and time chosen by the caller, as its event shows them) with its event. */

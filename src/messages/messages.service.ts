@@ -154,9 +154,9 @@ export class MessagesService {
    * `before` if given), `nextCursor` going forward.
    */
   async list(companyId: CompanyId, conversationId: string, query: ListMessagesQueryDto): Promise<Page<MessageView>> {
-    const conversation = await this.conversations.getOrThrow(companyId, conversationId);
+    const conversation = await this.conversations.idOrThrow(companyId, conversationId);
     const window = this.windowOf(query);
-    const rows = await this.messages.window(companyId, toObjectId(conversation.id), {
+    const rows = await this.messages.window(companyId, conversation, {
       ...window,
       limit: query.limit + 1,
     });

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
+import { MissingTenantFilterError } from '../../src/database/tenancy/tenant-scope.plugin.js';
+import { Message } from '../../src/messages/message.schema.js';
+import { MessageView } from '../../src/messages/message.view.js';
+import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * The conversations and messages pages read only the fields their views show, through the driver
+ * (TenantRepository.findPlain): a page must still show every record exactly as a full read of it does.
+ */
+describe('pages read for their views', () => {
+  let t: TestApp;
+  let acme: TestCompany;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
+    acme = await registerCompany(t.http, 'Acme');
+    apiKey = await createApiKey(t.http, acme, ['messages:write']);
+  });
+  afterAll(() => t.close());
+
+  const inbound = async (phone: string, text: string, extra: Record<string, unknown> = {}) => {
+    const { body } = await t.http.post('/api/external/messages').set('x-api-key', apiKey).send({ from: { phone, name: `Caller ${phone}` }, text, ...extra }).expect(201);
+    return body.data as { message: { id: string }; conversation: { id: string } };
+  };
+  const reply = async (conversationId: string, text: string) =>
+    (await t.http.post(`/v1/conversations/${conversationId}/messages`).set(acme.auth).send({ text }).expect(201)).body as { id: string };
+
+  it('shows every conversation of a page as GET /v1/conversations/:id shows it, in every state', async () => {
+    const supervisor = await addAgent(t, acme, 'supervisor');
+    const assigned = await inbound('+14155550101', 'Hello');
+    await reply(assigned.conversation.id, 'Hi there');
+    await t.http.post(`/v1/conversations/${assigned.conversation.id}/assign`).set(acme.auth).send({ agentId: supervisor.agentId }).expect(200);
+    const tagged = await inbound('+14155550102', 'Question');
+    await t.http.patch(`/v1/conversations/${tagged.conversation.id}`).set(acme.auth).send({ tags: ['vip'], subject: 'Refund', priority: 'high', status: 'queued' }).expect(200);
+    const closed = await inbound('+14155550103', 'Bye');
+    await t.http.post(`/v1/conversations/${closed.conversation.id}/close`).set(acme.auth).send({ reason: 'solved' }).expect(200);
+    await inbound('+14155550104', 'Just arrived');
+
+    const page = await t.http.get('/v1/conversations?limit=3').set(acme.auth).expect(200);
+    const next = await t.http.get(`/v1/conversations?limit=3&startAfter=${page.body.nextCursor}`).set(acme.auth).expect(200);
+    const listed = [...page.body.data, ...next.body.data];
+    expect(listed).toHaveLength(4);
+    for (const conversation of listed) {
+      const single = await t.http.get(`/v1/conversations/${conversation.id}`).set(acme.auth).expect(200);
+      expect(conversation).toEqual(single.body);
+      expect(Object.keys(conversation)).toEqual(Object.keys(single.body));
+    }
+    expect(listed.find((c) => c.id === assigned.conversation.id)).toMatchObject({ status: 'human', assignedBy: { kind: 'agent', id: acme.agentId } });
+    expect(listed.find((c) => c.id === tagged.conversation.id)).toMatchObject({ tags: ['vip'], subject: 'Refund', priority: 'high', status: 'queued' });
+    expect(listed.find((c) => c.id === closed.conversation.id)).toMatchObject({ status: 'closed', closeReason: 'solved' });
+  });
+
+  it('shows every message of a page as the view of its full stored record', async () => {
+    const first = await inbound('+14155550201', 'Where is my order?', { externalId: 'wamid.page-reads-1' });
+    const conversationId = first.conversation.id;
+    const sent = await reply(conversationId, 'It ships today');
+    await t.http.post(`/api/external/messages/${sent.id}/status`).set('x-api-key', apiKey).send({ status: 'failed', externalId: 'wamid.out-1', error: { code: '131026', message: 'Message undeliverable' } }).expect(200);
+    await reply(conversationId, 'Anything else?');
+    await inbound('+14155550201', 'No, thanks');
+
+    const page = await t.http.get(`/v1/conversations/${conversationId}/messages?limit=3`).set(acme.auth).expect(200);
+    const older = await t.http.get(`/v1/conversations/${conversationId}/messages?cursor=${page.body.nextCursor}`).set(acme.auth).expect(200);
+    const listed = [...older.body.data, ...page.body.data];
+    const stored = await t.model<Message>(Message.name).find({ companyId: acme.companyId, conversationId }).sort({ createdAt: 1, _id: 1 }).lean();
+    expect(listed).toEqual(JSON.parse(JSON.stringify(stored.map((message) => MessageView.from(message as never)))));
+    expect(listed.map((message) => Object.keys(message))).toEqual(stored.map((message) => Object.keys(MessageView.from(message as never))));
+    expect(listed.find((message) => message.id === sent.id).delivery).toMatchObject({ status: 'failed', externalId: 'wamid.out-1', error: { code: '131026' } });
+    expect(listed[0].externalId).toBe('wamid.page-reads-1');
+  });
+
+  it('refuses a plain read without a company, as the tenant plugin refuses a Mongoose query', async () => {
+    const conversations = t.app.get(ConversationsRepository);
+    await expect(conversations.findPlain(undefined as never, {})).rejects.toThrow(MissingTenantFilterError);
+  });
+});
