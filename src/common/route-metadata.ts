@@ -1,29 +1,34 @@
-import type { ExecutionContext, Type } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 
 /**
- * What a guard derives from a route's decorators, worked out once per route: decorator metadata is fixed
- * when the classes are declared, and reading it through the Reflector costs several lookups per request.
- * Keyed by controller class and handler, since a handler inherited by two controllers may be decorated
- * differently on each.
+ * A Reflector that answers `getAllAndOverride(key, [handler, controller])` from memory after the first
+ * lookup: decorator metadata is fixed once the classes are declared, and the global guards ask for
+ * a dozen keys on every request (each lookup walks reflect-metadata's maps). Keyed by controller and
+ * handler, since a handler inherited by two controllers may be decorated differently on each; any other
+ * shape of `targets` is looked up as usual.
  */
-export class RouteMetadata<T> {
-  private readonly byClass = new WeakMap<Type<unknown>, WeakMap<Function, T>>();
+export class CachedReflector extends Reflector {
+  private readonly byController = new WeakMap<Function, WeakMap<Function, Map<unknown, unknown>>>();
 
-  constructor(private readonly derive: (targets: [Function, Type<unknown>]) => T) {}
-
-  of(context: ExecutionContext): T {
-    const handler = context.getHandler();
-    const controller = context.getClass();
-    let handlers = this.byClass.get(controller);
+  override getAllAndOverride<TResult = any, TKey = any>(metadataKey: TKey, targets: (Type<any> | Function)[]): TResult {
+    if (targets.length !== 2 || typeof targets[0] !== 'function' || typeof targets[1] !== 'function') {
+      return super.getAllAndOverride<TResult, TKey>(metadataKey, targets);
+    }
+    const [handler, controller] = targets;
+    let handlers = this.byController.get(controller);
     if (handlers === undefined) {
       handlers = new WeakMap();
-      this.byClass.set(controller, handlers);
+      this.byController.set(controller, handlers);
     }
-    let derived = handlers.get(handler);
-    if (derived === undefined) {
-      derived = this.derive([handler, controller]);
-      handlers.set(handler, derived);
+    let keys = handlers.get(handler);
+    if (keys === undefined) {
+      keys = new Map();
+      handlers.set(handler, keys);
     }
-    return derived;
+    if (keys.has(metadataKey)) return keys.get(metadataKey) as TResult;
+    const value = super.getAllAndOverride<TResult, TKey>(metadataKey, targets);
+    keys.set(metadataKey, value);
+    return value;
   }
 }

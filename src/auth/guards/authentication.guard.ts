@@ -1,16 +1,12 @@
 import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { RouteMetadata } from '../../common/route-metadata.js';
+import { CachedReflector } from '../../common/route-metadata.js';
 import { AuthFailureLimiter } from '../../common/rate-limit/auth-failure-limiter.js';
 import { COUNTS_AUTH_FAILURES } from '../decorators/counts-auth-failures.decorator.js';
 import { IS_PUBLIC } from '../decorators/public.decorator.js';
 import { USES_API_KEY } from '../decorators/api-key-auth.decorator.js';
 import { ApiKeyStrategy } from '../strategies/api-key.strategy.js';
 import { JwtStrategy } from '../strategies/jwt.strategy.js';
-
-/** How a route authenticates its caller. */
-type Credential = 'none' | 'none-counting-failures' | 'bearer' | 'api-key';
 
 /**
  * The global guard: every route needs a bearer token unless it is `@Public()`; routes marked
@@ -22,31 +18,25 @@ type Credential = 'none' | 'none-counting-failures' | 'bearer' | 'api-key';
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
-  private readonly credentials: RouteMetadata<Credential>;
+  private readonly reflector = new CachedReflector();
 
   constructor(
-    reflector: Reflector,
     private readonly failures: AuthFailureLimiter,
     private readonly bearer: JwtStrategy,
     private readonly apiKey: ApiKeyStrategy,
-  ) {
-    this.credentials = new RouteMetadata((targets) => {
-      if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
-        return reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets) ? 'none-counting-failures' : 'none';
-      }
-      return reflector.getAllAndOverride<boolean>(USES_API_KEY, targets) ? 'api-key' : 'bearer';
-    });
-  }
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const credential = this.credentials.of(context);
-    if (credential === 'none') return true;
+    const targets = [context.getHandler(), context.getClass()];
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+      if (this.reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets)) this.failures.assertAllowed(req, http.getResponse<Response>());
+      return true;
+    }
     this.failures.assertAllowed(req, http.getResponse<Response>());
-    if (credential === 'none-counting-failures') return true;
     try {
-      req.user = credential === 'api-key' ? await this.apiKey.principalOf(req) : await this.bearer.principalOf(req);
+      req.user = this.reflector.getAllAndOverride<boolean>(USES_API_KEY, targets) ? await this.apiKey.principalOf(req) : await this.bearer.principalOf(req);
       return true;
     } catch (error) {
       if (error instanceof UnauthorizedException) this.failures.recordFailure(req);

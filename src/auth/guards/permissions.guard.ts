@@ -1,6 +1,5 @@
 import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { RouteMetadata } from '../../common/route-metadata.js';
+import { CachedReflector } from '../../common/route-metadata.js';
 import { ROLES, type ApiKeyScope, type AuthPrincipal, type Role } from '../auth-principal.js';
 import { REQUIRED_ROLE } from '../decorators/require-role.decorator.js';
 import { REQUIRED_SCOPES } from '../decorators/require-scopes.decorator.js';
@@ -10,28 +9,16 @@ export function roleAllows(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required);
 }
 
-interface Required {
-  role?: Role;
-  scopes?: ApiKeyScope[];
-}
-
 /** Reads `@RequireRole` and `@RequireScopes` and answers 403 when the authenticated caller lacks them. */
 @Injectable()
 export class PermissionsGuard implements CanActivate {
-  private readonly required: RouteMetadata<Required | null>;
-
-  constructor(reflector: Reflector) {
-    this.required = new RouteMetadata((targets) => {
-      const role = reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
-      const scopes = reflector.getAllAndOverride<ApiKeyScope[] | undefined>(REQUIRED_SCOPES, targets);
-      return role || scopes ? { role, scopes } : null;
-    });
-  }
+  private readonly reflector = new CachedReflector();
 
   canActivate(context: ExecutionContext): boolean {
-    const required = this.required.of(context);
-    if (required === null) return true;
-    const { role, scopes } = required;
+    const targets = [context.getHandler(), context.getClass()];
+    const role = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
+    const scopes = this.reflector.getAllAndOverride<ApiKeyScope[] | undefined>(REQUIRED_SCOPES, targets);
+    if (!role && !scopes) return true;
     const principal = context.switchToHttp().getRequest<{ user?: AuthPrincipal }>().user;
 
     if (role && !(principal?.kind === 'agent' && roleAllows(principal.role, role))) {

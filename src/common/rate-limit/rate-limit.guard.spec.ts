@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { SkipThrottle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
 import { RateLimitGuard, rateLimitTracker, RateLimitWeight, type TrackedRequest } from './rate-limit.guard.js';
@@ -104,7 +103,7 @@ describe('RateLimitGuard', () => {
       ],
       storage,
     };
-    guard = new RateLimitGuard(options, storage, new Reflector());
+    guard = new RateLimitGuard(options, storage);
     await guard.onModuleInit();
   });
 

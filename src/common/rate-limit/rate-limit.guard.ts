@@ -1,12 +1,17 @@
 import { Injectable, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import {
   DEFAULT_IPV6_SUBNET_PREFIX,
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
   normalizeIp,
   ThrottlerGuard,
   type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
   type ThrottlerRequest,
+  type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
+import { CachedReflector } from '../route-metadata.js';
 import type { SharedWindowThrottlerStorage, ThrottlerStorageRecord } from './shared-window-throttler.storage.js';
 
 /** The throttler every route is counted by, per caller (the library's name for an unnamed one). */
@@ -96,6 +101,11 @@ export function rateLimitHeaders(
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  /** The library reads five keys per throttler and request: from memory after a route's first request. */
+  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage) {
+    super(options, storage, new CachedReflector());
+  }
+
   protected override async getTracker(req: Record<string, any>): Promise<string> {
     return rateLimitTracker(req as TrackedRequest, this.ipv6SubnetPrefix);
   }

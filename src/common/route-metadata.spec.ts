@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { SetMetadata } from '@nestjs/common';
+import { CachedReflector } from './route-metadata.js';
+
+const ROLE = 'test:role';
+
+@SetMetadata(ROLE, 'class')
+class Parent {
+  @SetMetadata(ROLE, 'handler')
+  decorated(): void {}
+  plain(): void {}
+}
+
+class Child extends Parent {}
+
+describe('CachedReflector', () => {
+  it('answers as the Reflector does, per controller and handler, the first time and from memory after', () => {
+    const reflector = new CachedReflector();
+    for (let i = 0; i < 2; i++) {
+      expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.decorated, Parent])).toBe('handler');
+      expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Parent])).toBe('class');
+      // The same handler under a subclass: looked up for that pair (the class metadata is inherited).
+      expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Child])).toBe('class');
+      expect(reflector.getAllAndOverride('test:absent', [Parent.prototype.plain, Parent])).toBeUndefined();
+      expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain])).toBeUndefined();
+    }
+  });
+
+  it('keeps a pair apart from another controller sharing its handler', () => {
+    const reflector = new CachedReflector();
+    class Other {}
+    SetMetadata(ROLE, 'other')(Other);
+    expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Parent])).toBe('class');
+    expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Other])).toBe('other');
+  });
+});
