@@ -12,6 +12,11 @@ import { completionLevel, principalFields, REQUEST_ID_LOG_KEY, type LoggedReques
  */
 export function earlyRequestMiddleware(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   assignRequestId(req, res);
+  // At `silent` (no level a completion line uses is on) there is no line to write: no listener either.
+  if (PinoLogger.root !== undefined && !PinoLogger.root.isLevelEnabled('error')) {
+    next();
+    return;
+  }
   const startedAt = Date.now();
   res.once('finish', () => {
     // pino-http sets `req.log` on every request it sees, and writes that request's line itself
