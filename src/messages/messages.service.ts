@@ -154,12 +154,21 @@ export class MessagesService {
    * `before` if given), `nextCursor` going forward.
    */
   async list(companyId: CompanyId, conversationId: string, query: ListMessagesQueryDto): Promise<Page<MessageView>> {
-    const conversation = await this.conversations.idOrThrow(companyId, conversationId);
-    const window = this.windowOf(query);
+    // A page with messages of the company under this id shows the conversation exists (conversations are never
+    // deleted), so it is looked up only when the page is empty or the query refused: 404 before 400, as ever.
+    const conversation = parseObjectId(conversationId) ?? (await this.conversations.idOrThrow(companyId, conversationId));
+    let window: Omit<MessageWindow, 'limit'>;
+    try {
+      window = this.windowOf(query);
+    } catch (refusal) {
+      await this.conversations.idOrThrow(companyId, conversationId);
+      throw refusal;
+    }
     const rows = await this.messages.window(companyId, conversation, {
       ...window,
       limit: query.limit + 1,
     });
+    if (rows.length === 0) await this.conversations.idOrThrow(companyId, conversationId);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const nextCursor =

@@ -72,6 +72,23 @@ describe('pages read for their views', () => {
     expect(listed[0].externalId).toBe('wamid.page-reads-1');
   });
 
+  it('answers an empty messages page for a conversation without messages there, and 404 (before any 400) for one not of the company', async () => {
+    const globex = await registerCompany(t.http, 'Globex');
+    const contact = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Quiet', phone: '+14155550301' }).expect(201);
+    const quiet = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact.body.id }).expect(201);
+    const empty = await t.http.get(`/v1/conversations/${quiet.body.id}/messages`).set(acme.auth).expect(200);
+    expect(empty.body).toEqual({ data: [], nextCursor: null });
+    const talked = await inbound('+14155550302', 'Hello');
+    const before = await t.http.get(`/v1/conversations/${talked.conversation.id}/messages?before=2001-01-01T00:00:00Z`).set(acme.auth).expect(200);
+    expect(before.body).toEqual({ data: [], nextCursor: null });
+
+    for (const id of [talked.conversation.id, '6650f0c2a1b2c3d4e5f60718', 'nope']) {
+      await t.http.get(`/v1/conversations/${id}/messages`).set(globex.auth).expect(404);
+      await t.http.get(`/v1/conversations/${id}/messages?cursor=bm90LWEtY3Vyc29y`).set(globex.auth).expect(404);
+    }
+    await t.http.get(`/v1/conversations/${talked.conversation.id}/messages?cursor=bm90LWEtY3Vyc29y`).set(acme.auth).expect(400);
+  });
+
   it('refuses a plain read without a company, as the tenant plugin refuses a Mongoose query', async () => {
     const conversations = t.app.get(ConversationsRepository);
     await expect(conversations.findPlain(undefined as never, {})).rejects.toThrow(MissingTenantFilterError);
