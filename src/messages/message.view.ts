@@ -112,10 +112,8 @@ export class MessageView {
 /** An outbound message stored before delivery receipts existed has no delivery: pending since it was sent. */
 function deliveryView(delivery: MessageDelivery | undefined, sentAt: Date): MessageDeliveryView {
   if (!delivery) return { status: 'pending', updatedAt: sentAt.toISOString() };
-  return {
-    status: delivery.status,
-    updatedAt: delivery.updatedAt.toISOString(),
-    ...(delivery.externalId ? { externalId: delivery.externalId } : {}),
-    ...(delivery.error ? { error: { code: delivery.error.code, message: delivery.error.message } } : {}),
-  };
+  const view: MessageDeliveryView = { status: delivery.status, updatedAt: delivery.updatedAt.toISOString() };
+  if (delivery.externalId) view.externalId = delivery.externalId;
+  if (delivery.error) view.error = { code: delivery.error.code, message: delivery.error.message };
+  return view;
 }
