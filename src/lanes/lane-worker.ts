@@ -35,6 +35,8 @@ interface KindState {
   inFlight: Set<Promise<void>>;
   pumping: Promise<void> | null;
   pumpAgain: boolean;
+  /** The last search found no due lane: a turn that ends need not search again unless it left its lane due. */
+  drained: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   /** Registers a kind of lane; modules call it when they initialise, before the worker starts. */
   register<T extends LaneFields>(kind: LaneKind<T>): void {
     if (this.kinds.has(kind.name)) throw new Error(`Lane kind ${kind.name} is registered twice`);
-    this.kinds.set(kind.name, { kind, inFlight: new Set(), pumping: null, pumpAgain: false });
+    this.kinds.set(kind.name, { kind, inFlight: new Set(), pumping: null, pumpAgain: false, drained: false });
   }
 
   onApplicationBootstrap(): void {
@@ -101,24 +103,34 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     try {
       while (this.running && state.inFlight.size < kind.maxInFlight) {
         const lane = await kind.store.claim(this.id, new Date(), kind.leaseMs);
+        state.drained = !lane;
         if (!lane) return;
-        this.track(state, kind.run(lane, this.turnOf(kind, lane)));
+        const ended = { dueAgain: false };
+        this.track(state, kind.run(lane, this.turnOf(kind, lane, ended)), ended);
       }
     } catch (error) {
       // The database is unreachable or failing: the next poll tries again.
+      state.drained = true;
       this.logger.error({ err: error }, `Could not claim ${kind.name} lanes`);
     }
   }
 
-  private turnOf<T extends LaneFields>(kind: LaneKind<T>, lane: ClaimedLane<T>): LaneTurn {
+  private turnOf<T extends LaneFields>(kind: LaneKind<T>, lane: ClaimedLane<T>, ended: { dueAgain: boolean }): LaneTurn {
     return {
       keepGoing: () => this.running,
       renew: () => kind.store.renew(lane, new Date(), kind.leaseMs),
-      release: (nextDueAt, update) => kind.store.release(lane, nextDueAt, update),
+      release: async (nextDueAt, update) => {
+        ended.dueAgain = await kind.store.release(lane, nextDueAt, update);
+      },
     };
   }
 
-  private track(state: KindState, run: Promise<void>): void {
+  /**
+   * Runs a turn; when it ends, searches again only if that can find something: the searches stopped for want of
+   * room, or this turn left its lane due. Otherwise a wake or the poll starts the next search, which spares an
+   * empty claim per turn.
+   */
+  private track(state: KindState, run: Promise<void>, ended: { dueAgain: boolean }): void {
     const tracked: Promise<void> = run
       .catch((error: unknown) => {
         // The lane stays leased until its lease expires, then any worker takes it up again.
@@ -126,7 +138,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
       })
       .finally(() => {
         state.inFlight.delete(tracked);
-        this.pump(state);
+        if (!state.drained || ended.dueAgain) this.pump(state);
       });
     state.inFlight.add(tracked);
   }

@@ -15,6 +15,13 @@ export type AttemptResult =
   | { status: 'succeeded' | 'failed' }
   | { status: 'pending'; nextAttemptAt: Date };
 
+/** An attempt made on a delivery as the worker read it, and how it ends for the delivery. */
+export interface RecordedAttempt {
+  delivery: Stored<WebhookDelivery>;
+  attempt: DeliveryAttempt;
+  result: AttemptResult;
+}
+
 /** Pending again, due `now`, with a fresh round of retries. */
 const requeued = (now: Date): UpdateQuery<WebhookDelivery> => ({
   $set: { status: 'pending', attemptCount: 0, nextAttemptAt: now, completedAt: null },
@@ -50,30 +57,30 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
   }
 
   /**
-   * Records an attempt on a delivery still as the worker read it (pending, same attemptCount): one
-   * deleted or queued again meanwhile is left alone. False when nothing was recorded.
+   * Records attempts, in one write, each on a delivery still as the worker read it (pending, same attemptCount):
+   * one deleted or queued again meanwhile is left alone. False when any of them was not recorded.
    */
-  async recordAttempt(
-    companyId: CompanyId,
-    delivery: Stored<WebhookDelivery>,
-    attempt: DeliveryAttempt,
-    result: AttemptResult,
-  ): Promise<boolean> {
-    const done = result.status !== 'pending';
-    const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
-    const outcome = await this.model
-      .updateOne(this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }), {
-        $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
-        $inc: { attemptCount: 1 },
-        $set: {
-          status: result.status,
-          nextAttemptAt: done ? null : result.nextAttemptAt,
-          completedAt: done ? attempt.at : null,
-          ...expiry,
-        },
-      })
-      .exec();
-    return outcome.modifiedCount === 1;
+  async recordAttempts(companyId: CompanyId, attempts: RecordedAttempt[]): Promise<boolean> {
+    if (attempts.length === 0) return true;
+    const company = toObjectId(companyId);
+    const outcome = await this.model.bulkWrite(
+      attempts.map(({ delivery, attempt, result }) => {
+        const done = result.status !== 'pending';
+        const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
+        return {
+          updateOne: {
+            filter: { _id: delivery._id, companyId: company, status: 'pending', attemptCount: delivery.attemptCount },
+            update: {
+              $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
+              $inc: { attemptCount: 1 },
+              $set: { status: result.status, nextAttemptAt: done ? null : result.nextAttemptAt, completedAt: done ? attempt.at : null, ...expiry },
+            },
+          },
+        };
+      }) as never,
+      { ordered: false },
+    );
+    return outcome.modifiedCount === attempts.length;
   }
 
   /** Queues deliveries for an attempt now, with a fresh round of retries; answers how many. */

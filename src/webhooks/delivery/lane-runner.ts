@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Stored } from '../../database/tenancy/tenant-repository.js';
 import { UnreadableSecretError, WebhookSecretBox } from '../webhook-secret-box.js';
 import type { WebhookDelivery } from '../webhook-delivery.schema.js';
-import { WebhookDeliveriesRepository, type AttemptResult } from '../webhook-deliveries.repository.js';
+import { WebhookDeliveriesRepository, type AttemptResult, type RecordedAttempt } from '../webhook-deliveries.repository.js';
 import { deliveryPublicId } from '../webhook-ids.js';
 import { WebhooksRepository } from '../webhooks.repository.js';
 import { afterFailure, parseRetryAfter } from '../../lanes/retry-schedule.js';
@@ -22,25 +22,36 @@ const RETRY_AFTER_STATUSES = new Set([429, 503]);
  */
 export const MAX_ATTEMPTS_PER_CLAIM = 20;
 
+/**
+ * How long a turn goes on attempting without checking its lane (renewing the lease, which fails once the webhook
+ * is paused or deleted or the lease was lost) and writing down the attempts made since the last check.
+ */
+export const LANE_CHECK_MS = 200;
+
 const isDue = (delivery: Stored<WebhookDelivery>, now: number): boolean =>
   delivery.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= now;
 
 /**
- * What the lane's queue looks like after an attempt: go on with the next delivery, wait (the head
- * failed and is due again `until`), or `unknown` (the delivery changed under the worker, or the
- * webhook was disabled): the lane is left due, and the next claim reads the queue afresh.
+ * How a turn ends: when the lane's head is next due (`undefined`: nothing pending; `null`: unknown, as when the lane
+ * was paused, deleted or lost meanwhile, so it is left due and the next claim reads afresh), and whether the
+ * receiver answered 410 Gone (the webhook is then disabled).
  */
-type AfterAttempt = { next: 'continue' } | { next: 'wait'; until: Date } | { next: 'unknown' };
+interface TurnEnd {
+  next: Date | null | undefined;
+  gone?: boolean;
+}
 
 /** The lane's signing secret, or why it cannot be read (each attempt then records that error). */
 type SigningSecret = { secret: string } | { error: string };
 
 /**
- * One turn of a claimed lane. One read gives the deliveries pending when the turn began, in order;
- * they are attempted while the head is due (up to MAX_ATTEMPTS_PER_CLAIM, recording each attempt,
- * stopping at a failure, which leaves the head due later). Then the lane is given up with the time its
- * new head is due. That hint holds only if nothing was queued since the claim (its `queueVersion`);
- * otherwise the lane stays due and the next claim picks up what was queued meanwhile.
+ * One turn of a claimed lane. One read gives the deliveries pending when the turn began, in order; they are
+ * attempted while the head is due (up to MAX_ATTEMPTS_PER_CLAIM, stopping at a failure, which leaves the head due
+ * later). The attempts are written down together: at each check of the lane (at most every LANE_CHECK_MS, which
+ * also renews the lease) and when the turn ends, so a fast receiver costs one write per batch of deliveries,
+ * not two per delivery. Then the lane is given up with the time its new head is due. That hint holds only if
+ * nothing was queued since the claim (its `queueVersion`), and only if every attempt was recorded on the
+ * delivery as read; otherwise the lane stays due and the next claim picks up what changed meanwhile.
  */
 @Injectable()
 export class LaneRunner {
@@ -55,40 +66,47 @@ export class LaneRunner {
     const queue = await this.deliveries.pendingInOrder(lane.companyId, lane._id, MAX_ATTEMPTS_PER_CLAIM + 1);
     // Decrypted once per turn and shared by its attempts.
     const secret = this.openSecret(lane);
-    await turn.release(await this.attemptInOrder(lane, queue, secret, turn));
+    const made: RecordedAttempt[] = [];
+    const ended = await this.attemptInOrder(lane, queue, secret, turn, made);
+    const lastAt = made.at(-1)?.attempt.at;
+    const recorded = await this.deliveries.recordAttempts(lane.companyId, made);
+    if (recorded && ended.gone && lastAt) {
+      await this.webhooks.disable(lane.companyId, lane._id, `The receiver answered 410 Gone on ${lastAt.toISOString()}`);
+    }
+    await turn.release(recorded && !ended.gone ? ended.next : null);
   }
 
-  /** Attempts `queue` in order while its head is due; answers when the new head is due (`null`: unknown, `undefined`: none). */
+  /** Attempts `queue` in order while its head is due; `made` collects the attempts not yet written down. */
   private async attemptInOrder(
     lane: Lane,
     queue: Stored<WebhookDelivery>[],
     secret: SigningSecret,
     turn: LaneTurn,
-  ): Promise<Date | null | undefined> {
+    made: RecordedAttempt[],
+  ): Promise<TurnEnd> {
+    let checkedAt = Date.now();
     for (let index = 0; index < queue.length; index += 1) {
       const head = queue[index];
-      if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !turn.keepGoing()) return head.nextAttemptAt;
-      // A further attempt first renews the lease, which also checks the lane is still ours and active.
-      if (index > 0 && !(await turn.renew())) return null;
-      const after = await this.attempt(lane, secret, head);
-      if (after.next === 'wait') return after.until;
-      if (after.next === 'unknown') return null;
+      if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !turn.keepGoing()) return { next: head.nextAttemptAt };
+      if (Date.now() - checkedAt >= LANE_CHECK_MS) {
+        // The lease outlasts an attempt and the writes around it, so checking now and then is enough to keep it.
+        const [kept, recorded] = await Promise.all([turn.renew(), this.deliveries.recordAttempts(lane.companyId, made.splice(0))]);
+        if (!kept || !recorded) return { next: null };
+        checkedAt = Date.now();
+      }
+      const attempt = await this.attempt(lane, secret, head);
+      made.push(attempt);
+      if (attempt.attempt.statusCode === 410) return { next: null, gone: true };
+      if (attempt.result.status === 'pending') return { next: attempt.result.nextAttemptAt };
     }
-    return undefined;
+    return { next: undefined };
   }
 
-  private async attempt(lane: Lane, secret: SigningSecret, delivery: Stored<WebhookDelivery>): Promise<AfterAttempt> {
+  private async attempt(lane: Lane, secret: SigningSecret, delivery: Stored<WebhookDelivery>): Promise<RecordedAttempt> {
     const at = new Date();
     const sent = await this.send(lane, secret, deliveryPublicId(delivery._id), delivery.payload, at);
-    const result = this.resultOf(lane, delivery, sent);
     const { statusCode, durationMs, error } = sent;
-    const recorded = await this.deliveries.recordAttempt(lane.companyId, delivery, { at, statusCode, durationMs, error }, result);
-    if (!recorded) return { next: 'unknown' };
-    if (statusCode === 410) {
-      await this.webhooks.disable(lane.companyId, lane._id, `The receiver answered 410 Gone on ${at.toISOString()}`);
-      return { next: 'unknown' };
-    }
-    return result.status === 'pending' ? { next: 'wait', until: result.nextAttemptAt } : { next: 'continue' };
+    return { delivery, attempt: { at, statusCode, durationMs, error }, result: this.resultOf(lane, delivery, sent) };
   }
 
   private openSecret(lane: Lane): SigningSecret {
