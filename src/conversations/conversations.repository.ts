@@ -13,6 +13,9 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
   return { ...update, $inc: { ...(update.$inc as object), revision: 1 } };
 }
 
+/** The conversation a message goes to: by id, or the contact's open one on a channel. */
+export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
+
 /** A conversation about to be inserted, with what its events show of it. */
 export type NewConversation = Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>;
 
@@ -83,27 +86,24 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message at `at` on an open conversation: `lastMessageAt` only moves forward, and
-   * a response (outbound message) sets `firstResponseAt` once. Answers null when the conversation
-   * is missing or closed, so a message can never land in a closed conversation. Events the
-   * conversation still carries (its creation, written by another process a moment ago) are relayed
-   * now, so they are logged before the message's.
+   * Records a new message at `at` on an open conversation, given by id or as the contact's open one on a channel
+   * (found and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message)
+   * sets `firstResponseAt` once. Answers null when the conversation is missing or closed, so a message can never
+   * land in a closed conversation. Events the conversation still carries (its creation, written by another
+   * process a moment ago) are relayed now, so they are logged before the message's.
    */
   async recordMessage(
     companyId: CompanyId,
-    id: Types.ObjectId,
+    target: MessageTarget,
     at: Date,
     isResponse: boolean,
   ): Promise<Stored<Conversation> | null> {
+    const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
     if (isResponse) {
-      const first = await this.updateOne(
-        companyId,
-        { _id: id, isOpen: true, firstResponseAt: null },
-        { $set: { firstResponseAt: at }, $max: { lastMessageAt: at } },
-      );
+      const first = await this.updateOne(companyId, { ...open, firstResponseAt: null }, { $set: { firstResponseAt: at }, $max: { lastMessageAt: at } });
       if (first) return first;
     }
-    return this.updateOne(companyId, { _id: id, isOpen: true }, { $max: { lastMessageAt: at } });
+    return this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
   }
 
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */

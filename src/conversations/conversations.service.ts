@@ -20,7 +20,7 @@ import {
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
@@ -285,13 +285,13 @@ export class ConversationsService {
    */
   async recordMessage(
     companyId: CompanyId,
-    id: string,
+    target: string | Exclude<MessageTarget, Types.ObjectId>,
     at: Date,
     isResponse: boolean,
   ): Promise<ConversationView | null> {
-    const _id = parseObjectId(id);
-    if (!_id) return null;
-    const updated = await this.conversations.recordMessage(companyId, _id, at, isResponse);
+    const resolved = typeof target === 'string' ? parseObjectId(target) : target;
+    if (!resolved) return null;
+    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
     return updated ? ConversationView.from(updated) : null;
   }
 

@@ -6,8 +6,8 @@ import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { MessagesService, type DeliveredMessage } from '../messages/messages.service.js';
 import type { InboundMessageDto } from './dto/inbound-message.dto.js';
 
-/** How often a message retries when the conversation it found is closed before the message lands. */
-const DELIVERY_ATTEMPTS = 3;
+/** How often a message looks for the contact's open conversation (opening one after each miss): a close may race it. */
+const DELIVERY_ATTEMPTS = 4;
 
 /** A stored inbound message; `duplicate` when its `externalId` had been stored before (nothing stored now). */
 export interface ReceivedMessage extends DeliveredMessage {
@@ -35,10 +35,10 @@ export class InboundMessagesService {
     if (stored) return stored;
     const contact = await this.contacts.findOrCreateByIdentity(companyId, dto.from);
     for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
-      const conversation = await this.conversations.findOrOpen(companyId, contact._id, channel);
+      // Usually the contact's open conversation takes the message in the same write that finds it.
       let delivered: DeliveredMessage | null;
       try {
-        delivered = await this.messages.receive(companyId, conversation.id, contact._id.toHexString(), dto);
+        delivered = await this.messages.receive(companyId, contact._id, channel, dto);
       } catch (error) {
         // A concurrent repeat stored it first: the unique index refused this one, with its event.
         const winner = isDuplicateKeyError(error) ? await this.storedDuplicate(companyId, channel, dto.externalId) : null;
@@ -46,6 +46,7 @@ export class InboundMessagesService {
         throw error;
       }
       if (delivered) return { ...delivered, duplicate: false };
+      await this.conversations.findOrOpen(companyId, contact._id, channel);
     }
     throw new ConflictException('The conversation kept closing while the message was stored; send it again');
   }

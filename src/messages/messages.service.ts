@@ -124,19 +124,19 @@ export class MessagesService {
   }
 
   /**
-   * An inbound message from the contact. Null when the conversation is missing or was closed
-   * meanwhile: the caller then finds or opens the contact's current conversation and tries again.
+   * An inbound message from the contact, into its open conversation on the channel (found by the write that
+   * records the message on it). Null when it has none: the caller then opens one and tries again.
    * A duplicate key error when a message with the same `externalId` on the channel was stored meanwhile.
    */
-  async receive(companyId: CompanyId, conversationId: string, contactId: string, input: InboundInput): Promise<DeliveredMessage | null> {
-    return this.append(companyId, conversationId, {
+  async receive(companyId: CompanyId, contactId: Types.ObjectId, channel: string, input: InboundInput): Promise<DeliveredMessage | null> {
+    return this.append(companyId, { contactId, channel }, {
       direction: 'inbound',
       type: 'text',
       text: input.text,
       caption: null,
       media: null,
       senderType: 'contact',
-      senderId: toObjectId(contactId),
+      senderId: contactId,
       externalId: input.externalId,
     });
   }
@@ -200,14 +200,12 @@ export class MessagesService {
 
   private async append(
     companyId: CompanyId,
-    conversationId: string,
+    target: Parameters<ConversationsService['recordMessage']>[1],
     draft: MessageDraft,
     options: SendOptions = {},
   ): Promise<DeliveredMessage | null> {
-    const id = parseObjectId(conversationId);
-    if (!id) return null;
     const at = new Date();
-    const conversation = await this.conversations.recordMessage(companyId, conversationId, at, draft.direction === 'outbound');
+    const conversation = await this.conversations.recordMessage(companyId, target, at, draft.direction === 'outbound');
     if (!conversation) return null;
     // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
     // chosen here so that its event, written with it, shows it exactly as stored.
@@ -215,7 +213,7 @@ export class MessagesService {
       ...draft,
       _id: new Types.ObjectId(),
       companyId: toObjectId(companyId),
-      conversationId: id,
+      conversationId: toObjectId(conversation.id),
       channel: conversation.channel,
       createdAt: at,
       updatedAt: at,
