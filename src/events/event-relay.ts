@@ -43,6 +43,8 @@ const MAX_BATCH_EVENTS = 500;
 const HEAD_LEASE_MS = 10_000;
 /** How long to wait for another process's head lease before leaving the events to the sweep. */
 const HEAD_WAIT_MS = 15_000;
+/** Ids of events this process logged lately, remembered so that a document's events handed over again are not. */
+const RECENTLY_LOGGED = 10_000;
 
 /**
  * Moves events from the documents that carry them into the log. A change is stored with its events (pending),
@@ -56,6 +58,8 @@ export class EventRelay implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventRelay.name);
   private readonly queues = new Map<string, { items: Queued[]; draining: Promise<void> | null }>();
   private readonly sources = new Map<string, EventSourceStore>();
+  /** In insertion order, the oldest forgotten first: ids this process appended to the log (they stay there). */
+  private readonly recentlyLogged = new Set<string>();
   private readonly retentionMs: number;
 
   constructor(
@@ -121,7 +125,10 @@ export class EventRelay implements BeforeApplicationShutdown {
   }
 
   private async append(companyId: string, batch: Queued[]): Promise<void> {
-    const events = uniqueById(batch.flatMap((item) => item.events));
+    // A write that finds a document's events still pending hands them over again; those this process has logged
+    // meanwhile only need their markers cleared (appending them again would waste a sequence number each).
+    const events = uniqueById(batch.flatMap((item) => item.events)).filter((event) => !this.recentlyLogged.has(event.id));
+    if (events.length === 0) return this.clearMarkers(companyId, batch);
     const reservation = await this.reserve(companyId, events.length);
     const loggedAt = new Date();
     const entries: LoggedEvent[] = events.map((event, index) => ({
@@ -142,10 +149,19 @@ export class EventRelay implements BeforeApplicationShutdown {
       throw error;
     }
     await this.heads.release(companyId, this.worker.id, reservation.last);
+    this.remember(entries);
     // Readers in this process (the feed) hear of the batch as soon as it is readable; clearing the markers can follow.
     const logged: EventsLogged = { companyId, events: appended.map((entry) => toDomainEvent(entry, companyId)) };
     this.emitter.emit(EVENTS_LOGGED, logged);
     await this.clearMarkers(companyId, batch);
+  }
+
+  private remember(entries: LoggedEvent[]): void {
+    for (const entry of entries) this.recentlyLogged.add(entry._id);
+    for (const id of this.recentlyLogged) {
+      if (this.recentlyLogged.size <= RECENTLY_LOGGED) break;
+      this.recentlyLogged.delete(id);
+    }
   }
 
   private async reserve(companyId: string, count: number): Promise<Reservation> {
