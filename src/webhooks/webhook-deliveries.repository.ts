@@ -51,9 +51,13 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
     }
   }
 
-  /** The webhook's `limit` oldest pending deliveries in event order: its lane attempts them from the first (the head). */
+  /**
+   * The webhook's `limit` oldest pending deliveries in event order: its lane attempts them from the first (the head).
+   * Only what an attempt needs: not the attempts logged so far, which a failing receiver's deliveries accumulate.
+   */
   async pendingInOrder(companyId: CompanyId, webhookId: Types.ObjectId, limit: number): Promise<Stored<WebhookDelivery>[]> {
-    return this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit });
+    const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1 };
+    return this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit, projection });
   }
 
   /**
