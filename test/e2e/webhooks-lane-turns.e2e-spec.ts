@@ -7,6 +7,7 @@ import type { DomainEvent } from '../../src/events/domain-events.js';
 import { MAX_ATTEMPTS_PER_CLAIM } from '../../src/webhooks/delivery/lane-runner.js';
 import { LANE_FREE } from '../../src/lanes/lane.schema.js';
 import { WebhookDeliveryLanes, type Lane } from '../../src/webhooks/delivery/webhook-delivery-lanes.js';
+import { WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
@@ -89,6 +90,39 @@ describe('webhook lanes: several attempts per claim', () => {
       expect(await claimsOf(claims, id)).toHaveLength(2);
     } finally {
       claims.mockRestore();
+    }
+  });
+
+  it('writes down the attempts of a turn together: each delivery attempted once, recorded once, in event order', async () => {
+    // The deliveries queue up while another worker holds the lane, then three turns attempt them.
+    const id = await webhook('/batched');
+    const lane = { companyId: acme.companyId, _id: id.slice(3) };
+    const webhooks = t.model<Webhook>(Webhook.name);
+    await webhooks.updateOne(lane, { $set: { leaseOwner: 'another-worker', leaseUntil: new Date(Date.now() + 60_000) } });
+    const records = jest.spyOn(t.app.get(WebhookDeliveriesRepository), 'recordAttempts');
+    try {
+      const events = [];
+      for (let i = 0; i < 2 * MAX_ATTEMPTS_PER_CLAIM + 5; i++) events.push(await publish());
+      await webhooks.updateOne(lane, { $set: { leaseOwner: null, leaseUntil: LANE_FREE } });
+      await receiver.received('/batched', events.length);
+      const deliveries = t.model<WebhookDelivery>(WebhookDelivery.name);
+      const filter = { companyId: acme.companyId, webhookId: id.slice(3) };
+      await waitFor(async () => (await deliveries.countDocuments({ ...filter, status: 'succeeded' })) === events.length);
+
+      expect(eventIds('/batched')).toEqual(events.map((event) => event.id));
+      const webhookIds = receiver.to('/batched').map((request) => request.headers['webhook-id']);
+      const stored = await deliveries.find(filter).sort({ sequence: 1 }).lean();
+      expect(stored.map((delivery) => [delivery.eventId, delivery.attemptCount, delivery.attempts.length])).toEqual(events.map((event) => [event.id, 1, 1]));
+      expect(stored.map((delivery) => `dlv_${delivery._id.toHexString()}`)).toEqual(webhookIds);
+      // A turn records its attempts in one write (more only if it outlasts a lane check).
+      const ours = new Set(stored.map((delivery) => delivery._id.toHexString()));
+      const written = records.mock.calls
+        .map(([, attempts]) => attempts.filter((made) => ours.has(made.delivery._id.toHexString())).length)
+        .filter((count) => count > 0);
+      expect(written.reduce((sum, count) => sum + count, 0)).toBe(events.length);
+      expect(written.length).toBeLessThan(events.length / 4);
+    } finally {
+      records.mockRestore();
     }
   });
 
