@@ -32,12 +32,16 @@ export class WebhookFanOut implements EventHandler {
     const now = new Date();
     const rows: Partial<WebhookDelivery>[] = [];
     for (const event of events) {
+      // One body per name the event goes out under, shared by the webhooks subscribed with that name.
+      const payloads = new Map<string, string>();
       for (const webhook of subscribers) {
         // Events before its creation or resume are not for it (a paused webhook is not among the subscribers).
         if (webhook.activeSince && webhook.activeSince > event.occurredAt) continue;
         const type = subscribedNameFor(webhook.events, event.type);
         if (!type) continue;
-        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload: serializeEvent(event, type), sequence: event.sequence, status: 'pending', nextAttemptAt: now });
+        const payload = payloads.get(type) ?? serializeEvent(event, type);
+        payloads.set(type, payload);
+        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload, sequence: event.sequence, status: 'pending', nextAttemptAt: now });
       }
     }
     if (rows.length === 0) return;
