@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Types } from 'mongoose';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../events/domain-events.js';
 import { serializeEvent } from './delivery/event-payload.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
-import type { WebhookDelivery } from './webhook-delivery.schema.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDeliveriesRepository, type NewDelivery } from './webhook-deliveries.repository.js';
 import { eventNamesOf, subscribedNameFor } from './webhook-events.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
@@ -30,7 +28,7 @@ export class WebhookFanOut implements EventHandler {
     const subscribers = await this.webhooks.subscribers(companyId, names);
     if (subscribers.length === 0) return;
     const now = new Date();
-    const rows: Partial<WebhookDelivery>[] = [];
+    const rows: NewDelivery[] = [];
     for (const event of events) {
       // One body per name the event goes out under, shared by the webhooks subscribed with that name.
       const payloads = new Map<string, string>();
@@ -41,12 +39,12 @@ export class WebhookFanOut implements EventHandler {
         if (!type) continue;
         const payload = payloads.get(type) ?? serializeEvent(event, type);
         payloads.set(type, payload);
-        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload, sequence: event.sequence, status: 'pending', nextAttemptAt: now });
+        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload, sequence: event.sequence, nextAttemptAt: now });
       }
     }
     if (rows.length === 0) return;
     await this.deliveries.insertNew(companyId, rows);
-    const webhookIds = [...new Map(rows.map((row) => [String(row.webhookId), row.webhookId as Types.ObjectId])).values()];
+    const webhookIds = [...new Map(rows.map((row) => [String(row.webhookId), row.webhookId])).values()];
     await this.webhooks.markQueued(companyId, webhookIds, now);
     this.lanes.wake();
   }
