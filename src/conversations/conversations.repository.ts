@@ -99,11 +99,13 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     isResponse: boolean,
   ): Promise<Stored<Conversation> | null> {
     const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
-    if (isResponse) {
-      const first = await this.updateOne(companyId, { ...open, firstResponseAt: null }, { $set: { firstResponseAt: at }, $max: { lastMessageAt: at } });
-      if (first) return first;
-    }
-    return this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
+    if (!isResponse) return this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
+    // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
+    // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.
+    const later = await this.updateOne(companyId, { ...open, firstResponseAt: { $ne: null } }, { $max: { lastMessageAt: at } });
+    if (later) return later;
+    const first = await this.updateOne(companyId, { ...open, firstResponseAt: null }, { $set: { firstResponseAt: at }, $max: { lastMessageAt: at } });
+    return first ?? this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
   }
 
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */
