@@ -37,6 +37,19 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
   }
 
   /**
+   * Inserts `record` with `events` as it is, without Mongoose's document machinery (casting, defaults,
+   * validation), which a hot path pays per write: for records the repository builds complete, with every field
+   * set (its own `_id`, `createdAt` and `updatedAt` included) from input the request's DTO has validated.
+   * Fields left undefined are not stored, as with a Mongoose save.
+   */
+  protected async insertCompleteWithEvents(companyId: CompanyId, record: Stored<T>, events: PendingEvent[]): Promise<Stored<T>> {
+    const document = { ...record, companyId: toObjectId(companyId), pendingEvents: events };
+    await this.model.insertMany([document], { lean: true, ignoreUndefined: true } as never);
+    this.handOver(companyId, record._id, events);
+    return document;
+  }
+
+  /**
    * Applies `update` with `events` to the first match; answers the record after it, or null when none matched
    * (then no event exists). With `timestamps: false` the update sets `updatedAt` itself (a snapshot shows it).
    */

@@ -47,9 +47,12 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     return this.findPlain(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit, projection: MESSAGE_VIEW_FIELDS });
   }
 
-  /** Inserts a complete message (its id and time chosen by the caller, as its event shows them) with its event. */
+  /**
+   * Inserts a complete message (its id, time and every field chosen by the caller, as its event shows them) with
+   * its event, as it is (the hot write of every message).
+   */
   async insert(companyId: CompanyId, record: Stored<Message>, events: PendingEvent[]): Promise<Stored<Message>> {
-    return this.insertWithEvents(companyId, record, events);
+    return this.insertCompleteWithEvents(companyId, record, events);
   }
 
   /** The inbound message a connector identified by the channel's own id (the unique partial index's fields). */
