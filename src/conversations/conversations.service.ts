@@ -48,9 +48,6 @@ export interface ConversationChanges {
   status?: 'queued';
 }
 
-/** How many times an inbound message retries finding or opening the contact's conversation under races. */
-const OPEN_ATTEMPTS = 3;
-
 /**
  * The conversation rules. Status changes follow conversation-transitions.ts and are applied with
  * a filter on the status they were checked against, so of two concurrent changes only one applies:
@@ -127,21 +124,15 @@ export class ConversationsService {
   }
 
   /**
-   * The contact's open conversation on the channel, or a new one in `bot`. Safe under concurrent
-   * calls: the partial unique index admits one open conversation, and the loser of an insert race
-   * reads the winner's (`conversation.created` is published by the one that opened it).
+   * Opens a conversation in `bot` with the contact on the channel, unless one is open: the partial unique index
+   * admits one open conversation, so of concurrent calls one opens it (and writes `conversation.created`) and the
+   * others find it refused, which is what they wanted. The caller, which has just found none open, looks again.
    */
-  async findOrOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string = DEFAULT_CHANNEL): Promise<ConversationView> {
-    const normalized = channel.toLowerCase();
-    for (let attempt = 1; ; attempt += 1) {
-      const existing = await this.conversations.findOpen(companyId, contactId, normalized);
-      if (existing) return ConversationView.from(existing);
-      try {
-        return await this.create(companyId, { contactId, channel: normalized });
-      } catch (error) {
-        // The winner may have been closed before we read it: try again, a bounded number of times.
-        if (!isDuplicateKeyError(error) || attempt === OPEN_ATTEMPTS) throw error;
-      }
+  async openIfNone(companyId: CompanyId, contactId: Types.ObjectId, channel: string = DEFAULT_CHANNEL): Promise<void> {
+    try {
+      await this.create(companyId, { contactId, channel: channel.toLowerCase() });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
     }
   }
 
