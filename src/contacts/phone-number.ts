@@ -1,5 +1,9 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
+/** How many numbers normalizePhone remembers (the oldest forgotten first). */
+const RECENT_NUMBERS = 10_000;
+const recent = new Map<string, string | null>();
+
 /**
  * A phone number in E.164 ("+" and digits), or null when it is not a possible number. There is no
  * default country: digits without "+" are read as international ("14155552671" is +1 415...), and
@@ -8,6 +12,16 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
  * extension is refused rather than silently dropped.
  */
 export function normalizePhone(raw: string): string | null {
+  const known = recent.get(raw);
+  if (known !== undefined) return known;
+  const normalized = parse(raw);
+  // Channels send the same numbers again and again; parsing one costs more than the rest of its lookup.
+  if (recent.size >= RECENT_NUMBERS) recent.delete(recent.keys().next().value!);
+  recent.set(raw, normalized);
+  return normalized;
+}
+
+function parse(raw: string): string | null {
   const trimmed = raw.trim();
   const international = trimmed.startsWith('+') ? trimmed : `+${trimmed.replace(/^00/, '')}`;
   const parsed = parsePhoneNumberFromString(international);
