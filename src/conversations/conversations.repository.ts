@@ -99,13 +99,15 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     isResponse: boolean,
   ): Promise<Stored<Conversation> | null> {
     const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
-    if (!isResponse) return this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
+    // Every message writes here: the filter and update are of stored types already, so they go as they are.
+    const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
+      this.updateAsIs(companyId, filter, { $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at }, $inc: { revision: 1 } });
+    if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.
-    const later = await this.updateOne(companyId, { ...open, firstResponseAt: { $ne: null } }, { $max: { lastMessageAt: at } });
+    const later = await record({ ...open, firstResponseAt: { $ne: null } });
     if (later) return later;
-    const first = await this.updateOne(companyId, { ...open, firstResponseAt: null }, { $set: { firstResponseAt: at }, $max: { lastMessageAt: at } });
-    return first ?? this.updateOne(companyId, open, { $max: { lastMessageAt: at } });
+    return (await record({ ...open, firstResponseAt: null }, { firstResponseAt: at })) ?? record(open);
   }
 
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */

@@ -69,6 +69,19 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
     return updated;
   }
 
+  /**
+   * `updateOne` for a hot write whose filter and update hold only values of their stored types (ObjectIds, dates,
+   * numbers), so Mongoose's casting, validators and timestamps add nothing but cost: the update sets `updatedAt`
+   * itself. Scoped to the company like every query here.
+   */
+  protected async updateAsIs(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<Stored<T> | null> {
+    const updated = (await this.model.collection.findOneAndUpdate(this.scope(companyId, filter) as never, update as never, {
+      returnDocument: 'after',
+    })) as Stored<T> | null;
+    if (updated) this.handOverPending(companyId, updated);
+    return updated;
+  }
+
   /** Any write: the record may carry events another process has not logged yet (see handOverPending). */
   override async updateOne(companyId: CompanyId, filter: QueryFilter<T>, update: UpdateQuery<T>): Promise<Stored<T> | null> {
     const updated = await super.updateOne(companyId, filter, update);
