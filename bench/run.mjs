@@ -9,9 +9,10 @@
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
 // --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
 // `npm start` runs it: the app's RSS then holds the whole database) --app-node-options "<node flags for
-// the app>" --cpu-prof (profile of the app into bench/profiles/) --scenarios settings,inbound (only these
-// request scenarios; names in lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in
-// a temporary data directory, seeded alike: each selected scenario is measured on both, in the same rounds).
+// the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
+// into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
+// lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in a temporary data directory,
+// seeded alike: each selected scenario is measured on both, in the same rounds).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ const { values: options } = parseArgs({
     events: { type: 'string', default: '2000' },
     'fanout-rounds': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
+    'engine-cpu-prof': { type: 'boolean', default: false },
     'engine-in-app': { type: 'boolean', default: false },
     'app-node-options': { type: 'string', default: '' },
     scenarios: { type: 'string' },
@@ -63,14 +65,16 @@ const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
 // --app-node-options "--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
 const nodeArgs = [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+// --engine-cpu-prof: the engine's own process writes its profile into bench/profiles/engine/.
+const engineNodeArgs = options['engine-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'engine')}`] : [];
 const engineProcess = !options['engine-in-app'];
 const selected = options.scenarios?.split(',').map((name) => name.trim());
 const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
 if (options.durable && process.env.MONGODB_URI) throw new Error('--durable measures the embedded engine: unset MONGODB_URI');
 
-const memory = await startApp({ nodeArgs, engineProcess });
+const memory = await startApp({ nodeArgs, engineProcess, engineNodeArgs });
 const { app, engine, base } = memory;
-const durable = durableDir ? await startApp({ nodeArgs, engineProcess, dataDir: durableDir }) : null;
+const durable = durableDir ? await startApp({ nodeArgs, engineProcess, engineNodeArgs, dataDir: durableDir }) : null;
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
   (durable ? `; "(durable)" rows: a second app and engine with a data directory in ${durableDir}` : '') +
@@ -96,6 +100,7 @@ try {
       baseline: s.baseline ?? s.name,
       inMemory: s.name,
       server: durable.app,
+      engine: durable.engine,
       base: durable.base,
     }));
     scenarios.push(...onDurable);
@@ -109,7 +114,7 @@ try {
   }
   const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
 
-  const { runs, scaleTimes, otherLoad } = await runRounds({ app, appBase: base, scenarios, bodies, rounds, duration, connections, scale, log });
+  const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, log });
   rss.afterLoad = app.rssMiB();
 
   const fan = { healthy: [], bad: [] };

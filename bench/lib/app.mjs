@@ -12,9 +12,9 @@ const EMBEDDED_DATABASE = 'parley';
  * drills and a multi-process deployment run it: the app's RSS is then the app's alone. In memory, or on
  * `dataDir` (every write then waits for its journal fsync).
  */
-async function startEngineProcess(dataDir) {
+async function startEngineProcess(dataDir, nodeArgs) {
   const args = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : [])];
-  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', args, {}, { cwd: ROOT });
+  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', args, {}, { cwd: ROOT, nodeArgs });
   try {
     const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
     return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };
@@ -29,10 +29,10 @@ async function startEngineProcess(dataDir) {
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
  * allowed to 127.0.0.1 (the fan-out's receivers). The database: MONGODB_URI when set, else the embedded
  * engine, in the app's process or (`engineProcess`) in its own, in memory or on `dataDir`. `env` adds or overrides
- * variables (the feed's bench raises EVENT_STREAMS_PER_COMPANY).
+ * variables (the feed's bench raises EVENT_STREAMS_PER_COMPANY); `engineNodeArgs` are the engine process's Node.js flags.
  */
-export async function startApp({ nodeArgs = [], engineProcess = false, dataDir, env: extraEnv = {} } = {}) {
-  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess(dataDir) : null;
+export async function startApp({ nodeArgs = [], engineProcess = false, engineNodeArgs = [], dataDir, env: extraEnv = {} } = {}) {
+  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess(dataDir, engineNodeArgs) : null;
   const port = await freePort();
   const env = {
     PORT: String(port),

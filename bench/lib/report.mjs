@@ -21,6 +21,7 @@ function summarize(runs) {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     cpuUs: median(runs.map((r) => r.cpuUs)),
+    engineCpuUs: median(runs.map((r) => r.engineCpuUs)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
   };
 }
@@ -28,13 +29,13 @@ function summarize(runs) {
 function printRequestTable(rows) {
   console.log(
     `${'scenario'.padEnd(48)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('/http', 8)}${pad('/nest', 8)}` +
-      `${pad('CPU µs/req', 12)}${pad('non-2xx', 9)}`,
+      `${pad('CPU µs/req', 12)}${pad('engine µs/req', 15)}${pad('non-2xx', 9)}`,
   );
   for (const row of rows) {
     console.log(
       `${row.label.padEnd(48)}${pad(num(row.rps), 9)}${pad(num(row.p50, 2), 9)}${pad(num(row.p99, 2), 9)}` +
         `${pad(row.toHttp === undefined ? '' : num(row.toHttp, 3), 8)}${pad(row.toNest === undefined ? '' : num(row.toNest, 3), 8)}` +
-        `${pad(num(row.cpuUs), 12)}${pad(row.errors, 9)}`,
+        `${pad(num(row.cpuUs), 12)}${pad(Number.isFinite(row.engineCpuUs) ? num(row.engineCpuUs) : '', 15)}${pad(row.errors, 9)}`,
     );
   }
 }
@@ -91,7 +92,8 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   console.log(`\nParley benchmark: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
   console.log(`server on CPU 0, autocannon on CPU 1; ${rounds} interleaved rounds of ${duration} s per scenario, -c ${connections}; medians across rounds`);
   console.log(`other load on the machine before the rounds: at most ${(100 * otherLoad).toFixed(0)}% of its CPU${otherLoad > 0.15 ? ' (*** figures may be disturbed ***)' : ''}`);
-  console.log(`database: ${database}; ${companies} companies, ${largeSize} + ${smallSize} x ${companies - 1} conversations\n`);
+  console.log(`database: ${database}; ${companies} companies, ${largeSize} + ${smallSize} x ${companies - 1} conversations`);
+  console.log(`CPU µs/req: the app's process; engine µs/req: the engine's own process (blank when it runs in the app's)\n`);
   printRequestTable([...rows, ...bareRows]);
 
   const scaleSmall = median(scaleTimes.small);

@@ -24,7 +24,7 @@ const SCALE_BLOCK_SIZE = 40;
  * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
  * Before each round, the load from anyone else on the machine, which the report shows.
  */
-export async function runRounds({ app, appBase, scenarios, bodies, rounds, duration, connections, scale, log }) {
+export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, log }) {
   const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const runs = { app: {}, http: {}, nest: {} };
@@ -51,7 +51,7 @@ export async function runRounds({ app, appBase, scenarios, bodies, rounds, durat
     for (const kind of order) {
       if (kind === 'app') {
         for (const s of scenarios) {
-          const run = await measure(s.server ?? app, (s.base ?? appBase) + s.path, requestOptions(s));
+          const run = await measure(s.server ?? app, (s.base ?? appBase) + s.path, { engine: s.server ? s.engine : engine, ...requestOptions(s) });
           log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
           push('app', s.name, run);
         }
