@@ -25,6 +25,12 @@ const TYPE_CODES: Record<number, string> = {
 };
 const TYPE_NAMES = new Set([...Object.values(TYPE_CODES), 'number']);
 
+/** The type name a `$type` operand stands for (a code or an alias), undefined when it names none. */
+export const typeAlias = (t: unknown): string | undefined => {
+  const name = typeof t === 'number' ? TYPE_CODES[t] : t;
+  return typeof name === 'string' && TYPE_NAMES.has(name) ? name : undefined;
+};
+
 /** MongoDB's name for the BSON type of a value (JS numbers are int when they fit in int32, else double). */
 export function bsonTypeName(v: unknown): string {
   if (v === undefined) return 'missing';
@@ -59,8 +65,8 @@ function typeMatches(v: unknown, wanted: string): boolean {
 
 const $typeQuery: QueryOp = (selector, value) => {
   const wanted = (Array.isArray(value) ? value : [value]).map((t) => {
-    const name = typeof t === 'number' ? TYPE_CODES[t] : t;
-    if (typeof name !== 'string' || !TYPE_NAMES.has(name)) throw badValue(`Unknown type name alias: ${String(t)}`);
+    const name = typeAlias(t);
+    if (name === undefined) throw badValue(`Unknown type name alias: ${String(t)}`);
     return name;
   });
   const parts = selector.split('.');

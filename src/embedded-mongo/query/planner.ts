@@ -8,8 +8,9 @@
  *   fields give the requested sort order (either direction) wins, because its scan can stop after skip+limit.
  * - With no bounds, an index that gives the sort order may still be walked so a limited sort stops early.
  * - Otherwise a collection scan.
- * Partial indexes are never used to answer queries (only to enforce uniqueness); sparse ones only when the bounds
- * exclude null; multikey ones never give a sort order and get single-sided range bounds.
+ * Partial indexes only when the query implies their filter (query/implication.ts); sparse ones only when the bounds
+ * exclude null; multikey ones never give a sort order and get single-sided range bounds. Among eligible indexes, the
+ * one serving the most of the query wins (`betterPlan`).
  */
 import type { Document } from 'bson';
 import { compareBson, idKey, isPlainObject, typeRank } from '../bson-values.js';
@@ -17,6 +18,7 @@ import { badValue, MongoCommandError } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import type { IndexEntry, SecondaryIndex } from '../storage/secondary-index.js';
 import { sameCollation, type Collator } from './collation.js';
+import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter } from './mingo.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
 import { textSearch } from './text-plan.js';
@@ -162,7 +164,6 @@ const excludesNull = (b: FieldBounds) =>
 const hasStrings = (v: unknown): boolean => typeRank(v) === 4 || (Array.isArray(v) ? v.some(hasStrings) : isPlainObject(v) && Object.values(v).some(hasStrings));
 
 function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean, collator: Collator | null): IndexPlan | null {
-  if (index.partial && !hinted) return null;
   // Under another collation than the query's, an index can serve neither string bounds nor a sort order.
   const collationMatches = sameCollation(index.collator, collator);
   const usable = (b: FieldBounds | undefined) => collationMatches || !b || ![...(b.points ?? []), b.low?.value, b.high?.value].some(hasStrings);
@@ -211,6 +212,20 @@ function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort
   if (!bounded && !hinted && sortedKeys === 0) return null;
   const score = points.length * 10 + (range ? 5 : 0) + (sort && sortedKeys === sort.keys.length ? 3 : sortedKeys > 0 ? 1 : 0);
   return { index, points, range, reverse, sortedKeys, score };
+}
+
+/**
+ * Between two plans: the one that serves more of the query (more equality-bound fields, then a range, then the sort
+ * order), then the smaller index (a partial or sparse one holds fewer entries to walk), then the one declared first.
+ */
+const betterPlan = (p: IndexPlan, than: IndexPlan) => p.score > than.score || (p.score === than.score && p.index.entries.size < than.index.entries.size);
+
+const partialFilters = new WeakMap<SecondaryIndex, FilterTree>();
+
+function partialFilterOf(index: SecondaryIndex): FilterTree {
+  let tree = partialFilters.get(index);
+  if (!tree) partialFilters.set(index, (tree = parseFilter(index.spec.partialFilterExpression as Document)));
+  return tree;
 }
 
 function chooseHinted(coll: Collection, hint: unknown): SecondaryIndex {
@@ -285,11 +300,14 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
     plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true, collator);
   } else if (req.hint === undefined && sort?.natural === undefined) {
+    let query: FilterTree | undefined;
     for (const index of coll.indexes.values()) {
-      // Hidden indexes are maintained (and enforce uniqueness) but never chosen.
+      // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
+      // query implies its filter, so that it holds every document the query matches.
       if (index.kind !== 'btree' || index.spec.hidden === true) continue;
+      if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
       const p = planIndex(index, bounds, sort, false, collator);
-      if (p && (!plan || p.score > plan.score)) plan = p;
+      if (p && (!plan || betterPlan(p, plan))) plan = p;
     }
   }
 
