@@ -3,7 +3,8 @@
  * https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/
  * Parsing throws `ProtocolError` for anything malformed; the server closes that connection only.
  */
-import { deserialize, serialize, type Document } from 'bson';
+import { deserialize, type Document } from 'bson';
+import { serializeReply } from './encoded-batch.js';
 import { decodeValues } from './query/doubles.js';
 
 export const OP_REPLY = 1;
@@ -131,10 +132,6 @@ export function parseOpQuery(header: MessageHeader, msg: Buffer): IncomingComman
   return { header, body, db, noReply: false, legacy: true };
 }
 
-const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
-
-const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 function withHeader(payload: Buffer[], requestId: number, responseTo: number, opCode: number): Buffer {
   const length = HEADER_SIZE + payload.reduce((n, b) => n + b.length, 0);
   const header = Buffer.allocUnsafe(HEADER_SIZE);
@@ -147,11 +144,11 @@ function withHeader(payload: Buffer[], requestId: number, responseTo: number, op
 
 export function buildOpMsg(doc: Document, requestId: number, responseTo: number): Buffer {
   const prefix = Buffer.alloc(5); // flagBits = 0, then section kind 0
-  return withHeader([prefix, asBuffer(serialize(doc, SERIALIZE_OPTIONS))], requestId, responseTo, OP_MSG);
+  return withHeader([prefix, serializeReply(doc)], requestId, responseTo, OP_MSG);
 }
 
 export function buildOpReply(doc: Document, requestId: number, responseTo: number): Buffer {
   const fields = Buffer.alloc(20); // responseFlags, cursorID (int64 0), startingFrom
   fields.writeInt32LE(1, 16); // numberReturned
-  return withHeader([fields, asBuffer(serialize(doc, SERIALIZE_OPTIONS))], requestId, responseTo, OP_REPLY);
+  return withHeader([fields, serializeReply(doc)], requestId, responseTo, OP_REPLY);
 }

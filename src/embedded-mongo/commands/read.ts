@@ -61,7 +61,9 @@ const find: CommandHandler = (ctx) => {
   const { name, singleBatch, projection, docs, tailable, request } = runFind(ctx);
   const ns = `${ctx.db}.${name}`;
   const tail = tailable ? { collection: ctx.engine.collection(ctx.db, name)!, request } : undefined;
-  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail);
+  // A collection's documents are its stored ones; a view's are computed.
+  const stored = !ctx.engine.collection(ctx.db, name)?.isView;
+  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail, stored);
   return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
 };
 

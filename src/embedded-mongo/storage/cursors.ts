@@ -3,7 +3,8 @@
  * documents, or fresh aggregation output) up front; the cursor hands it out in batches. Cursor ids are int64
  * (BSON Long) as the driver expects; idle cursors are dropped after ten minutes, like MongoDB's default.
  */
-import { calculateObjectSize, Long, type Document } from 'bson';
+import { Long, type Document } from 'bson';
+import { encodeBatch, type EncodedDocuments } from '../encoded-batch.js';
 import { MongoCommandError } from '../errors.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
 import type { FindRequest } from '../query/planner.js';
@@ -27,12 +28,15 @@ interface CursorState {
   docs: Document[];
   pos: number;
   transform: BatchTransform;
+  /** The documents are stored ones, sent as they are (their encoding may be kept, see encoded-batch.ts). */
+  stored: boolean;
   lastUsed: number;
   tail?: Tail & { matcher: Matcher; lastKey?: string };
 }
 
 export interface Batch {
-  docs: Document[];
+  /** Serialized as the reply carries them. */
+  docs: EncodedDocuments;
   /** Long 0 when exhausted. */
   cursorId: Long;
 }
@@ -43,10 +47,10 @@ export class CursorStore {
 
   /**
    * Takes the first batch from a result list; registers a cursor for the rest unless everything fitted or the
-   * client asked for a single batch.
+   * client asked for a single batch. `stored`: the list holds stored documents (references, not copies).
    */
-  open(ns: string, docs: Document[], batchSize: number | undefined, transform: BatchTransform, singleBatch = false, tail?: Tail): Batch {
-    const state: CursorState = { ns, docs, pos: 0, transform, lastUsed: Date.now() };
+  open(ns: string, docs: Document[], batchSize: number | undefined, transform: BatchTransform, singleBatch = false, tail?: Tail, stored = false): Batch {
+    const state: CursorState = { ns, docs, pos: 0, transform, stored: stored && !transform, lastUsed: Date.now() };
     // A tailable cursor that found nothing is dead at once, as in MongoDB.
     if (tail && docs.length) state.tail = { ...tail, matcher: compileFilter(tail.request.filter, tail.request) };
     const first = this.take(state, batchSize ?? DEFAULT_FIRST_BATCH);
@@ -102,17 +106,12 @@ export class CursorStore {
   }
 
   /** Up to `max` documents, fewer if the batch would exceed the 16 MiB a reply may carry (at least one). */
-  private take(state: CursorState, max: number): Document[] {
+  private take(state: CursorState, max: number): EncodedDocuments {
     const end = Math.min(state.docs.length, state.pos + max);
-    let batch = state.docs.slice(state.pos, end);
+    let batch = state.pos === 0 && end === state.docs.length ? state.docs : state.docs.slice(state.pos, end);
     if (state.transform) batch = state.transform(batch);
-    let bytes = 0;
-    let n = 0;
-    for (; n < batch.length; n++) {
-      bytes += calculateObjectSize(batch[n], { ignoreUndefined: true });
-      if (n > 0 && bytes > MAX_BSON_SIZE) break;
-    }
-    state.pos += n;
-    return n === batch.length ? batch : batch.slice(0, n);
+    const encoded = encodeBatch(batch, MAX_BSON_SIZE, state.stored);
+    state.pos += encoded.count;
+    return encoded;
   }
 }

@@ -149,6 +149,30 @@ describe('embedded engine: reads', () => {
     expect(limited).toHaveLength(5);
   });
 
+  it('a batch stops before 16 MiB of documents; a getMore carries the rest', async () => {
+    const big = db.collection<Loose>('big');
+    const text = 'x'.repeat(6 * 1024 * 1024);
+    await big.insertMany(Array.from({ length: 4 }, (_, i) => ({ _id: i as never, text })));
+    const first = await db.command({ find: 'big', filter: {}, sort: { _id: 1 } }, { promoteLongs: false });
+    expect(first.cursor.firstBatch.map((d: Loose) => [d._id, d.text.length])).toEqual([
+      [0, text.length],
+      [1, text.length],
+    ]);
+    const rest = await db.command({ getMore: first.cursor.id, collection: 'big' }, { promoteLongs: false });
+    expect(rest.cursor.nextBatch.map((d: Loose) => d._id)).toEqual([2, 3]);
+    expect(rest.cursor.id.isZero()).toBe(true);
+  });
+
+  it('a document read, changed and read again comes back changed (sent documents keep their encoding only while unchanged)', async () => {
+    const c = db.collection<Loose>('reread');
+    await c.insertMany([{ _id: 1 as never, v: 'first' }, { _id: 2 as never, v: 'other' }]);
+    expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'first' }, { _id: 2, v: 'other' }]);
+    await c.updateOne({ _id: 1 as never }, { $set: { v: 'second', w: 2 } });
+    await c.replaceOne({ _id: 2 as never }, { v: 'replaced' });
+    expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'second', w: 2 }, { _id: 2, v: 'replaced' }]);
+    expect(await c.find({}, { projection: { v: 1, _id: 0 } }).sort({ _id: 1 }).toArray()).toEqual([{ v: 'second' }, { v: 'replaced' }]);
+  });
+
   it('round-trips BSON types: ObjectId, Date, Decimal128, Long, Binary, null versus missing', async () => {
     const types = db.collection<Loose>('types');
     const doc = {
