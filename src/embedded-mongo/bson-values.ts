@@ -105,7 +105,8 @@ export function compareBson(a: unknown, b: unknown, collator?: Collator | null):
   if (a === b) return 0;
   const ta = typeof a;
   if (ta === typeof b) {
-    if (ta === 'number') return cmp(a as number, b as number);
+    // NaN is neither below nor above anything: compareNumbers orders it below every number, as MongoDB does.
+    if (ta === 'number') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : a === b ? 0 : compareNumbers(a, b);
     if (ta === 'string') return collator ? collator.compare(a as string, b as string) : cmp(a as string, b as string);
     if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
   }

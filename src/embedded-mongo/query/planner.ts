@@ -16,10 +16,11 @@ import type { Document } from 'bson';
 import { compareBson, idKey, isPlainObject, typeRank } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
-import type { IndexEntry, SecondaryIndex } from '../storage/secondary-index.js';
+import { uniqueSorted, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
+import { fieldBounds, guaranteedFields, MAX_POINTS, residualFilter, type Bound, type FieldBounds } from './bounds.js';
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
-import { compileFilter } from './mingo.js';
+import { compileFilter, type Matcher } from './mingo.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
 import { textSearch } from './text-plan.js';
 
@@ -62,86 +63,6 @@ export interface ExecutionStats {
   keysExamined: number;
   docsExamined: number;
   nReturned: number;
-}
-
-interface Bound {
-  value: unknown;
-  inclusive: boolean;
-}
-
-/** What the filter's top-level conjunction says about one field. */
-interface FieldBounds {
-  points?: unknown[];
-  low?: Bound;
-  high?: Bound;
-}
-
-const MAX_POINTS = 1000;
-
-const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
-const isPointValue = (v: unknown) => !(v instanceof RegExp) && !Array.isArray(v) && !isOperatorObject(v) && (v as { _bsontype?: string })?._bsontype !== 'BSONRegExp';
-
-function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unknown): void {
-  const b = bounds.get(field) ?? {};
-  bounds.set(field, b);
-  if (!isOperatorObject(cond)) {
-    if (isPointValue(cond)) b.points ??= [cond];
-    return;
-  }
-  for (const [op, v] of Object.entries(cond)) {
-    if (op === '$eq' && isPointValue(v)) b.points ??= [v];
-    else if (op === '$in' && Array.isArray(v) && v.length <= MAX_POINTS && v.every(isPointValue)) b.points ??= v;
-    else if (op === '$gt' || op === '$gte') b.low ??= { value: v, inclusive: op === '$gte' };
-    else if (op === '$lt' || op === '$lte') b.high ??= { value: v, inclusive: op === '$lte' };
-  }
-}
-
-/** Bounds per field from the filter's implicit and explicit (`$and`) top-level conjunction, and its `$or`s. */
-function fieldBounds(filter: Document, collator: Collator | null, out = new Map<string, FieldBounds>()): Map<string, FieldBounds> {
-  for (const [k, v] of Object.entries(filter)) {
-    if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) fieldBounds(sub, collator, out);
-    if (k === '$or' && Array.isArray(v) && v.length > 0 && v.every(isPlainObject)) orBounds(v.map((sub) => fieldBounds(sub, collator)), out, collator);
-    if (!k.startsWith('$')) addCondition(out, k, v);
-  }
-  return out;
-}
-
-/** The lower (`sign` -1) or upper (`sign` 1) end of one branch's bounds on a field; undefined when unbounded. */
-function branchEnd(b: FieldBounds, sign: 1 | -1, collator: Collator | null): Bound | undefined {
-  if (b.points) return { value: b.points.reduce((m, p) => (compareBson(p, m, collator) * sign > 0 ? p : m)), inclusive: true };
-  return sign === 1 ? b.high : b.low;
-}
-
-/**
- * A field bounded in every branch of an `$or` is bounded by the union of the branches' bounds: all points when each
- * branch gives points, else the hull of their ranges. This serves keyset pagination such as
- * `$or: [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: id } }]` with the range `createdAt <= t`.
- */
-function orBounds(branches: Map<string, FieldBounds>[], out: Map<string, FieldBounds>, collator: Collator | null): void {
-  for (const field of branches[0].keys()) {
-    const each = branches.map((b) => b.get(field));
-    if (each.some((b) => !b || (!b.points && !b.low && !b.high))) continue;
-    const bounds = each as FieldBounds[];
-    const target = out.get(field) ?? {};
-    out.set(field, target);
-    if (bounds.every((b) => b.points)) {
-      const points = bounds.flatMap((b) => b.points!);
-      if (points.length <= MAX_POINTS) target.points ??= points;
-      continue;
-    }
-    const hull = (sign: 1 | -1): Bound | undefined => {
-      let best: Bound | undefined;
-      for (const b of bounds) {
-        const end = branchEnd(b, sign, collator);
-        if (!end) return undefined;
-        const c = best ? compareBson(end.value, best.value, collator) * sign : 1;
-        if (c > 0 || (c === 0 && end.inclusive)) best = c > 0 ? end : { value: best!.value, inclusive: true };
-      }
-      return best;
-    };
-    target.low ??= hull(-1);
-    target.high ??= hull(1);
-  }
 }
 
 interface IndexPlan {
@@ -254,7 +175,11 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   const evalOptions = { collation: collator, variables: req.variables };
   const text = textSearch(coll, req.filter ?? {});
   const filter = text ? text.rest : (req.filter ?? {});
-  const matcher = compileFilter(filter, evalOptions);
+  // Compiled once the plan is known, without the conditions its scan already guarantees.
+  let matcher: Matcher | null = null;
+  const testOnly = (rest: Document) => {
+    matcher = Object.keys(rest).length ? compileFilter(rest, evalOptions) : null;
+  };
   const sort = parseSort(req.sort);
   const skip = req.skip ?? 0;
   const need = req.limit ? skip + req.limit : Infinity;
@@ -269,13 +194,17 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
     stats.nReturned = out.length;
     return { docs: out, stats, scores: text?.scores };
   };
-  if (!coll) return finish([], true);
+  if (!coll) {
+    testOnly(filter);
+    return finish([], true);
+  }
   const examine = (doc: Document) => {
     if (++stats.docsExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
-    return matcher.test(doc);
+    return matcher === null || matcher.test(doc);
   };
 
   if (text) {
+    testOnly(filter);
     stats.stage = 'TEXT';
     return finish(text.docs.filter(examine), false);
   }
@@ -283,6 +212,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
   if (ids) {
     stats.stage = 'IDHACK';
+    testOnly(residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)));
     const seen = new Set<string>();
     const docs: Document[] = [];
     for (const id of ids) {
@@ -313,6 +243,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
 
   if (!plan) {
     stats.stage = 'COLLSCAN';
+    testOnly(filter);
     const docs: Document[] = [];
     const ordered = !sort || sort.natural !== undefined;
     const source = sort?.natural === -1 ? [...coll.docs.values()].reverse() : coll.docs.values();
@@ -329,7 +260,12 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   stats.stage = 'IXSCAN';
   stats.indexName = index.name;
   stats.direction = plan.reverse ? 'backward' : 'forward';
-  const intervals = cartesian(plan.points);
+  // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
+  // an array's elements where the condition is about the whole array, and is tested in full).
+  const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [index.fields[i], points]));
+  testOnly(residualFilter(filter, guaranteedFields(filter, prefix, collator)));
+  // Repeated `$in` values would read their documents twice.
+  const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
   stats.intervals = intervals.length;
   const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
   // Index positions of the sort keys the scan yields in order, to find where a run of equal values ends.
@@ -337,8 +273,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i], index.collator) === 0);
   const seen = index.multikey ? new Set<string>() : null;
   const docs: Document[] = [];
-  for (const prefix of intervals) {
-    const [from, to] = index.bounds(prefix, plan.range?.low, plan.range?.high);
+  for (const interval of intervals) {
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
     const start = docs.length;
     let lastTaken: IndexEntry | null = null;
     for (const entry of index.entries.range(from, to, plan.reverse)) {

@@ -22,7 +22,8 @@ export interface IndexEntry {
 
 const MAX_KEYS_PER_DOC = 10_000;
 
-function uniqueSorted(values: unknown[], collator: Collator | null): unknown[] {
+/** `values` sorted in BSON order, each distinct value (under `collator`) once. */
+export function uniqueSorted(values: unknown[], collator: Collator | null): unknown[] {
   if (values.length < 2) return values;
   const sorted = values.slice().sort((a, b) => compareBson(a, b, collator));
   return sorted.filter((v, i) => i === 0 || compareBson(v, sorted[i - 1], collator) !== 0);

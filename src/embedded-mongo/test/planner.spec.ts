@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
+import { Double, Long, MongoClient, ObjectId, type Db, type Document } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
 /** Test documents use free-form fields. */
@@ -136,6 +136,44 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
       expect({ cond, index: (await explain('messages', { companyId: companies[1], ...cond })).index }).toEqual({ cond, index: 'companyId_1_createdAt_1' });
       await sameAsScan('messages', { companyId: companies[1], ...cond });
     }
+  });
+
+  it('answers exactly when equality conditions are left to the index or the _id lookup', async () => {
+    const c = db.collection<Loose>('exact');
+    await c.createIndex({ g: 1, v: 1 });
+    await c.createIndex({ tags: 1 });
+    await c.insertMany([
+      { _id: 1 as never, g: 'a', v: 1, tags: ['x', 'y'] },
+      { _id: 2 as never, g: 'a', v: Long.fromNumber(1), tags: 'x' },
+      { _id: 3 as never, g: 'a', v: new Double(1), tags: [['x']] },
+      { _id: 4 as never, g: 'a', v: 2 },
+      { _id: 5 as never, g: 'b', v: 1, tags: [] },
+      { _id: 6 as never, g: 'a', v: null },
+      { _id: 7 as never, g: 'a' },
+      { _id: 8 as never, g: 'a', v: Number.NaN },
+      { _id: 9 as never, g: 'A', v: 1 },
+    ]);
+    const shapes: Document[] = [
+      { g: 'a', v: 1 },
+      { g: 'a', v: { $in: [1, 2, 1] } },
+      { g: 'a', v: { $eq: Long.fromNumber(2) } },
+      { g: 'a', v: null },
+      { g: 'a', v: Number.NaN },
+      { g: { $in: ['a', 'b'] }, v: 1, _id: { $gt: 1 } },
+      { $and: [{ v: 2 }], g: 'a', v: 1 },
+      { g: 'a', $and: [{ v: 2 }] },
+      { tags: 'x' },
+      { tags: { $in: ['x', 'y'] } },
+      { _id: { $in: [1, 2, 5, 2] }, g: 'a' },
+      { _id: 5, g: 'a' },
+      { _id: { $in: [1, 1] } },
+    ];
+    for (const filter of shapes) await sameAsScan('exact', filter, { _id: 1 });
+    expect((await c.find({ g: 'a', v: { $in: [1, 2, 1] } }).toArray()).map((d) => d._id).sort()).toEqual([1, 2, 3, 4]);
+    expect((await c.find({ _id: { $in: [1, 1] } }).toArray()).map((d) => d._id)).toEqual([1]);
+    expect(await c.find({ $and: [{ v: 2 }], g: 'a', v: 1 }).toArray()).toEqual([]);
+    // A case-insensitive query cannot use the binary index for its strings, and still finds both spellings.
+    expect((await c.find({ g: 'a', v: 1 }, { collation: { locale: 'en', strength: 2 } }).toArray()).map((d) => d._id).sort()).toEqual([1, 2, 3, 9]);
   });
 
   it('chooses the index that serves the most of the query, whatever the declaration order', async () => {
