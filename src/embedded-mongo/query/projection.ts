@@ -52,6 +52,29 @@ function orderLike(result: unknown, source: unknown): unknown {
   return out;
 }
 
+const isInclusion = (v: unknown) => v === 1 || v === true;
+
+/**
+ * The common projection `{ a: 1, b: 1 }` (top-level fields, `_id` included or not) applied without mingo: `_id`
+ * first, then the included fields present, in the document's order (values are shared with the stored document,
+ * which is never modified in place). Null for any other projection.
+ */
+function topLevelInclusion(spec: Document): ((doc: Document) => Document) | null {
+  const fields = new Set<string>();
+  let withId = true;
+  for (const [k, v] of Object.entries(spec)) {
+    if (k === '_id' && (isInclusion(v) || isExclusion(v))) withId = isInclusion(v);
+    else if (isInclusion(v) && !k.includes('.') && !k.startsWith('$') && k !== '__proto__') fields.add(k);
+    else return null;
+  }
+  return (doc) => {
+    const out: Document = {};
+    if (withId && doc._id !== undefined) out._id = doc._id;
+    for (const k of Object.keys(doc)) if (fields.has(k)) out[k] = doc[k];
+    return out;
+  };
+}
+
 function metaOf(spec: Document, key: string): string {
   const name = spec.$meta;
   if (name !== 'textScore') throw badValue(`Unsupported $meta in projection for '${key}': ${JSON.stringify(name)} (the embedded engine supports textScore)`);
@@ -92,6 +115,10 @@ export function compileProjection(
       for (const d of out) for (const [parts, spec] of slices) applySlice(d, parts, spec);
       return withScores(out, docs);
     };
+  }
+  if (slices.length === 0 && metas.length === 0) {
+    const fast = topLevelInclusion(rest);
+    if (fast) return (docs) => docs.map(fast);
   }
   const included: Document = { ...rest };
   for (const [parts, spec] of slices) included[parts.join('.')] = { $slice: spec };

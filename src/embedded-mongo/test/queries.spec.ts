@@ -163,6 +163,25 @@ describe('embedded engine: reads', () => {
     expect(rest.cursor.id.isZero()).toBe(true);
   });
 
+  it('a projection of top-level fields answers as the general projection does', async () => {
+    const c = db.collection<Loose>('projected');
+    await c.insertMany([
+      { _id: 1 as never, phone: '+1', name: 'Ada', nested: { a: 1 }, list: [1, 2], email: null },
+      { name: 'Bob', _id: 2 as never, other: true },
+    ]);
+    const find = (projection: Document) => c.find({}, { projection }).sort({ _id: 1 }).toArray();
+    // A dotted path of a missing field takes the general (mingo) way and adds nothing.
+    const general = await find({ name: 1, email: 1, phone: 1, nested: 1, list: 1, 'missing.x': 1 });
+    expect(await find({ name: 1, email: 1, phone: 1, nested: 1, list: 1 })).toEqual(general);
+    expect(general).toEqual([
+      { _id: 1, phone: '+1', name: 'Ada', nested: { a: 1 }, list: [1, 2], email: null },
+      { _id: 2, name: 'Bob' },
+    ]);
+    expect(Object.keys((await find({ name: 1, phone: 1 }))[0])).toEqual(['_id', 'phone', 'name']);
+    expect(await find({ _id: 0, name: true })).toEqual([{ name: 'Ada' }, { name: 'Bob' }]);
+    expect(await find({ _id: 1 })).toEqual([{ _id: 1 }, { _id: 2 }]);
+  });
+
   it('a document read, changed and read again comes back changed (sent documents keep their encoding only while unchanged)', async () => {
     const c = db.collection<Loose>('reread');
     await c.insertMany([{ _id: 1 as never, v: 'first' }, { _id: 2 as never, v: 'other' }]);
