@@ -125,3 +125,25 @@ export function residualFilter(filter: Document, guaranteed: Set<string>): Docum
   for (const [k, v] of Object.entries(filter)) if (!guaranteed.has(k)) rest[k] = v;
   return rest;
 }
+
+/**
+ * A test for a filter of nothing but equality to exact points on top-level fields (`{ companyId: id }`, what remains
+ * of a tenant's query once its scan is known), without compiling it with mingo: a field matches when its value, or
+ * an element of its array value, equals a point. Null for any other filter.
+ */
+export function pointMatcher(filter: Document, collator: Collator | null): { test(doc: Document): boolean } | null {
+  const conditions: [string, unknown[]][] = [];
+  for (const [field, cond] of Object.entries(filter)) {
+    const points = field.startsWith('$') || field.includes('.') ? null : pointCondition(cond);
+    if (!points) return null;
+    conditions.push([field, points]);
+  }
+  const equal = (v: unknown, points: unknown[]) => points.some((p) => compareBson(v, p, collator) === 0);
+  return {
+    test: (doc) =>
+      conditions.every(([field, points]) => {
+        const v = doc[field];
+        return Array.isArray(v) ? v.some((el) => equal(el, points)) : equal(v, points);
+      }),
+  };
+}

@@ -17,7 +17,7 @@ import { compareBson, idKey, isPlainObject, typeRank } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import { uniqueSorted, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
-import { fieldBounds, guaranteedFields, MAX_POINTS, residualFilter, type Bound, type FieldBounds } from './bounds.js';
+import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter, type Bound, type FieldBounds } from './bounds.js';
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
@@ -178,7 +178,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   // Compiled once the plan is known, without the conditions its scan already guarantees.
   let matcher: Matcher | null = null;
   const testOnly = (rest: Document) => {
-    matcher = Object.keys(rest).length ? compileFilter(rest, evalOptions) : null;
+    matcher = Object.keys(rest).length ? (pointMatcher(rest, collator) ?? compileFilter(rest, evalOptions)) : null;
   };
   const sort = parseSort(req.sort);
   const skip = req.skip ?? 0;

@@ -172,6 +172,13 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
     expect((await c.find({ g: 'a', v: { $in: [1, 2, 1] } }).toArray()).map((d) => d._id).sort()).toEqual([1, 2, 3, 4]);
     expect((await c.find({ _id: { $in: [1, 1] } }).toArray()).map((d) => d._id)).toEqual([1]);
     expect(await c.find({ $and: [{ v: 2 }], g: 'a', v: 1 }).toArray()).toEqual([]);
+    // Equality without mingo (what remains after the scan, or a whole simple filter) keeps MongoDB's semantics.
+    const scanned = async (filter: Document, collation?: Document) =>
+      (await c.find(filter, { hint: { $natural: 1 }, ...(collation ? { collation } : {}) }).toArray()).map((d) => d._id).sort();
+    expect(await scanned({ tags: 'x' })).toEqual([1, 2]);
+    expect(await scanned({ v: 1 })).toEqual([1, 2, 3, 5, 9]);
+    expect(await scanned({ v: { $in: [2, Number.NaN] } })).toEqual([4, 8]);
+    expect(await scanned({ g: 'a', v: { $eq: 1 } }, { locale: 'en', strength: 2 })).toEqual([1, 2, 3, 9]);
     // A case-insensitive query cannot use the binary index for its strings, and still finds both spellings.
     expect((await c.find({ g: 'a', v: 1 }, { collation: { locale: 'en', strength: 2 } }).toArray()).map((d) => d._id).sort()).toEqual([1, 2, 3, 9]);
   });
