@@ -1,6 +1,7 @@
 /**
  * A small, honest query planner. It only narrows which documents are looked at; every candidate is still tested
- * against the full filter by mingo, so correctness never depends on the plan.
+ * against the filter, less the equality conditions its scan guarantees exactly (query/bounds.ts `guaranteedFields`),
+ * so the plan never decides which documents match.
  *
  * - `_id` equality or a short `$in` of `_id`s: primary-map lookups (IDHACK).
  * - Otherwise the index with the longest prefix of equality-bound fields (`v`, `$eq`, `$in` expand into several
