@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Double, Long, MongoClient, ObjectId, type Db, type Document } from 'mongodb';
+import { Double, Long, MongoClient, ObjectId, type CollationOptions, type Db, type Document } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
 
 /** Test documents use free-form fields. */
@@ -173,7 +173,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
     expect((await c.find({ _id: { $in: [1, 1] } }).toArray()).map((d) => d._id)).toEqual([1]);
     expect(await c.find({ $and: [{ v: 2 }], g: 'a', v: 1 }).toArray()).toEqual([]);
     // Equality without mingo (what remains after the scan, or a whole simple filter) keeps MongoDB's semantics.
-    const scanned = async (filter: Document, collation?: Document) =>
+    const scanned = async (filter: Document, collation?: CollationOptions) =>
       (await c.find(filter, { hint: { $natural: 1 }, ...(collation ? { collation } : {}) }).toArray()).map((d) => d._id).sort();
     expect(await scanned({ tags: 'x' })).toEqual([1, 2]);
     expect(await scanned({ v: 1 })).toEqual([1, 2, 3, 5, 9]);
