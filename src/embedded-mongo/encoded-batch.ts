@@ -8,10 +8,11 @@ import { serialize, type Document } from 'bson';
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
-/** A BSON array of documents, already serialized (`bytes` is the whole array document). */
+/** A BSON array of documents, already serialized: `parts` laid end to end are the array document (`length` bytes). */
 export class EncodedDocuments {
   constructor(
-    readonly bytes: Buffer,
+    readonly parts: Uint8Array[],
+    readonly length: number,
     readonly count: number,
   ) {}
 }
@@ -50,68 +51,88 @@ function bytesOf(doc: Document, stored: boolean): Uint8Array {
  * encoding may be kept for the next read.
  */
 export function encodeBatch(docs: Document[], maxBytes: number, stored: boolean): EncodedDocuments {
-  const parts: Uint8Array[] = [];
+  const encoded: Uint8Array[] = [];
   let docBytes = 0;
-  let length = 5;
+  let headerBytes = 0;
   for (let n = 0; n < docs.length; n++) {
     const bytes = bytesOf(docs[n], stored);
     docBytes += bytes.length;
-    if (n > 0 && docBytes > maxBytes) break;
-    parts.push(bytes);
-    length += 2 + String(n).length + bytes.length;
+    if (n > 0 && docBytes > maxBytes) {
+      docBytes -= bytes.length;
+      break;
+    }
+    encoded.push(bytes);
+    headerBytes += 2 + String(n).length;
   }
-  const out = Buffer.allocUnsafe(length);
-  out.writeInt32LE(length, 0);
+  // The length prefix, each element's type and key, the terminator: one small buffer, referred to in slices.
+  const frame = Buffer.allocUnsafe(4 + headerBytes + 1);
+  const length = frame.length + docBytes;
+  frame.writeInt32LE(length, 0);
+  const parts: Uint8Array[] = [frame.subarray(0, 4)];
   let at = 4;
-  for (let n = 0; n < parts.length; n++) {
-    out[at++] = TYPE_DOCUMENT;
-    at += out.write(String(n), at, 'latin1');
-    out[at++] = 0;
-    out.set(parts[n], at);
-    at += parts[n].length;
+  for (let n = 0; n < encoded.length; n++) {
+    const start = at;
+    frame[at++] = TYPE_DOCUMENT;
+    at += frame.write(String(n), at, 'latin1');
+    frame[at++] = 0;
+    parts.push(frame.subarray(start, at), encoded[n]);
   }
-  out[at] = 0;
-  return new EncodedDocuments(out, parts.length);
+  frame[at] = 0;
+  parts.push(frame.subarray(at, at + 1));
+  return new EncodedDocuments(parts, length, encoded.length);
 }
 
-const elementHeader = (type: number, key: string) => Buffer.concat([Buffer.of(type), Buffer.from(key, 'utf8'), Buffer.of(0)]);
+const elementHeader = (type: number, key: string) => Buffer.from(`${String.fromCharCode(type)}${key}\0`, 'utf8');
 
 /** The elements of a document without its length prefix and terminator. */
-function elementsOf(doc: Document): Buffer {
+function elementsOf(doc: Document): Uint8Array {
   const bytes = serialize(doc, SERIALIZE_OPTIONS);
-  return Buffer.from(bytes.buffer, bytes.byteOffset + 4, bytes.byteLength - 5);
+  return bytes.subarray(4, bytes.length - 1);
 }
 
 const holdsEncoded = (v: unknown): boolean =>
   v instanceof EncodedDocuments || (typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).some((x) => x instanceof EncodedDocuments));
 
-/** Serializes a reply; `EncodedDocuments` in it (at most two levels deep: `cursor.firstBatch`) go in as they are. */
-export function serializeReply(doc: Document): Buffer {
+/**
+ * A reply as the pieces of its BSON, laid end to end (`EncodedDocuments` in it, at most two levels deep as in
+ * `cursor.firstBatch`, go in as they are), so that the message around it is assembled in one copy.
+ */
+export function serializeReply(doc: Document): { parts: Uint8Array[]; length: number } {
   const values = Object.values(doc);
   if (!values.some(holdsEncoded)) {
     const bytes = serialize(doc, SERIALIZE_OPTIONS);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { parts: [bytes], length: bytes.length };
   }
-  const parts: Buffer[] = [Buffer.alloc(4)];
+  const prefix = Buffer.allocUnsafe(4);
+  const parts: Uint8Array[] = [prefix];
+  let length = 4;
+  const add = (bytes: Uint8Array) => {
+    parts.push(bytes);
+    length += bytes.length;
+  };
   let plain: Document = {};
   const flush = () => {
-    if (Object.keys(plain).length) parts.push(elementsOf(plain));
+    if (Object.keys(plain).length) add(elementsOf(plain));
     plain = {};
   };
   for (const [key, value] of Object.entries(doc)) {
     if (value instanceof EncodedDocuments) {
       flush();
-      parts.push(elementHeader(TYPE_ARRAY, key), value.bytes);
+      add(elementHeader(TYPE_ARRAY, key));
+      parts.push(...value.parts);
+      length += value.length;
     } else if (holdsEncoded(value)) {
       flush();
-      parts.push(elementHeader(TYPE_DOCUMENT, key), serializeReply(value as Document));
+      add(elementHeader(TYPE_DOCUMENT, key));
+      const inner = serializeReply(value as Document);
+      parts.push(...inner.parts);
+      length += inner.length;
     } else {
       plain[key] = value;
     }
   }
   flush();
-  parts.push(Buffer.alloc(1));
-  const out = Buffer.concat(parts);
-  out.writeInt32LE(out.length, 0);
-  return out;
+  add(Buffer.of(0));
+  prefix.writeInt32LE(length, 0);
+  return { parts, length };
 }

@@ -132,23 +132,24 @@ export function parseOpQuery(header: MessageHeader, msg: Buffer): IncomingComman
   return { header, body, db, noReply: false, legacy: true };
 }
 
-function withHeader(payload: Buffer[], requestId: number, responseTo: number, opCode: number): Buffer {
-  const length = HEADER_SIZE + payload.reduce((n, b) => n + b.length, 0);
+function withHeader(prefix: Buffer, doc: Document, requestId: number, responseTo: number, opCode: number): Buffer {
+  const body = serializeReply(doc);
+  const length = HEADER_SIZE + prefix.length + body.length;
   const header = Buffer.allocUnsafe(HEADER_SIZE);
   header.writeInt32LE(length, 0);
   header.writeInt32LE(requestId, 4);
   header.writeInt32LE(responseTo, 8);
   header.writeInt32LE(opCode, 12);
-  return Buffer.concat([header, ...payload], length);
+  return Buffer.concat([header, prefix, ...body.parts], length);
 }
 
 export function buildOpMsg(doc: Document, requestId: number, responseTo: number): Buffer {
   const prefix = Buffer.alloc(5); // flagBits = 0, then section kind 0
-  return withHeader([prefix, serializeReply(doc)], requestId, responseTo, OP_MSG);
+  return withHeader(prefix, doc, requestId, responseTo, OP_MSG);
 }
 
 export function buildOpReply(doc: Document, requestId: number, responseTo: number): Buffer {
   const fields = Buffer.alloc(20); // responseFlags, cursorID (int64 0), startingFrom
   fields.writeInt32LE(1, 16); // numberReturned
-  return withHeader([fields, serializeReply(doc)], requestId, responseTo, OP_REPLY);
+  return withHeader(fields, doc, requestId, responseTo, OP_REPLY);
 }
