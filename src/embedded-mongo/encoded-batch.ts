@@ -5,6 +5,7 @@
  * for the next read (see `cache`).
  */
 import { serialize, type Document } from 'bson';
+import type { DocumentView } from './query/projection.js';
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
@@ -26,20 +27,24 @@ const TYPE_ARRAY = 0x04;
  * once it has taken CACHE_BYTES, which bounds its memory while pages read again and again stay encoded.
  */
 const CACHE_BYTES = 32 * 1024 * 1024;
-let cache = new WeakMap<Document, Uint8Array>();
+/** Per view of the documents (`''`: as stored; else a projection's key), their encoded output. */
+let cache = new Map<string, WeakMap<Document, Uint8Array>>();
 let cachedBytes = 0;
 
-function bytesOf(doc: Document, stored: boolean): Uint8Array {
-  if (!stored) return serialize(doc, SERIALIZE_OPTIONS);
-  let bytes = cache.get(doc);
+function bytesOf(doc: Document, view: DocumentView | null): Uint8Array {
+  if (!view) return serialize(doc, SERIALIZE_OPTIONS);
+  let byDoc = cache.get(view.key);
+  let bytes = byDoc?.get(doc);
   if (!bytes) {
     // A copy of its own: serialize() may answer a slice of a shared pool, which the cache would keep alive.
-    bytes = new Uint8Array(serialize(doc, SERIALIZE_OPTIONS));
+    bytes = new Uint8Array(serialize(view.apply(doc), SERIALIZE_OPTIONS));
     if (cachedBytes + bytes.length > CACHE_BYTES) {
-      cache = new WeakMap();
+      cache = new Map();
       cachedBytes = 0;
+      byDoc = undefined;
     }
-    cache.set(doc, bytes);
+    if (!byDoc) cache.set(view.key, (byDoc = new WeakMap()));
+    byDoc.set(doc, bytes);
     cachedBytes += bytes.length;
   }
   return bytes;
@@ -47,15 +52,15 @@ function bytesOf(doc: Document, stored: boolean): Uint8Array {
 
 /**
  * The first documents of `docs` as a BSON array: all of them, or as many as keep their total size within
- * `maxBytes` (always at least one). `stored`: they are stored documents (not projected or computed), whose
- * encoding may be kept for the next read.
+ * `maxBytes` (always at least one). `view`: they are stored documents, sent through that view, whose encoding may be
+ * kept for the next read; null: documents of their own (computed or already projected).
  */
-export function encodeBatch(docs: Document[], maxBytes: number, stored: boolean): EncodedDocuments {
+export function encodeBatch(docs: Document[], maxBytes: number, view: DocumentView | null): EncodedDocuments {
   const encoded: Uint8Array[] = [];
   let docBytes = 0;
   let headerBytes = 0;
   for (let n = 0; n < docs.length; n++) {
-    const bytes = bytesOf(docs[n], stored);
+    const bytes = bytesOf(docs[n], view);
     docBytes += bytes.length;
     if (n > 0 && docBytes > maxBytes) {
       docBytes -= bytes.length;

@@ -12,7 +12,16 @@ import { badValue, MongoCommandError } from '../errors.js';
 import { plainNumbers } from './doubles.js';
 import { projectionQuery, projectsExpressions, usesExpressions, withMingo, type EvalOptions } from './mingo.js';
 
-export type Projector = (docs: Document[]) => Document[];
+/**
+ * Applies a projection to a batch. `perDocument`: the projection is a function of each document alone, named by
+ * `key` (the same key, the same output), so the encoded output of a stored document may be kept for the next read.
+ */
+export type Projector = ((docs: Document[]) => Document[]) & { perDocument?: DocumentView };
+
+export interface DocumentView {
+  key: string;
+  apply: (doc: Document) => Document;
+}
 
 const isSlice = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && '$slice' in v;
 const isMeta = (v: unknown) => isPlainObject(v) && Object.keys(v).length === 1 && '$meta' in v;
@@ -59,7 +68,7 @@ const isInclusion = (v: unknown) => v === 1 || v === true;
  * first, then the included fields present, in the document's order (values are shared with the stored document,
  * which is never modified in place). Null for any other projection.
  */
-function topLevelInclusion(spec: Document): ((doc: Document) => Document) | null {
+function topLevelInclusion(spec: Document): DocumentView | null {
   const fields = new Set<string>();
   let withId = true;
   for (const [k, v] of Object.entries(spec)) {
@@ -67,12 +76,13 @@ function topLevelInclusion(spec: Document): ((doc: Document) => Document) | null
     else if (isInclusion(v) && !k.includes('.') && !k.startsWith('$') && k !== '__proto__') fields.add(k);
     else return null;
   }
-  return (doc) => {
+  const apply = (doc: Document) => {
     const out: Document = {};
     if (withId && doc._id !== undefined) out._id = doc._id;
     for (const k of Object.keys(doc)) if (fields.has(k)) out[k] = doc[k];
     return out;
   };
+  return { key: JSON.stringify([withId, ...[...fields].sort()]), apply };
 }
 
 function metaOf(spec: Document, key: string): string {
@@ -118,7 +128,7 @@ export function compileProjection(
   }
   if (slices.length === 0 && metas.length === 0) {
     const fast = topLevelInclusion(rest);
-    if (fast) return (docs) => docs.map(fast);
+    if (fast) return Object.assign((docs: Document[]) => docs.map(fast.apply), { perDocument: fast });
   }
   const included: Document = { ...rest };
   for (const [parts, spec] of slices) included[parts.join('.')] = { $slice: spec };

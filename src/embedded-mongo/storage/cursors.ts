@@ -5,6 +5,7 @@
  */
 import { Long, type Document } from 'bson';
 import { encodeBatch, type EncodedDocuments } from '../encoded-batch.js';
+import type { Projector } from '../query/projection.js';
 import { MongoCommandError } from '../errors.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
 import type { FindRequest } from '../query/planner.js';
@@ -12,10 +13,11 @@ import { MAX_BSON_SIZE } from '../wire-protocol.js';
 import type { Collection } from './collection.js';
 
 export const DEFAULT_FIRST_BATCH = 101;
+const AS_STORED = { key: '', apply: (doc: Document) => doc };
 export const CURSOR_IDLE_MS = 10 * 60_000;
 
 /** Turns stored documents into what the client receives (projection); null when they go out as they are. */
-export type BatchTransform = ((docs: Document[]) => Document[]) | null;
+export type BatchTransform = Projector | null;
 
 /** A tailable cursor on a capped collection: after its results, it follows documents inserted later. */
 export interface Tail {
@@ -28,7 +30,7 @@ interface CursorState {
   docs: Document[];
   pos: number;
   transform: BatchTransform;
-  /** The documents are stored ones, sent as they are (their encoding may be kept, see encoded-batch.ts). */
+  /** The documents are stored ones (references, not copies): their encoding may be kept, see encoded-batch.ts. */
   stored: boolean;
   lastUsed: number;
   tail?: Tail & { matcher: Matcher; lastKey?: string };
@@ -50,7 +52,7 @@ export class CursorStore {
    * client asked for a single batch. `stored`: the list holds stored documents (references, not copies).
    */
   open(ns: string, docs: Document[], batchSize: number | undefined, transform: BatchTransform, singleBatch = false, tail?: Tail, stored = false): Batch {
-    const state: CursorState = { ns, docs, pos: 0, transform, stored: stored && !transform, lastUsed: Date.now() };
+    const state: CursorState = { ns, docs, pos: 0, transform, stored, lastUsed: Date.now() };
     // A tailable cursor that found nothing is dead at once, as in MongoDB.
     if (tail && docs.length) state.tail = { ...tail, matcher: compileFilter(tail.request.filter, tail.request) };
     const first = this.take(state, batchSize ?? DEFAULT_FIRST_BATCH);
@@ -109,8 +111,10 @@ export class CursorStore {
   private take(state: CursorState, max: number): EncodedDocuments {
     const end = Math.min(state.docs.length, state.pos + max);
     let batch = state.pos === 0 && end === state.docs.length ? state.docs : state.docs.slice(state.pos, end);
-    if (state.transform) batch = state.transform(batch);
-    const encoded = encodeBatch(batch, MAX_BSON_SIZE, state.stored);
+    // Stored documents, as they are or through a projection of each alone, may keep their encoded output.
+    const view = state.transform ? state.transform.perDocument : AS_STORED;
+    if (state.transform && !(state.stored && view)) batch = state.transform(batch);
+    const encoded = encodeBatch(batch, MAX_BSON_SIZE, state.stored ? (view ?? null) : null);
     state.pos += encoded.count;
     return encoded;
   }

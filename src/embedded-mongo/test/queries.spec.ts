@@ -186,10 +186,14 @@ describe('embedded engine: reads', () => {
     const c = db.collection<Loose>('reread');
     await c.insertMany([{ _id: 1 as never, v: 'first' }, { _id: 2 as never, v: 'other' }]);
     expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'first' }, { _id: 2, v: 'other' }]);
+    expect(await c.find({}, { projection: { v: 1, _id: 0 } }).sort({ _id: 1 }).toArray()).toEqual([{ v: 'first' }, { v: 'other' }]);
+    expect(await c.find({}, { projection: { w: 1 } }).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1 }, { _id: 2 }]);
     await c.updateOne({ _id: 1 as never }, { $set: { v: 'second', w: 2 } });
     await c.replaceOne({ _id: 2 as never }, { v: 'replaced' });
     expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'second', w: 2 }, { _id: 2, v: 'replaced' }]);
     expect(await c.find({}, { projection: { v: 1, _id: 0 } }).sort({ _id: 1 }).toArray()).toEqual([{ v: 'second' }, { v: 'replaced' }]);
+    expect(await c.find({}, { projection: { w: 1 } }).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, w: 2 }, { _id: 2 }]);
+    expect(await c.find({}, { projection: { w: 1, v: 1 } }).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'second', w: 2 }, { _id: 2, v: 'replaced' }]);
   });
 
   it('round-trips BSON types: ObjectId, Date, Decimal128, Long, Binary, null versus missing', async () => {
