@@ -9,6 +9,15 @@ import type { MessagePosition, PageDirection } from './message-cursor.js';
 import { Message, type MessageDelivery } from './message.schema.js';
 import { MESSAGE_VIEW_FIELDS } from './message.view.js';
 
+/**
+ * The query for an inbound message by the channel's own id. The `$type` repeats the unique partial index's filter:
+ * MongoDB uses a partial index only for a query that implies its filter, and an equality on a string does not imply
+ * `$type: 'string'` (without it, the lookup scans the company's messages).
+ */
+export function externalIdFilter(channel: string, externalId: string): QueryFilter<Message> {
+  return { channel, externalId: { $eq: externalId, $type: 'string' } };
+}
+
 export interface MessageWindow {
   direction: PageDirection;
   /** Exclusive start: a time (from `before`/`after`) or a position (from a cursor, ties broken by `_id`). */
@@ -55,9 +64,9 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     return this.insertCompleteWithEvents(companyId, record, events);
   }
 
-  /** The inbound message a connector identified by the channel's own id (the unique partial index's fields). */
+  /** The inbound message a connector identified by the channel's own id. */
   async findByExternalId(companyId: CompanyId, channel: string, externalId: string): Promise<Stored<Message> | null> {
-    return this.findOne(companyId, { channel, externalId });
+    return this.findOne(companyId, externalIdFilter(channel, externalId));
   }
 
   /**

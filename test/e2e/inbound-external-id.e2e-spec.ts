@@ -3,11 +3,18 @@ import { Contact } from '../../src/contacts/contact.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
+import { externalIdFilter } from '../../src/messages/messages.repository.js';
 import { EventRecorder } from '../support/event-log.js';
 import { conversationSnapshot, createApiKey, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 const PATH = '/api/external/messages';
+
+interface PlanStage {
+  stage: string;
+  indexName?: string;
+  inputStage?: PlanStage;
+}
 
 /** A connector's retries: the channel's own message id (`externalId`) makes a repeat the same message. */
 describe('POST /api/external/messages with externalId', () => {
@@ -43,6 +50,20 @@ describe('POST /api/external/messages with externalId', () => {
   const conversationCount = (company: TestCompany) => t.model<Conversation>(Conversation.name).countDocuments({ companyId: company.companyId });
   const storedConversation = (company: TestCompany, id: string) =>
     t.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: company.companyId }).lean();
+
+  it('finds a repeat through the unique partial index, as MongoDB plans the lookup (one key, one document examined)', async () => {
+    const { phone, externalId } = fresh();
+    await receive({ from: { phone }, text: 'Indexed?', channel: 'whatsapp', externalId }).expect(201);
+    const explained = await t
+      .model<Message>(Message.name)
+      .find({ companyId: acme.companyId, ...externalIdFilter('whatsapp', externalId) })
+      .explain('executionStats');
+    const plan = explained as unknown as { queryPlanner: { winningPlan: PlanStage }; executionStats: Record<string, number> };
+    let stage: PlanStage | undefined = plan.queryPlanner.winningPlan;
+    while (stage && stage.stage !== 'IXSCAN') stage = stage.inputStage;
+    expect(stage?.indexName).toBe('one_inbound_message_per_channel_external_id');
+    expect(plan.executionStats).toMatchObject({ nReturned: 1, totalKeysExamined: 1, totalDocsExamined: 1 });
+  });
 
   it('stores the first (201, duplicate false) and answers a repeat with it (200, duplicate true), storing and emitting nothing', async () => {
     const { phone, externalId } = fresh();
