@@ -8,7 +8,7 @@
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
 // --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
-// `npm start` runs it: the app's RSS then holds the whole database) --app-node-options "<node flags for
+// `npm start` runs it: the app's RSS then holds the whole database) --app-node-options="<node flags for
 // the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
 // into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
 // lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in a temporary data directory,
@@ -62,7 +62,7 @@ const machine = describeMachine();
 
 // --cpu-prof: the app writes a V8 CPU profile of the whole run into bench/profiles/ when it stops.
 const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
-// --app-node-options "--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
+// --app-node-options="--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
 const nodeArgs = [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
 // --engine-cpu-prof: the engine's own process writes its profile into bench/profiles/engine/.

@@ -24,7 +24,8 @@ async function register(api, company, url, name) {
  * `events` inbound messages through the API (each one `message.received` event), waits until every
  * healthy receiver holds every delivery, then deletes the webhooks (which drops the bad ones'
  * pending deliveries, so they do not load the next measurement). Deliveries per second count from
- * the first event sent to the last healthy delivery; latency is from the event's payload timestamp.
+ * the first event sent to the last healthy delivery; latency is from the event's payload timestamp; the drain
+ * is the time from the last answered send to the last healthy delivery.
  */
 export async function fanOut(api, company, receivers, { events, withBad }) {
   const { healthy, slow, dead } = receivers;
@@ -66,6 +67,7 @@ export async function fanOut(api, company, receivers, { events, withBad }) {
     expected: events * healthy.length,
     perSecond: deliveries.length / ((lastAt - started) / 1000),
     eventsPerSecond: events / (eventsSentMs / 1000),
+    drainMs: lastAt - (started + eventsSentMs),
     p50: percentile(deliveries.map((d) => d.latencyMs), 50),
     p99: percentile(deliveries.map((d) => d.latencyMs), 99),
     badSignatures: healthy.reduce((sum, r) => sum + r.badSignatures, 0) + slow.badSignatures,
