@@ -75,8 +75,24 @@ async function crash(run, kills) {
   api.up = false;
   await api.process.kill();
   kills.push(`API on port ${api.port} at ${new Date().toISOString()}`);
-  api.process = await startApi({ port: api.port, mongodbUri: run.mongodbUri });
+  api.process = await restartApi(run, api.port);
   api.up = true;
+}
+
+/**
+ * Starts an API process again as a supervisor would: one that exits while starting (the engine's kill can cut its
+ * connection while it builds its indexes) is started anew, up to three times.
+ */
+async function restartApi(run, port) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startApi({ port, mongodbUri: run.mongodbUri });
+    } catch (failure) {
+      if (attempt === 3) throw failure;
+      console.log(`  API on port ${port} did not start (attempt ${attempt}), starting it again: ${failure.message.split('\n')[0]}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
 
 /** Kills the engine (SIGKILL) and starts it again on its data directory and port; the API processes reconnect. */
