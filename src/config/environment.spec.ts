@@ -171,7 +171,7 @@ describe('loadAppConfig', () => {
     [{ JWT_EXPIRES_IN: '0' }, 'JWT_EXPIRES_IN must be a positive duration'],
     [{ MONGODB_URI: 'postgres://db' }, 'MONGODB_URI must be a mongodb:// or mongodb+srv:// URI'],
     [{ EVENT_STREAMS_PER_COMPANY: '0' }, 'EVENT_STREAMS_PER_COMPANY must be an integer from 1 to 10000'],
-    [{ EVENT_STREAM_KEEPALIVE_MS: '20000' }, 'EVENT_STREAM_KEEPALIVE_MS must be an integer from 10 to 15000'],
+    [{ EVENT_STREAM_KEEPALIVE_MS: '20000' }, 'EVENT_STREAM_KEEPALIVE_MS must be an integer from 250 to 15000'],
     [{ EVENT_STREAM_MAX_BUFFER_BYTES: '1k' }, 'EVENT_STREAM_MAX_BUFFER_BYTES must be an integer from 1024'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test (got "staging")'],
   ])('refuses %j with one line naming the variable', (env, message) => {

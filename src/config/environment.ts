@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
+import { POLL_INTERVAL_MS } from '../lanes/lane-worker.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
 export { ConfigurationError };
@@ -145,8 +146,9 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
-    // At most 15 s: the contract promises a keep-alive at least that often.
-    eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, 10, 15_000),
+    // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
+    // which keep-alives are written.
+    eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000),
     eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/app-config.js';
-import { LaneWorker } from '../lanes/lane-worker.js';
+import { LaneWorker, POLL_INTERVAL_MS } from '../lanes/lane-worker.js';
 import type { WebhookEventName } from '../webhooks/webhook-events.js';
 import { eventTypesOf, EventFeed } from './event-feed.service.js';
 import { streamFilter } from './event-frames.js';
@@ -12,8 +12,6 @@ import { EventStreamSlotsRepository } from './event-stream-slots.repository.js';
 import { EventTailer } from './event-tailer.js';
 import type { EventNaming } from './event.view.js';
 
-/** How often other processes' appends are looked for while a stream is open: new events reach streams within 1 s. */
-export const POLL_INTERVAL_MS = 250;
 /** A stream's slot lapses this long after its process last renewed it (a process killed without closing its streams). */
 const SLOT_LEASE_MS = 15_000;
 const SLOT_RENEW_MS = 5_000;
@@ -31,20 +29,18 @@ export interface StreamRequest {
 }
 
 /**
- * Opens and closes the event streams of this process and runs the feed's one clock: while a stream is open,
- * every POLL_INTERVAL_MS (or each keep-alive interval, when shorter) it polls the log for other processes'
- * appends (EventTailer.poll: one query), writes keep-alives to the streams that have been quiet, and renews the
- * streams' slots. The clock is unref'ed, runs only while a stream is open, and stops on shutdown, which ends
- * every stream cleanly before the server closes.
+ * Opens and closes the event streams of this process. While a stream is open, on each poll of the process's
+ * scheduler (LaneWorker.onPoll, every 250 ms) it looks in the log for other processes' appends (EventTailer.poll:
+ * one query; new events reach streams within 1 s), writes keep-alives to the streams that have been quiet, and
+ * renews the streams' slots. It stops listening when the last stream closes and on shutdown, which ends every
+ * stream cleanly before the server closes.
  */
 @Injectable()
 export class EventStreams implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly limits: StreamLimits;
-  private readonly tickMs: number;
   private readonly releasing = new Set<Promise<void>>();
-  private clock?: NodeJS.Timeout;
-  private pollAt = 0;
+  private stopListening?: () => void;
   private renewAt = 0;
   private closing = false;
 
@@ -56,7 +52,6 @@ export class EventStreams implements BeforeApplicationShutdown {
     private readonly worker: LaneWorker,
   ) {
     this.limits = { keepAliveMs: config.eventStreamKeepAliveMs, maxBufferBytes: config.eventStreamMaxBufferBytes };
-    this.tickMs = Math.min(POLL_INTERVAL_MS, config.eventStreamKeepAliveMs);
   }
 
   /**
@@ -82,12 +77,12 @@ export class EventStreams implements BeforeApplicationShutdown {
     const stream = new EventStream(id, companyId, filter, after ?? logged, res, this.limits);
     stream.open((closed) => this.closed(closed));
     this.tailer.attach(stream, logged);
-    this.startClock();
+    this.listen();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    this.stopClock();
+    this.stopListeningToPolls();
     const streams = [...this.tailer.streams()];
     for (const stream of streams) stream.end();
     // A client that stopped reading cannot take the end of its stream: cut it after a short wait.
@@ -103,7 +98,7 @@ export class EventStreams implements BeforeApplicationShutdown {
   private closed(stream: EventStream): void {
     this.tailer.detach(stream);
     this.release(stream.companyId, stream.id);
-    if (this.tailer.openStreams === 0) this.stopClock();
+    if (this.tailer.openStreams === 0) this.stopListeningToPolls();
   }
 
   private release(companyId: string, id: string): void {
@@ -116,11 +111,8 @@ export class EventStreams implements BeforeApplicationShutdown {
 
   private tick(): void {
     const now = Date.now();
-    if (now >= this.pollAt) {
-      this.pollAt = now + POLL_INTERVAL_MS;
-      this.tailer.poll().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not poll the event log for the open streams'));
-    }
-    for (const stream of this.tailer.streams()) stream.keepAlive(now, this.tickMs);
+    this.tailer.poll().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not poll the event log for the open streams'));
+    for (const stream of this.tailer.streams()) stream.keepAlive(now, POLL_INTERVAL_MS);
     if (now >= this.renewAt) {
       this.renewAt = now + SLOT_RENEW_MS;
       this.renewSlots().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not renew the slots of the open event streams'));
@@ -137,15 +129,14 @@ export class EventStreams implements BeforeApplicationShutdown {
     await Promise.all([...byCompany].map(([companyId, ids]) => this.slots.renew(companyId, ids, SLOT_LEASE_MS)));
   }
 
-  private startClock(): void {
-    if (this.clock) return;
-    this.pollAt = Date.now() + POLL_INTERVAL_MS;
+  private listen(): void {
+    if (this.stopListening) return;
     this.renewAt = Date.now() + SLOT_RENEW_MS;
-    this.clock = setInterval(() => this.tick(), this.tickMs).unref();
+    this.stopListening = this.worker.onPoll(() => this.tick());
   }
 
-  private stopClock(): void {
-    clearInterval(this.clock);
-    this.clock = undefined;
+  private stopListeningToPolls(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { ClaimedLane, LaneFields } from './lane.schema.js';
 import type { LaneStore } from './lane-store.js';
-import { LaneWorker } from './lane-worker.js';
+import { LaneWorker, POLL_INTERVAL_MS } from './lane-worker.js';
 
 type Lane = ClaimedLane<LaneFields>;
 
@@ -64,5 +64,39 @@ describe('LaneWorker after a turn', () => {
     // a (room full), then b after a's turn, then the empty answer; b's turn adds none.
     expect(store.claim).toHaveBeenCalledTimes(3);
     expect(store.release).toHaveBeenCalledTimes(2);
+  });
+});
+
+/** The process's one clock: poll listeners (the event feed's open streams) run on it, not on timers of their own. */
+describe('LaneWorker poll listeners', () => {
+  let worker: LaneWorker;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    worker = new LaneWorker();
+    worker.onApplicationBootstrap();
+  });
+  afterEach(async () => {
+    await worker.beforeApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  it('calls a listener on every poll until it stops listening, past one that throws, and none after shutdown', async () => {
+    const listener = jest.fn();
+    worker.onPoll(() => {
+      throw new Error('a failing listener');
+    });
+    const stop = worker.onPoll(listener);
+    jest.advanceTimersByTime(3 * POLL_INTERVAL_MS);
+    expect(listener).toHaveBeenCalledTimes(3);
+    stop();
+    jest.advanceTimersByTime(2 * POLL_INTERVAL_MS);
+    expect(listener).toHaveBeenCalledTimes(3);
+
+    const late = jest.fn();
+    worker.onPoll(late);
+    await worker.beforeApplicationShutdown();
+    jest.advanceTimersByTime(2 * POLL_INTERVAL_MS);
+    expect(late).not.toHaveBeenCalled();
   });
 });

@@ -51,6 +51,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   readonly id = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   private readonly logger = new Logger(LaneWorker.name);
   private readonly kinds = new Map<string, KindState>();
+  private readonly pollListeners = new Set<() => void>();
   private running = false;
   private poll?: NodeJS.Timeout;
 
@@ -62,9 +63,20 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   onApplicationBootstrap(): void {
     this.running = true;
-    // The scheduler's own clock: every other background job is a lane it finds due.
-    this.poll = setInterval(() => this.wake(), POLL_INTERVAL_MS).unref();
+    // The scheduler's own clock, the process's only one: every other background job is a lane it finds due, or
+    // (work of this process alone) a listener it calls on each poll.
+    this.poll = setInterval(() => this.tick(), POLL_INTERVAL_MS).unref();
     this.wake();
+  }
+
+  /**
+   * Calls `listener` on every poll until the returned function is called: for work of this process alone that
+   * must look again each poll while it has something to look after (the event feed's open streams), which is
+   * no lane since no other process could take it over.
+   */
+  onPoll(listener: () => void): () => void {
+    this.pollListeners.add(listener);
+    return () => this.pollListeners.delete(listener);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -73,6 +85,17 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     const states = [...this.kinds.values()];
     await Promise.all(states.map((state) => state.pumping));
     await Promise.allSettled(states.flatMap((state) => [...state.inFlight]));
+  }
+
+  private tick(): void {
+    this.wake();
+    for (const listener of this.pollListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error({ err: error }, 'A poll listener failed');
+      }
+    }
   }
 
   /** Looks for due lanes of `kind` (every kind when omitted) now, or right after the search under way. */

@@ -119,7 +119,7 @@ describe('the event stream limits: the per-company cap, backpressure, shutdown',
     let base: string;
 
     beforeAll(async () => {
-      ({ app: closing, base } = await deployment.add({ EVENT_STREAM_KEEPALIVE_MS: '100' }));
+      ({ app: closing, base } = await deployment.add({ EVENT_STREAM_KEEPALIVE_MS: '250' }));
     });
 
     it('cuts a client that takes nothing for two keep-alive intervals and 5 s (here one with a backlog to catch up on)', async () => {
