@@ -1,35 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { conversationHelpers } from '../support/conversations.js';
-import { EventRecorder } from '../support/event-log.js';
-import { addAgent, conversationSnapshot, twoCompanies, type TestCompany } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { describe, expect, it } from '@jest/globals';
+import { conversationsSuite } from '../support/conversations.js';
+import { addAgent, conversationSnapshot } from '../support/factories.js';
 
 describe('/v1/conversations/:id: assign, close, update', () => {
-  let t: TestApp;
-  let acme: TestCompany;
-  let globex: TestCompany;
-  let recorder: EventRecorder;
-
-  beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    ({ acme, globex } = await twoCompanies(t.http));
-    recorder = new EventRecorder(t);
-  });
-  beforeEach(async () => {
-    await recorder.clear();
-  });
-  afterAll(() => t.close());
-
-  const { start, stored, deactivate, conversationIn } = conversationHelpers(() => ({ t, acme, recorder }));
+  const suite = conversationsSuite();
+  const { start, stored, deactivate, conversationIn } = suite;
 
   describe('POST /v1/conversations/:id/assign', () => {
     it('assigns a bot conversation to an agent: human, assignedAgentId, one conversation.assigned', async () => {
-      const conversation = await start(acme);
-      const agent = await addAgent(t, acme, 'agent');
-      await recorder.clear();
-      const response = await t.http
+      const conversation = await start(suite.acme);
+      const agent = await addAgent(suite.t, suite.acme, 'agent');
+      await suite.recorder.clear();
+      const response = await suite.t.http
         .post(`/v1/conversations/${conversation.id}/assign`)
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ agentId: agent.agentId })
         .expect(200);
       expect(response.body).toMatchObject({
@@ -37,84 +21,84 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         status: 'human',
         assignedAgentId: agent.agentId,
         assignedAt: expect.any(String),
-        assignedBy: { kind: 'agent', id: acme.agentId },
+        assignedBy: { kind: 'agent', id: suite.acme.agentId },
       });
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'human', isOpen: true });
-      expect(await recorder.events()).toEqual([
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'human', isOpen: true });
+      expect(await suite.recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.assigned',
-          companyId: acme.companyId,
+          companyId: suite.acme.companyId,
           data: { conversation: conversationSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
       ]);
     });
 
     it('reassigns a human conversation (status stays human, event again) and ignores the same agent', async () => {
-      const conversation = await start(acme);
-      const first = await addAgent(t, acme, 'agent');
-      const second = await addAgent(t, acme, 'supervisor');
+      const conversation = await start(suite.acme);
+      const first = await addAgent(suite.t, suite.acme, 'agent');
+      const second = await addAgent(suite.t, suite.acme, 'supervisor');
       const path = `/v1/conversations/${conversation.id}/assign`;
-      await t.http.post(path).set(first.auth).send({ agentId: first.agentId }).expect(200);
-      await recorder.clear();
+      await suite.t.http.post(path).set(first.auth).send({ agentId: first.agentId }).expect(200);
+      await suite.recorder.clear();
 
-      const reassigned = await t.http.post(path).set(first.auth).send({ agentId: second.agentId }).expect(200);
+      const reassigned = await suite.t.http.post(path).set(first.auth).send({ agentId: second.agentId }).expect(200);
       expect(reassigned.body).toMatchObject({ status: 'human', assignedAgentId: second.agentId });
       expect(reassigned.body.assignedBy).toEqual({ kind: 'agent', id: first.agentId });
-      expect(await recorder.events()).toEqual([
+      expect(await suite.recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.assigned',
           data: { conversation: conversationSnapshot(reassigned.body), agentId: second.agentId, previousAgentId: first.agentId },
         }),
       ]);
 
-      await recorder.clear();
-      const again = await t.http.post(path).set(acme.auth).send({ agentId: second.agentId }).expect(200);
+      await suite.recorder.clear();
+      const again = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: second.agentId }).expect(200);
       expect(again.body).toEqual(reassigned.body);
-      expect(await recorder.events()).toEqual([]);
+      expect(await suite.recorder.events()).toEqual([]);
     });
 
     it('answers 400 for an inactive, foreign, unknown or malformed agent, naming the problem', async () => {
-      const conversation = await start(acme);
+      const conversation = await start(suite.acme);
       const path = `/v1/conversations/${conversation.id}/assign`;
-      const inactive = await addAgent(t, acme, 'agent');
-      await deactivate(acme, inactive.agentId);
+      const inactive = await addAgent(suite.t, suite.acme, 'agent');
+      await deactivate(suite.acme, inactive.agentId);
 
-      const deactivated = await t.http.post(path).set(acme.auth).send({ agentId: inactive.agentId }).expect(400);
+      const deactivated = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: inactive.agentId }).expect(400);
       expect(deactivated.body.errors).toEqual([
         { field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' },
       ]);
-      const foreign = await t.http.post(path).set(acme.auth).send({ agentId: globex.agentId }).expect(400);
+      const foreign = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: suite.globex.agentId }).expect(400);
       expect(foreign.body.errors).toEqual([{ field: 'agentId', message: 'agent not found' }]);
-      await t.http.post(path).set(acme.auth).send({ agentId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
-      const malformed = await t.http.post(path).set(acme.auth).send({ agentId: 'ada' }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
+      const malformed = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: 'ada' }).expect(400);
       expect(malformed.body.errors).toEqual([{ field: 'agentId', message: 'agentId must be a mongodb id' }]);
-      await t.http.post(path).set(acme.auth).send({}).expect(400);
-      await t.http.post(path).set(acme.auth).send({ agentId: { $gt: '' } }).expect(400);
-      await t.http.post(path).set(acme.auth).send({ agentId: acme.agentId, force: true }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({}).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: { $gt: '' } }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: suite.acme.agentId, force: true }).expect(400);
 
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
-      expect(await recorder.events()).toEqual([]);
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
+      expect(await suite.recorder.events()).toEqual([]);
     });
 
     it('answers 404 for another company’s conversation and leaves it alone', async () => {
-      const conversation = await start(acme);
-      await t.http
+      const conversation = await start(suite.acme);
+      await suite.t.http
         .post(`/v1/conversations/${conversation.id}/assign`)
-        .set(globex.auth)
-        .send({ agentId: globex.agentId })
+        .set(suite.globex.auth)
+        .send({ agentId: suite.globex.agentId })
         .expect(404);
-      await t.http.post('/v1/conversations/nope/assign').set(acme.auth).send({ agentId: acme.agentId }).expect(404);
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
-      expect(await recorder.events()).toEqual([]);
+      await suite.t.http.post('/v1/conversations/nope/assign').set(suite.acme.auth).send({ agentId: suite.acme.agentId }).expect(404);
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'bot', assignedAgentId: null });
+      expect(await suite.recorder.events()).toEqual([]);
     });
   });
 
   describe('POST /v1/conversations/:id/close', () => {
     it('closes with a reason and emits conversation.closed once', async () => {
-      const conversation = await start(acme);
-      const response = await t.http
+      const conversation = await start(suite.acme);
+      const response = await suite.t.http
         .post(`/v1/conversations/${conversation.id}/close`)
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ reason: 'Resolved: refund issued' })
         .expect(200);
       expect(response.body).toMatchObject({
@@ -122,11 +106,11 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         closedAt: expect.any(String),
         closeReason: 'Resolved: refund issued',
       });
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'closed', isOpen: false });
-      expect(await recorder.events()).toEqual([
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'closed', isOpen: false });
+      expect(await suite.recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.closed',
-          companyId: acme.companyId,
+          companyId: suite.acme.companyId,
           data: { conversation: conversationSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
       ]);
@@ -134,65 +118,65 @@ describe('/v1/conversations/:id: assign, close, update', () => {
 
     it('closes without a body, keeping the agent it had', async () => {
       const conversation = await conversationIn('human');
-      const response = await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).expect(200);
-      expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: acme.agentId });
-      expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
-      expect((await recorder.events())[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
+      const response = await suite.t.http.post(`/v1/conversations/${conversation.id}/close`).set(suite.acme.auth).expect(200);
+      expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: suite.acme.agentId });
+      expect((await suite.recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
+      expect((await suite.recorder.events())[0].data).toEqual({ conversation: conversationSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
       const conversation = await conversationIn('closed');
-      const response = await t.http.post(`/v1/conversations/${conversation.id}/close`).set(acme.auth).send({}).expect(400);
+      const response = await suite.t.http.post(`/v1/conversations/${conversation.id}/close`).set(suite.acme.auth).send({}).expect(400);
       expect(response.body.message).toBe(
         "Cannot move a conversation from closed to closed; allowed from closed: none (closed conversations are never reopened)",
       );
-      expect(await recorder.events()).toEqual([]);
+      expect(await suite.recorder.events()).toEqual([]);
     });
 
     it('answers 400 for a bad reason and 404 for a foreign conversation', async () => {
-      const conversation = await start(acme);
+      const conversation = await start(suite.acme);
       const path = `/v1/conversations/${conversation.id}/close`;
-      await t.http.post(path).set(acme.auth).send({ reason: '' }).expect(400);
-      await t.http.post(path).set(acme.auth).send({ reason: 7 }).expect(400);
-      await t.http.post(path).set(acme.auth).send({ reason: { $ne: null } }).expect(400);
-      await t.http.post(path).set(acme.auth).send({ reason: 'x'.repeat(501) }).expect(400);
-      await t.http.post(path).set(globex.auth).send({}).expect(404);
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'bot', isOpen: true, closedAt: null });
-      expect(await recorder.events()).toEqual([]);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ reason: '' }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ reason: 7 }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ reason: { $ne: null } }).expect(400);
+      await suite.t.http.post(path).set(suite.acme.auth).send({ reason: 'x'.repeat(501) }).expect(400);
+      await suite.t.http.post(path).set(suite.globex.auth).send({}).expect(404);
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'bot', isOpen: true, closedAt: null });
+      expect(await suite.recorder.events()).toEqual([]);
     });
   });
 
   describe('PATCH /v1/conversations/:id', () => {
     it('changes priority, tags (trimmed, without blanks or duplicates) and subject; null clears the subject', async () => {
-      const conversation = await start(acme, { subject: 'Old subject' });
+      const conversation = await start(suite.acme, { subject: 'Old subject' });
       const path = `/v1/conversations/${conversation.id}`;
-      const response = await t.http
+      const response = await suite.t.http
         .patch(path)
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ priority: 'high', tags: [' vip', 'billing', 'vip', ''], subject: 'Refund' })
         .expect(200);
       expect(response.body).toMatchObject({ priority: 'high', tags: ['vip', 'billing'], subject: 'Refund', status: 'bot' });
-      const cleared = await t.http.patch(path).set(acme.auth).send({ subject: null, tags: [] }).expect(200);
+      const cleared = await suite.t.http.patch(path).set(suite.acme.auth).send({ subject: null, tags: [] }).expect(200);
       expect(cleared.body).toMatchObject({ subject: null, tags: [], priority: 'high' });
-      expect(await stored(acme, conversation.id)).toMatchObject({ subject: null, tags: [], priority: 'high' });
-      const unchanged = await t.http.patch(path).set(acme.auth).send({}).expect(200);
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ subject: null, tags: [], priority: 'high' });
+      const unchanged = await suite.t.http.patch(path).set(suite.acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(cleared.body);
-      expect(await recorder.events()).toEqual([]);
+      expect(await suite.recorder.events()).toEqual([]);
     });
 
     it('hands a bot conversation off to the queue, setting queuedAt, with conversation.queued once', async () => {
-      const conversation = await start(acme);
-      const response = await t.http
+      const conversation = await start(suite.acme);
+      const response = await suite.t.http
         .patch(`/v1/conversations/${conversation.id}`)
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ status: 'queued' })
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
-      expect(await recorder.events()).toEqual([
+      expect(await suite.recorder.events()).toEqual([
         {
           id: expect.stringMatching(/^evt_/),
           type: 'conversation.queued',
-          companyId: acme.companyId,
+          companyId: suite.acme.companyId,
           sequence: expect.any(Number),
           occurredAt: new Date(response.body.updatedAt),
           data: { conversation: conversationSnapshot(response.body), previousAgentId: null },
@@ -202,9 +186,9 @@ describe('/v1/conversations/:id: assign, close, update', () => {
 
     it('unassigns a human conversation back to the queue', async () => {
       const conversation = await conversationIn('human');
-      const response = await t.http
+      const response = await suite.t.http
         .patch(`/v1/conversations/${conversation.id}`)
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ status: 'queued', priority: 'high' })
         .expect(200);
       expect(response.body).toMatchObject({
@@ -215,27 +199,27 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         assignedBy: null,
         queuedAt: expect.any(String),
       });
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
-      const [event] = await recorder.events();
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
+      const [event] = await suite.recorder.events();
       expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: conversationSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {
       const conversation = await conversationIn('closed');
       const path = `/v1/conversations/${conversation.id}`;
-      const labelled = await t.http.patch(path).set(acme.auth).send({ tags: ['churn-risk'] }).expect(200);
+      const labelled = await suite.t.http.patch(path).set(suite.acme.auth).send({ tags: ['churn-risk'] }).expect(200);
       expect(labelled.body).toMatchObject({ status: 'closed', tags: ['churn-risk'] });
-      const moved = await t.http.patch(path).set(acme.auth).send({ status: 'queued', priority: 'low' }).expect(400);
+      const moved = await suite.t.http.patch(path).set(suite.acme.auth).send({ status: 'queued', priority: 'low' }).expect(400);
       expect(moved.body.message).toBe(
         'Cannot move a conversation from closed to queued; allowed from closed: none (closed conversations are never reopened)',
       );
-      expect(await stored(acme, conversation.id)).toMatchObject({ status: 'closed', priority: 'medium' });
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'closed', priority: 'medium' });
     });
 
     it('accepts status only as queued', async () => {
-      const conversation = await start(acme);
+      const conversation = await start(suite.acme);
       for (const status of ['human', 'closed', 'bot', 'open', null]) {
-        const response = await t.http.patch(`/v1/conversations/${conversation.id}`).set(acme.auth).send({ status });
+        const response = await suite.t.http.patch(`/v1/conversations/${conversation.id}`).set(suite.acme.auth).send({ status });
         expect({ status, code: response.status }).toEqual({ status, code: 400 });
         expect(response.body.errors).toEqual([
           { field: 'status', message: 'status may only be set to queued here; assign or close through their own routes' },
@@ -244,7 +228,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
     });
 
     it('answers 400 for wrong types, unknown fields and operators; 404 for foreign or malformed ids', async () => {
-      const conversation = await start(acme);
+      const conversation = await start(suite.acme);
       const path = `/v1/conversations/${conversation.id}`;
       const cases: Record<string, unknown>[] = [
         { priority: 'urgent' },
@@ -255,17 +239,17 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         { tags: [42] },
         { tags: Array.from({ length: 51 }, (_, index) => `t${index}`) },
         { subject: '' },
-        { assignedAgentId: acme.agentId },
+        { assignedAgentId: suite.acme.agentId },
         { tags: { $each: ['vip'] } },
         { $set: { status: 'closed' } },
       ];
       for (const body of cases) {
-        const response = await t.http.patch(path).set(acme.auth).send(body);
+        const response = await suite.t.http.patch(path).set(suite.acme.auth).send(body);
         expect({ body, status: response.status }).toEqual({ body, status: 400 });
       }
-      await t.http.patch(path).set(globex.auth).send({ priority: 'high' }).expect(404);
-      await t.http.patch('/v1/conversations/zzz').set(acme.auth).send({ priority: 'high' }).expect(404);
-      expect(await stored(acme, conversation.id)).toMatchObject({ priority: 'medium', tags: [], status: 'bot' });
+      await suite.t.http.patch(path).set(suite.globex.auth).send({ priority: 'high' }).expect(404);
+      await suite.t.http.patch('/v1/conversations/zzz').set(suite.acme.auth).send({ priority: 'high' }).expect(404);
+      expect(await stored(suite.acme, conversation.id)).toMatchObject({ priority: 'medium', tags: [], status: 'bot' });
     });
   });
 });

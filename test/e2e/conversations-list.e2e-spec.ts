@@ -1,26 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { conversationHelpers, type ConversationBody } from '../support/conversations.js';
-import { EventRecorder } from '../support/event-log.js';
-import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { ConversationView } from '../../src/conversations/conversation.view.js';
+import { conversationsSuite } from '../support/conversations.js';
+import { addAgent, registerCompany, type TestCompany } from '../support/factories.js';
 
 describe('/v1/conversations, listed', () => {
-  let t: TestApp;
-  let acme: TestCompany;
-  let globex: TestCompany;
-  let recorder: EventRecorder;
-
-  beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    ({ acme, globex } = await twoCompanies(t.http));
-    recorder = new EventRecorder(t);
-  });
-  beforeEach(async () => {
-    await recorder.clear();
-  });
-  afterAll(() => t.close());
-
-  const { start } = conversationHelpers(() => ({ t, acme, recorder }));
+  const suite = conversationsSuite();
+  const { start } = suite;
 
   describe('GET /v1/conversations', () => {
     let initech: TestCompany;
@@ -28,20 +13,20 @@ describe('/v1/conversations, listed', () => {
     const ids: Record<string, string> = {};
 
     beforeAll(async () => {
-      initech = await registerCompany(t.http, 'Initech');
-      agentId = (await addAgent(t, initech, 'agent')).agentId;
+      initech = await registerCompany(suite.t.http, 'Initech');
+      agentId = (await addAgent(suite.t, initech, 'agent')).agentId;
       ids.bot = (await start(initech, { priority: 'low' })).id;
       ids.queued = (await start(initech, { priority: 'high' })).id;
-      await t.http.patch(`/v1/conversations/${ids.queued}`).set(initech.auth).send({ status: 'queued' }).expect(200);
+      await suite.t.http.patch(`/v1/conversations/${ids.queued}`).set(initech.auth).send({ status: 'queued' }).expect(200);
       ids.human = (await start(initech)).id;
-      await t.http.post(`/v1/conversations/${ids.human}/assign`).set(initech.auth).send({ agentId }).expect(200);
+      await suite.t.http.post(`/v1/conversations/${ids.human}/assign`).set(initech.auth).send({ agentId }).expect(200);
       ids.closed = (await start(initech, { priority: 'high' })).id;
-      await t.http.post(`/v1/conversations/${ids.closed}/close`).set(initech.auth).send({}).expect(200);
+      await suite.t.http.post(`/v1/conversations/${ids.closed}/close`).set(initech.auth).send({}).expect(200);
     });
 
     const list = async (query: Record<string, string | number>) =>
-      (await t.http.get('/v1/conversations').query(query).set(initech.auth).expect(200)).body as {
-        data: ConversationBody[];
+      (await suite.t.http.get('/v1/conversations').query(query).set(initech.auth).expect(200)).body as {
+        data: ConversationView[];
         nextCursor: string | null;
       };
 
@@ -77,21 +62,21 @@ describe('/v1/conversations, listed', () => {
         'cursor=abc',
       ];
       for (const query of bad) {
-        const response = await t.http.get(`/v1/conversations?${query}`).set(initech.auth);
+        const response = await suite.t.http.get(`/v1/conversations?${query}`).set(initech.auth);
         expect({ query, status: response.status }).toEqual({ query, status: 400 });
       }
-      const malformed = await t.http.get('/v1/conversations?assignedAgentId=nope').set(initech.auth).expect(400);
+      const malformed = await suite.t.http.get('/v1/conversations?assignedAgentId=nope').set(initech.auth).expect(400);
       expect(malformed.body.errors).toEqual([{ field: 'assignedAgentId', message: 'assignedAgentId must be a mongodb id' }]);
     });
 
     it('never shows another company’s conversations', async () => {
-      const page = await t.http.get('/v1/conversations').set(globex.auth).query({ limit: 100 }).expect(200);
-      const shown = new Set(page.body.data.map((conversation: ConversationBody) => conversation.id));
+      const page = await suite.t.http.get('/v1/conversations').set(suite.globex.auth).query({ limit: 100 }).expect(200);
+      const shown = new Set(page.body.data.map((conversation: ConversationView) => conversation.id));
       for (const id of Object.values(ids)) expect(shown.has(id)).toBe(false);
     });
 
     it('walks pages of 2 to the end while new conversations arrive: no repeats, no gaps', async () => {
-      const hooli = await registerCompany(t.http, 'Hooli');
+      const hooli = await registerCompany(suite.t.http, 'Hooli');
       const existing: string[] = [];
       for (let index = 0; index < 7; index += 1) existing.unshift((await start(hooli)).id);
 
@@ -99,7 +84,7 @@ describe('/v1/conversations, listed', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const response: { body: { data: ConversationBody[]; nextCursor: string | null } } = await t.http
+        const response: { body: { data: ConversationView[]; nextCursor: string | null } } = await suite.t.http
           .get('/v1/conversations')
           .query(cursor ? { limit: 2, startAfter: cursor } : { limit: 2 })
           .set(hooli.auth)
@@ -114,17 +99,17 @@ describe('/v1/conversations, listed', () => {
       expect(seen).toEqual(existing);
       expect(pages).toBe(4);
 
-      const fresh = await t.http.get('/v1/conversations').query({ limit: 100 }).set(hooli.auth).expect(200);
+      const fresh = await suite.t.http.get('/v1/conversations').query({ limit: 100 }).set(hooli.auth).expect(200);
       expect(fresh.body.data).toHaveLength(11);
-      expect(fresh.body.data.slice(4).map((conversation: ConversationBody) => conversation.id)).toEqual(existing);
+      expect(fresh.body.data.slice(4).map((conversation: ConversationView) => conversation.id)).toEqual(existing);
     });
 
     it('defaults to 50 per page', async () => {
-      const umbrella = await registerCompany(t.http, 'Umbrella');
+      const umbrella = await registerCompany(suite.t.http, 'Umbrella');
       for (let index = 0; index < 51; index += 1) await start(umbrella);
-      const first = await t.http.get('/v1/conversations').set(umbrella.auth).expect(200);
+      const first = await suite.t.http.get('/v1/conversations').set(umbrella.auth).expect(200);
       expect(first.body.data).toHaveLength(50);
-      const second = await t.http
+      const second = await suite.t.http
         .get('/v1/conversations')
         .query({ startAfter: first.body.nextCursor })
         .set(umbrella.auth)

@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { conversationHelpers, type ConversationBody } from '../support/conversations.js';
-import { EventRecorder } from '../support/event-log.js';
-import { conversationSnapshot, registerCompany, uniqueEmail, twoCompanies, type TestCompany } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import type { ConversationView } from '../../src/conversations/conversation.view.js';
+import { conversationsSuite } from '../support/conversations.js';
+import { conversationSnapshot, registerCompany, uniqueEmail } from '../support/factories.js';
 
 describe('/v1/conversations: start, read, the embedded contact', () => {
-  let t: TestApp;
-  let acme: TestCompany;
-  let globex: TestCompany;
-  let recorder: EventRecorder;
-
-  beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
-    ({ acme, globex } = await twoCompanies(t.http));
-    recorder = new EventRecorder(t);
-  });
-  beforeEach(async () => {
-    await recorder.clear();
-  });
-  afterAll(() => t.close());
-
-  const { newContact, start, stored } = conversationHelpers(() => ({ t, acme, recorder }));
+  const suite = conversationsSuite();
+  const { newContact, start, stored } = suite;
 
   describe('POST /v1/conversations', () => {
     it('starts a conversation in bot with priority medium on the api channel and emits conversation.created once', async () => {
-      const contactId = await newContact(acme);
-      const response = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId }).expect(201);
+      const contactId = await newContact(suite.acme);
+      const response = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId }).expect(201);
       expect(response.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{24}$/),
         contactId,
@@ -48,13 +33,13 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         updatedAt: expect.any(String),
         contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
       });
-      const record = await stored(acme, response.body.id);
+      const record = await stored(suite.acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
-      expect(await recorder.events()).toEqual([
+      expect(await suite.recorder.events()).toEqual([
         {
           id: expect.stringMatching(/^evt_/),
           type: 'conversation.created',
-          companyId: acme.companyId,
+          companyId: suite.acme.companyId,
           sequence: expect.any(Number),
           occurredAt: new Date(response.body.createdAt),
           data: { conversation: conversationSnapshot(response.body) },
@@ -63,21 +48,21 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
     });
 
     it('takes channel (lower-cased), subject and priority', async () => {
-      const conversation = await start(acme, { channel: 'WhatsApp', subject: 'Order #1042', priority: 'high' });
+      const conversation = await start(suite.acme, { channel: 'WhatsApp', subject: 'Order #1042', priority: 'high' });
       expect(conversation).toMatchObject({ channel: 'whatsapp', subject: 'Order #1042', priority: 'high', status: 'bot' });
     });
 
     it('sends `message` as the first outbound message, after conversation.created', async () => {
-      const response = await t.http
+      const response = await suite.t.http
         .post('/v1/conversations')
-        .set(acme.auth)
-        .send({ contactId: await newContact(acme), message: 'Hello Grace, your order has shipped.' })
+        .set(suite.acme.auth)
+        .send({ contactId: await newContact(suite.acme), message: 'Hello Grace, your order has shipped.' })
         .expect(201);
-      const conversation = response.body as ConversationBody;
+      const conversation = response.body as ConversationView;
       expect(conversation.lastMessageAt).toEqual(expect.any(String));
       expect(conversation.firstResponseAt).toBe(conversation.lastMessageAt);
 
-      const messages = await t.http.get(`/v1/conversations/${conversation.id}/messages`).set(acme.auth).expect(200);
+      const messages = await suite.t.http.get(`/v1/conversations/${conversation.id}/messages`).set(suite.acme.auth).expect(200);
       expect(messages.body.data).toEqual([
         expect.objectContaining({
           conversationId: conversation.id,
@@ -85,48 +70,48 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
           type: 'text',
           text: 'Hello Grace, your order has shipped.',
           senderType: 'agent',
-          senderId: acme.agentId,
+          senderId: suite.acme.agentId,
           createdAt: conversation.lastMessageAt,
         }),
       ]);
-      expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.sent']);
-      expect((await recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(conversation) });
+      expect((await suite.recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.sent']);
+      expect((await suite.recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: conversationSnapshot(conversation) });
     });
 
     it('allows one open conversation per contact and channel: 409, another channel is fine, a new one after closing', async () => {
-      const first = await start(acme);
-      const second = await t.http
+      const first = await start(suite.acme);
+      const second = await suite.t.http
         .post('/v1/conversations')
-        .set(acme.auth)
+        .set(suite.acme.auth)
         .send({ contactId: first.contactId, channel: 'API', message: 'not sent' })
         .expect(409);
       expect(second.body.message).toBe(
         `Contact ${first.contactId} already has an open conversation on channel api (${first.id})`,
       );
-      const otherChannel = await start(acme, { contactId: first.contactId, channel: 'sms' });
+      const otherChannel = await start(suite.acme, { contactId: first.contactId, channel: 'sms' });
       expect(otherChannel.channel).toBe('sms');
 
-      await t.http.post(`/v1/conversations/${first.id}/close`).set(acme.auth).send({}).expect(200);
-      const reopened = await start(acme, { contactId: first.contactId });
+      await suite.t.http.post(`/v1/conversations/${first.id}/close`).set(suite.acme.auth).send({}).expect(200);
+      const reopened = await start(suite.acme, { contactId: first.contactId });
       expect(reopened.id).not.toBe(first.id);
-      const ofContact = { companyId: acme.companyId, contactId: first.contactId };
-      expect(await t.model(Conversation.name).countDocuments(ofContact)).toBe(3);
-      const sent = (await recorder.events()).filter((event) => event.type === 'message.sent');
+      const ofContact = { companyId: suite.acme.companyId, contactId: first.contactId };
+      expect(await suite.t.model(Conversation.name).countDocuments(ofContact)).toBe(3);
+      const sent = (await suite.recorder.events()).filter((event) => event.type === 'message.sent');
       expect(sent).toEqual([]);
     });
 
     it('answers 400 for a contact that is not the company’s, unknown or malformed', async () => {
-      const foreignContact = await newContact(globex);
-      const foreign = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: foreignContact }).expect(400);
+      const foreignContact = await newContact(suite.globex);
+      const foreign = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: foreignContact }).expect(400);
       expect(foreign.body.errors).toEqual([{ field: 'contactId', message: 'contact not found' }]);
-      await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
-      const malformed = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: 'nope' }).expect(400);
+      await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
+      const malformed = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: 'nope' }).expect(400);
       expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a mongodb id' }]);
-      expect(await recorder.events()).toEqual([]);
+      expect(await suite.recorder.events()).toEqual([]);
     });
 
     it('answers 400 for missing, wrongly typed, unknown and operator fields', async () => {
-      const contactId = await newContact(acme);
+      const contactId = await newContact(suite.acme);
       const cases: Record<string, unknown>[] = [
         {},
         { contactId, priority: 'urgent' },
@@ -140,40 +125,40 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         { contactId, message: { $ne: null } },
       ];
       for (const body of cases) {
-        const response = await t.http.post('/v1/conversations').set(acme.auth).send(body);
+        const response = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send(body);
         expect({ body, status: response.status }).toEqual({ body, status: 400 });
         expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       }
-      expect(await t.model(Conversation.name).countDocuments({ companyId: acme.companyId, contactId })).toBe(0);
+      expect(await suite.t.model(Conversation.name).countDocuments({ companyId: suite.acme.companyId, contactId })).toBe(0);
     });
 
     it('needs a bearer token', async () => {
-      await t.http.post('/v1/conversations').send({ contactId: await newContact(acme) }).expect(401);
+      await suite.t.http.post('/v1/conversations').send({ contactId: await newContact(suite.acme) }).expect(401);
     });
   });
 
   describe('GET /v1/conversations/:id', () => {
     it('answers the conversation', async () => {
-      const conversation = await start(acme);
-      const response = await t.http.get(`/v1/conversations/${conversation.id}`).set(acme.auth).expect(200);
+      const conversation = await start(suite.acme);
+      const response = await suite.t.http.get(`/v1/conversations/${conversation.id}`).set(suite.acme.auth).expect(200);
       expect(response.body).toEqual(conversation);
     });
 
     it('answers 404 for a missing, malformed or foreign id, never the data', async () => {
-      const conversation = await start(acme);
-      const foreign = await t.http.get(`/v1/conversations/${conversation.id}`).set(globex.auth).expect(404);
+      const conversation = await start(suite.acme);
+      const foreign = await suite.t.http.get(`/v1/conversations/${conversation.id}`).set(suite.globex.auth).expect(404);
       expect(foreign.body).toMatchObject({ status: 404, message: `Conversation ${conversation.id} not found` });
       expect(JSON.stringify(foreign.body)).not.toContain(conversation.contactId);
-      await t.http.get('/v1/conversations/6650f0c2a1b2c3d4e5f60718').set(acme.auth).expect(404);
-      await t.http.get('/v1/conversations/not-an-id').set(acme.auth).expect(404);
+      await suite.t.http.get('/v1/conversations/6650f0c2a1b2c3d4e5f60718').set(suite.acme.auth).expect(404);
+      await suite.t.http.get('/v1/conversations/not-an-id').set(suite.acme.auth).expect(404);
     });
   });
 
 
   describe('the embedded contact', () => {
     it('comes with every conversation of a page, read in one contacts query for the page', async () => {
-      const hooli = await registerCompany(t.http, 'Hooli');
-      const contacts = t.app.get(ContactsService);
+      const hooli = await registerCompany(suite.t.http, 'Hooli');
+      const contacts = suite.t.app.get(ContactsService);
       const people = [
         { name: 'Ada', email: uniqueEmail('ada') },
         { name: 'Grace', phone: '+14155552671' },
@@ -191,9 +176,9 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         });
       }
       // The page reads contacts through the driver (TenantRepository.findPlain): count the collection's finds.
-      const find = jest.spyOn(t.model('Contact').collection, 'find');
+      const find = jest.spyOn(suite.t.model('Contact').collection, 'find');
       try {
-        const page = await t.http.get('/v1/conversations').set(hooli.auth).expect(200);
+        const page = await suite.t.http.get('/v1/conversations').set(hooli.auth).expect(200);
         expect(page.body.data).toHaveLength(3);
         for (const conversation of page.body.data) {
           expect(conversation.contact).toEqual(expected.get(conversation.id));
@@ -206,19 +191,19 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
     });
 
     it('comes with GET, assign, close and PATCH answers; null once the contact is deleted', async () => {
-      const conversation = await start(acme);
+      const conversation = await start(suite.acme);
       const path = `/v1/conversations/${conversation.id}`;
       const contact = { id: conversation.contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null };
-      expect((await t.http.get(path).set(acme.auth).expect(200)).body.contact).toEqual(contact);
-      expect((await t.http.patch(path).set(acme.auth).send({ priority: 'high' }).expect(200)).body.contact).toEqual(contact);
-      const assigned = await t.http.post(`${path}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
+      expect((await suite.t.http.get(path).set(suite.acme.auth).expect(200)).body.contact).toEqual(contact);
+      expect((await suite.t.http.patch(path).set(suite.acme.auth).send({ priority: 'high' }).expect(200)).body.contact).toEqual(contact);
+      const assigned = await suite.t.http.post(`${path}/assign`).set(suite.acme.auth).send({ agentId: suite.acme.agentId }).expect(200);
       expect(assigned.body.contact).toEqual(contact);
 
-      await t.http.delete(`/v1/contacts/${conversation.contactId}`).set(acme.auth).expect(200);
-      const closed = await t.http.post(`${path}/close`).set(acme.auth).send({}).expect(200);
+      await suite.t.http.delete(`/v1/contacts/${conversation.contactId}`).set(suite.acme.auth).expect(200);
+      const closed = await suite.t.http.post(`${path}/close`).set(suite.acme.auth).send({}).expect(200);
       expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
       // Events and webhooks keep the conversation as they always carried it.
-      const events = await recorder.events();
+      const events = await suite.recorder.events();
       expect(events.map((event) => event.type)).toEqual(['conversation.assigned', 'conversation.closed']);
       for (const event of events) expect((event.data as { conversation: object }).conversation).not.toHaveProperty('contact');
     });
@@ -226,7 +211,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
 
 
   it('documents every conversation route with its body and errors', async () => {
-    const { body: document } = await t.http.get('/docs-json').expect(200);
+    const { body: document } = await suite.t.http.get('/docs-json').expect(200);
     const assign = document.paths['/v1/conversations/{id}/assign'].post;
     expect(assign.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/AssignConversationDto');
     expect(Object.keys(assign.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '429']));

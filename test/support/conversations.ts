@@ -1,42 +1,38 @@
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
-import { Conversation } from '../../src/conversations/conversation.schema.js';
-import type { EventRecorder } from './event-log.js';
-import { uniqueEmail, type TestCompany } from './factories.js';
-import type { TestApp } from './test-app.js';
+import { Conversation, type ConversationStatus } from '../../src/conversations/conversation.schema.js';
+import type { ConversationView } from '../../src/conversations/conversation.view.js';
+import { EventRecorder } from './event-log.js';
+import { twoCompanies, uniqueEmail, type TestCompany } from './factories.js';
+import { createTestApp, type TestApp } from './test-app.js';
 
-/** A conversation as Interface A answers it. */
-export interface ConversationBody {
-  id: string;
-  contactId: string;
-  channel: string;
-  status: string;
-  priority: string;
-  assignedAgentId: string | null;
-  assignedAt: string | null;
-  assignedBy: { kind: string; id: string | null } | null;
-  tags: string[];
-  subject: string | null;
-  lastMessageAt: string | null;
-  firstResponseAt: string | null;
-  queuedAt: string | null;
-  closedAt: string | null;
-  closeReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
-export type Status = 'bot' | 'queued' | 'human' | 'closed';
-
-/** What the helpers need from a conversations test file, read when they run (after its beforeAll). */
-interface ConversationsTestContext {
+/** A conversations test file's app, its two companies and its event recorder, set once its beforeAll has run. */
+export interface ConversationsSuite {
   t: TestApp;
   acme: TestCompany;
+  globex: TestCompany;
   recorder: EventRecorder;
 }
 
-/** The conversation test files' helpers: contacts, conversations started and moved through the API, stored records. */
-export function conversationHelpers(context: () => ConversationsTestContext) {
+/**
+ * The conversations test files' set-up (one app, two companies, the events of each test alone) and their helpers:
+ * contacts, conversations started and moved through the API, stored records.
+ */
+export function conversationsSuite() {
+  const suite = {} as ConversationsSuite;
+  beforeAll(async () => {
+    suite.t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
+    ({ acme: suite.acme, globex: suite.globex } = await twoCompanies(suite.t.http));
+    suite.recorder = new EventRecorder(suite.t);
+  });
+  beforeEach(async () => {
+    await suite.recorder.clear();
+  });
+  afterAll(() => suite.t.close());
+  const context = () => suite;
+
   async function newContact(company: TestCompany): Promise<string> {
     const contact = await context().t.app
       .get(ContactsService)
@@ -45,7 +41,7 @@ export function conversationHelpers(context: () => ConversationsTestContext) {
   }
 
   /** Starts a conversation through the API; the events it caused are not the test's subject, so they are dropped. */
-  async function start(company: TestCompany, body: Record<string, unknown> = {}): Promise<ConversationBody> {
+  async function start(company: TestCompany, body: Record<string, unknown> = {}): Promise<ConversationView> {
     const contactId = (body.contactId as string | undefined) ?? (await newContact(company));
     const response = await context().t.http
       .post('/v1/conversations')
@@ -53,7 +49,7 @@ export function conversationHelpers(context: () => ConversationsTestContext) {
       .send({ contactId, ...body })
       .expect(201);
     await context().recorder.clear();
-    return response.body as ConversationBody;
+    return response.body as ConversationView;
   }
 
   async function stored(company: TestCompany, id: string) {
@@ -65,7 +61,7 @@ export function conversationHelpers(context: () => ConversationsTestContext) {
   }
 
   /** Puts a new conversation of acme in `status` through the API. */
-  async function conversationIn(status: Status): Promise<ConversationBody> {
+  async function conversationIn(status: ConversationStatus): Promise<ConversationView> {
     const { t, acme, recorder } = context();
     const conversation = await start(acme);
     const path = `/v1/conversations/${conversation.id}`;
@@ -76,5 +72,5 @@ export function conversationHelpers(context: () => ConversationsTestContext) {
     return conversation;
   }
 
-  return { newContact, start, stored, deactivate, conversationIn };
+  return Object.assign(suite, { newContact, start, stored, deactivate, conversationIn });
 }
