@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Types } from 'mongoose';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { MissingTenantFilterError } from '../../src/database/tenancy/tenant-scope.plugin.js';
 import { Message } from '../../src/messages/message.schema.js';
@@ -89,8 +90,10 @@ describe('pages read for their views', () => {
     await t.http.get(`/v1/conversations/${talked.conversation.id}/messages?cursor=bm90LWEtY3Vyc29y`).set(acme.auth).expect(400);
   });
 
-  it('refuses a plain read without a company, as the tenant plugin refuses a Mongoose query', async () => {
+  it('refuses a plain read or write without a company, as the tenant plugin refuses a Mongoose query', async () => {
     const conversations = t.app.get(ConversationsRepository);
     await expect(conversations.findPlain(undefined as never, {})).rejects.toThrow(MissingTenantFilterError);
+    // recordMessage writes through the driver alone (updateAsIs).
+    await expect(conversations.recordMessage(null as never, new Types.ObjectId(), new Date(), false)).rejects.toThrow(MissingTenantFilterError);
   });
 });

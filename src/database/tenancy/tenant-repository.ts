@@ -27,7 +27,12 @@ export interface FindOptions<T> {
 export class TenantRepository<T> {
   constructor(protected readonly model: Model<T>) {}
 
+  /**
+   * The filter within the company. Refuses a missing company as the tenant-scope plugin refuses a Mongoose query
+   * without one, so that reads and writes through the driver alone (`findPlain`, `updateAsIs`) are held alike.
+   */
   protected scope(companyId: CompanyId, filter: QueryFilter<T> = {}): QueryFilter<T> {
+    if (companyId === undefined || companyId === null) throw new MissingTenantFilterError(this.model.modelName, 'query');
     return { ...filter, companyId: toObjectId(companyId) } as QueryFilter<T>;
   }
 
@@ -53,14 +58,11 @@ export class TenantRepository<T> {
   /**
    * `find` through the driver alone, for the hot reads where Mongoose only adds cost (a query object, casting
    * the filter, middleware, per document and per request): the filter must already hold the stored types
-   * (ObjectIds, Dates), since nothing casts it. Scoped like every method here, and refused without a company
-   * as the tenant-scope plugin refuses a Mongoose query.
+   * (ObjectIds, Dates), since nothing casts it. Scoped like every method here (see `scope`).
    */
   async findPlain(companyId: CompanyId, filter: QueryFilter<T>, options: FindOptions<T> = {}): Promise<Stored<T>[]> {
-    const scoped = this.scope(companyId, filter);
-    if (scoped.companyId === undefined || scoped.companyId === null) throw new MissingTenantFilterError(this.model.modelName, 'find');
     const { projection, sort, limit, skip } = options;
-    const cursor = this.model.collection.find(scoped as Filter<unknown>, { projection: projection as object | undefined, sort, limit, skip });
+    const cursor = this.model.collection.find(this.scope(companyId, filter) as Filter<unknown>, { projection: projection as object | undefined, sort, limit, skip });
     return (await cursor.toArray()) as unknown as Stored<T>[];
   }
 
