@@ -12,6 +12,7 @@ import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import { BoundedMap } from '../common/bounded-map.js';
 
 const KEY_PREFIX = 'pk_';
 /** `lastUsedAt` is written at most this often per key. */
@@ -32,7 +33,7 @@ function hashKey(key: string): string {
 export class ApiKeysService {
   private readonly logger = new Logger('ApiKeys');
   /** When this process last marked each key used: at most one write a minute per key, without a read. */
-  private readonly touched = new Map<string, number>();
+  private readonly touched = new BoundedMap<string, number>(TOUCHED_MAX);
 
   constructor(
     private readonly apiKeys: ApiKeysRepository,
@@ -113,7 +114,6 @@ export class ApiKeysService {
     const last = Math.max(lastUsedAt?.getTime() ?? 0, this.touched.get(key) ?? 0);
     if (now - last < LAST_USED_RESOLUTION_MS) return;
     this.touched.delete(key);
-    if (this.touched.size >= TOUCHED_MAX) this.touched.delete(this.touched.keys().next().value as string);
     this.touched.set(key, now);
     this.apiKeys.touchLastUsed(companyId, id, new Date(now), LAST_USED_RESOLUTION_MS).catch((error: unknown) => {
       this.logger.warn(`Could not record the use of API key ${key}: ${(error as Error).message}`);

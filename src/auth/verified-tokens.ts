@@ -1,3 +1,5 @@
+import { BoundedMap } from '../common/bounded-map.js';
+
 /** A token's claims as its signature, `iss` and `aud` were verified. */
 export type VerifiedClaims = Record<string, unknown>;
 
@@ -19,12 +21,14 @@ export const VERIFIED_TOKENS_MAX = 10_000;
  * request by the caller.
  */
 export class VerifiedTokens {
-  private readonly tokens = new Map<string, Verified>();
+  private readonly tokens: BoundedMap<string, Verified>;
 
   constructor(
     private readonly maxAgeSeconds: number,
-    private readonly max = VERIFIED_TOKENS_MAX,
-  ) {}
+    max = VERIFIED_TOKENS_MAX,
+  ) {
+    this.tokens = new BoundedMap(max);
+  }
 
   /** The claims of a token verified earlier and still valid at `now` (Unix seconds), else undefined. */
   get(token: string, now: number): VerifiedClaims | undefined {
@@ -39,7 +43,6 @@ export class VerifiedTokens {
   remember(token: string, claims: VerifiedClaims): void {
     const { exp, iat, nbf } = claims;
     if (typeof exp !== 'number' || typeof iat !== 'number' || nbf !== undefined) return;
-    if (this.tokens.size >= this.max) this.tokens.delete(this.tokens.keys().next().value as string);
     this.tokens.set(token, { claims, validUntil: Math.min(exp, iat + this.maxAgeSeconds) });
   }
 

@@ -1,8 +1,9 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { BoundedMap } from '../common/bounded-map.js';
 
 /** How many numbers normalizePhone remembers (the oldest forgotten first). */
 const RECENT_NUMBERS = 10_000;
-const recent = new Map<string, string | null>();
+const recent = new BoundedMap<string, string | null>(RECENT_NUMBERS);
 
 /**
  * A phone number in E.164 ("+" and digits), or null when it is not a possible number. There is no
@@ -16,7 +17,6 @@ export function normalizePhone(raw: string): string | null {
   if (known !== undefined) return known;
   const normalized = parse(raw);
   // Channels send the same numbers again and again; parsing one costs more than the rest of its lookup.
-  if (recent.size >= RECENT_NUMBERS) recent.delete(recent.keys().next().value!);
   recent.set(raw, normalized);
   return normalized;
 }

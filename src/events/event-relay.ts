@@ -9,6 +9,7 @@ import type { AnyDomainEvent } from './domain-events.js';
 import { EventLogHeadsRepository, EventLogRepository, toDomainEvent, type Reservation } from './event-log.repository.js';
 import type { LoggedEvent } from './event-log.schema.js';
 import type { PendingEvent } from './pending-event.schema.js';
+import { BoundedMap } from '../common/bounded-map.js';
 
 /** Emitted in this process for every batch appended to the log (after its consumers were told). */
 export const EVENTS_LOGGED = 'events.logged';
@@ -59,7 +60,7 @@ export class EventRelay implements BeforeApplicationShutdown {
   private readonly queues = new Map<string, { items: Queued[]; draining: Promise<void> | null }>();
   private readonly sources = new Map<string, EventSourceStore>();
   /** In insertion order, the oldest forgotten first: ids this process appended to the log (they stay there). */
-  private readonly recentlyLogged = new Set<string>();
+  private readonly recentlyLogged = new BoundedMap<string, true>(RECENTLY_LOGGED);
   private readonly retentionMs: number;
 
   constructor(
@@ -157,11 +158,7 @@ export class EventRelay implements BeforeApplicationShutdown {
   }
 
   private remember(entries: LoggedEvent[]): void {
-    for (const entry of entries) this.recentlyLogged.add(entry._id);
-    for (const id of this.recentlyLogged) {
-      if (this.recentlyLogged.size <= RECENTLY_LOGGED) break;
-      this.recentlyLogged.delete(id);
-    }
+    for (const entry of entries) this.recentlyLogged.set(entry._id, true);
   }
 
   private async reserve(companyId: string, count: number): Promise<Reservation> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Flow } from './flow.schema.js';
 import { compileKeywords, triggers, type CompiledKeyword, type ScannedText } from './keyword-match.js';
+import { BoundedMap } from '../common/bounded-map.js';
 
 /** Compiled keyword sets kept in memory; beyond, the least recently used go. */
 const MAX_COMPILED = 10_000;
@@ -12,7 +13,7 @@ const MAX_COMPILED = 10_000;
  */
 @Injectable()
 export class FlowTriggerMatcher {
-  private readonly compiled = new Map<string, { version: number; keywords: CompiledKeyword[] }>();
+  private readonly compiled = new BoundedMap<string, { version: number; keywords: CompiledKeyword[] }>(MAX_COMPILED);
 
   triggers(flow: Stored<Flow>, scanned: ScannedText | null): boolean {
     return triggers(scanned, this.keywordsOf(flow));
@@ -24,7 +25,6 @@ export class FlowTriggerMatcher {
     const cached = this.compiled.get(key);
     this.compiled.delete(key);
     const entry = cached?.version === version ? cached : { version, keywords: compileKeywords(flow.trigger.keywords) };
-    if (this.compiled.size >= MAX_COMPILED) this.compiled.delete(this.compiled.keys().next().value as string);
     this.compiled.set(key, entry);
     return entry.keywords;
   }

@@ -1,4 +1,5 @@
 import type { WriteGeneration } from './write-generation.js';
+import { BoundedMap } from '../../common/bounded-map.js';
 
 /** How long a write made by another process may take to show in this one's caches, by default. */
 export const CROSS_PROCESS_STALENESS_MS = 2_000;
@@ -31,10 +32,9 @@ interface Entry<V> {
  * shared between callers: treat them as read-only.
  */
 export class ReadThroughCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: BoundedMap<string, Entry<V>>;
   private readonly now: () => number;
   private readonly ttlMs: number;
-  private readonly maxEntries: number;
   private readonly keep?: (value: V) => boolean;
 
   constructor(
@@ -43,7 +43,7 @@ export class ReadThroughCache<V> {
   ) {
     this.now = options.now ?? Date.now;
     this.ttlMs = options.ttlMs ?? CROSS_PROCESS_STALENESS_MS;
-    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    this.entries = new BoundedMap(options.maxEntries ?? DEFAULT_MAX_ENTRIES);
     this.keep = options.keep;
   }
 
@@ -63,7 +63,6 @@ export class ReadThroughCache<V> {
 
     // Tagged with the count before the read: a write that completes meanwhile makes the entry stale.
     const entry: Entry<V> = { value: read(), generation: this.generation.current, expiresAt: now + this.ttlMs };
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, entry);
     const forget = () => {
       if (this.entries.get(key) === entry) this.entries.delete(key);
