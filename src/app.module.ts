@@ -9,6 +9,7 @@ import { PermissionsGuard } from './auth/guards/permissions.guard.js';
 import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { LoggingModule } from './common/logging/logging.module.js';
+import { RouteMetadataModule } from './common/route-metadata.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(env),
         LoggingModule.forRoot(),
+        RouteMetadataModule,
         DatabaseModule,
         LanesModule,
         EventsModule,
@@ -63,7 +65,7 @@ export class AppModule {
       // Global guards run in this order: who is calling, how often, may they, and did this request run already.
       providers: [
         { provide: APP_GUARD, useClass: AuthenticationGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_GUARD, useClass: PermissionsGuard },
         { provide: APP_GUARD, useExisting: IdempotencyGuard },
       ],

@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { CachedReflector } from './route-metadata.js';
 
 const ROLE = 'test:role';
@@ -14,6 +15,17 @@ class Parent {
 class Child extends Parent {}
 
 describe('CachedReflector', () => {
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  it('reads a key of a controller and handler once: later requests are answered from memory', () => {
+    const lookups = jest.spyOn(Reflector.prototype, 'getAllAndOverride');
+    const reflector = new CachedReflector();
+    for (let i = 0; i < 3; i++) reflector.getAllAndOverride(ROLE, [Parent.prototype.decorated, Parent]);
+    expect(lookups).toHaveBeenCalledTimes(1);
+  });
+
   it('answers as the Reflector does, per controller and handler, the first time and from memory after', () => {
     const reflector = new CachedReflector();
     for (let i = 0; i < 2; i++) {

@@ -1,4 +1,4 @@
-import type { Type } from '@nestjs/common';
+import { Global, Injectable, Module, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
 /**
@@ -6,8 +6,9 @@ import { Reflector } from '@nestjs/core';
  * lookup: decorator metadata is fixed once the classes are declared, and the global guards ask for
  * a dozen keys on every request (each lookup walks reflect-metadata's maps). Keyed by controller and
  * handler, since a handler inherited by two controllers may be decorated differently on each; any other
- * shape of `targets` is looked up as usual.
+ * shape of `targets` is looked up as usual. One per application (RouteMetadataModule), shared by the global guards.
  */
+@Injectable()
 export class CachedReflector extends Reflector {
   private readonly byController = new WeakMap<Function, WeakMap<Function, Map<unknown, unknown>>>();
 
@@ -32,3 +33,8 @@ export class CachedReflector extends Reflector {
     return value;
   }
 }
+
+/** Provides the application's one CachedReflector to the global guards, wherever they are declared. */
+@Global()
+@Module({ providers: [CachedReflector], exports: [CachedReflector] })
+export class RouteMetadataModule {}

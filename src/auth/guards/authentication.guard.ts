@@ -18,9 +18,8 @@ import { JwtStrategy } from '../strategies/jwt.strategy.js';
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
-  private readonly reflector = new CachedReflector();
-
   constructor(
+    private readonly reflector: CachedReflector,
     private readonly failures: AuthFailureLimiter,
     private readonly bearer: JwtStrategy,
     private readonly apiKey: ApiKeyStrategy,

@@ -12,7 +12,7 @@ export function roleAllows(role: Role, required: Role): boolean {
 /** Reads `@RequireRole` and `@RequireScopes` and answers 403 when the authenticated caller lacks them. */
 @Injectable()
 export class PermissionsGuard implements CanActivate {
-  private readonly reflector = new CachedReflector();
+  constructor(private readonly reflector: CachedReflector) {}
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];

@@ -3,6 +3,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { SkipThrottle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
 import { RateLimitGuard, rateLimitTracker, RateLimitWeight, type TrackedRequest } from './rate-limit.guard.js';
+import { CachedReflector } from '../route-metadata.js';
 import { SharedWindowThrottlerStorage } from './shared-window-throttler.storage.js';
 
 const agent = (agentId: string, companyId = 'c1'): AuthPrincipal => ({ kind: 'agent', agentId, companyId, role: 'agent' });
@@ -103,7 +104,7 @@ describe('RateLimitGuard', () => {
       ],
       storage,
     };
-    guard = new RateLimitGuard(options, storage);
+    guard = new RateLimitGuard(options, storage, new CachedReflector());
     await guard.onModuleInit();
   });
 

@@ -102,8 +102,12 @@ export function rateLimitHeaders(
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** The library reads five keys per throttler and request: from memory after a route's first request. */
-  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage) {
-    super(options, storage, new CachedReflector());
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: CachedReflector,
+  ) {
+    super(options, storage, reflector);
   }
 
   protected override async getTracker(req: Record<string, any>): Promise<string> {

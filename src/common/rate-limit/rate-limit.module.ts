@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config.js';
+import { RouteMetadataModule } from '../route-metadata.js';
 import { AuthFailureInterceptor } from './auth-failure.interceptor.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RATE_LIMIT_STORAGE, RateLimitStorageModule } from './rate-limit-storage.js';
@@ -35,6 +36,7 @@ export class AuthFailuresModule {}
 @Module({
   imports: [
     AuthFailuresModule,
+    RouteMetadataModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStorageModule],
       inject: [AppConfig, RATE_LIMIT_STORAGE],
