@@ -101,7 +101,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
-      this.updateAsIs(companyId, filter, { $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at }, $inc: { revision: 1 } });
+      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at } }));
     if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.

@@ -30,7 +30,7 @@ export class EventLogRepository extends TenantRepository<LoggedEvent> {
    * others are written all the same. Answers the entries that were new.
    */
   async append(companyId: CompanyId, entries: LoggedEvent[]): Promise<LoggedEvent[]> {
-    const company = toObjectId(companyId);
+    const company = this.tenant(companyId);
     try {
       await this.model.insertMany(
         entries.map((entry) => ({ ...entry, companyId: company })),

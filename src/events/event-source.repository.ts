@@ -1,5 +1,4 @@
 import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
-import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import type { EventRelay, EventSourceStore } from './event-relay.js';
@@ -29,7 +28,7 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
    * snapshots show them (they are taken before the write), so the stored record and its events agree.
    */
   protected async insertWithEvents(companyId: CompanyId, data: Partial<T>, events: PendingEvent[]): Promise<Stored<T>> {
-    const document = { ...data, companyId: toObjectId(companyId), pendingEvents: events };
+    const document = { ...data, companyId: this.tenant(companyId), pendingEvents: events };
     const created = await new this.model(document).save({ timestamps: !('updatedAt' in data) });
     const stored = created.toObject() as unknown as Stored<T>;
     this.handOver(companyId, stored._id, events);
@@ -43,7 +42,7 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
    * Fields left undefined are not stored, as with a Mongoose save.
    */
   protected async insertCompleteWithEvents(companyId: CompanyId, record: Stored<T>, events: PendingEvent[]): Promise<Stored<T>> {
-    const document = { ...record, companyId: toObjectId(companyId), pendingEvents: events };
+    const document = { ...record, companyId: this.tenant(companyId), pendingEvents: events };
     await this.model.insertMany([document], { lean: true, ignoreUndefined: true } as never);
     this.handOver(companyId, record._id, events);
     return document;
@@ -100,7 +99,7 @@ export class EventSourceRepository<T extends EventSource> extends TenantReposito
   }
 
   async clearPending(companyId: string, documents: { docId: Types.ObjectId; ids: string[] }[]): Promise<void> {
-    const company = toObjectId(companyId);
+    const company = this.tenant(companyId);
     await this.model.bulkWrite(
       documents.map(({ docId, ids }) => ({
         updateOne: {

@@ -3,7 +3,6 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model } from 'mongoose';
 import { AppConfig } from '../config/app-config.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
-import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { FlowExecutionSnapshot, FlowExecutionStepResult } from '../events/domain-events.js';
 import { EventRelay } from '../events/event-relay.js';
@@ -69,7 +68,7 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
 
   /** Records one more step of a running execution. */
   async recordStep(companyId: CompanyId, id: Types.ObjectId, step: FlowExecutionStepResult): Promise<void> {
-    await this.model.updateOne({ _id: id, companyId: toObjectId(companyId), status: 'running' }, { $push: { steps: step } }).exec();
+    await this.model.updateOne(this.scope(companyId, { _id: id, status: 'running' }), { $push: { steps: step } }).exec();
   }
 
   /** Ends a running execution with its result and `flow.executed`, once: an execution no longer running is left alone. */

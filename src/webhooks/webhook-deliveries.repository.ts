@@ -3,7 +3,6 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
 import { AppConfig } from '../config/app-config.js';
 import { duplicateInsertIndexes } from '../database/mongo-errors.js';
-import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { WebhookDelivery, type DeliveryAttempt } from './webhook-delivery.schema.js';
 
@@ -47,13 +46,13 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    * inserted without Mongoose's per-document hydration, which the fan-out would pay per event and webhook.
    */
   async insertNew(companyId: CompanyId, deliveries: NewDelivery[]): Promise<void> {
-    const companyObjectId = toObjectId(companyId);
+    const company = this.tenant(companyId);
     const now = new Date();
     try {
       await this.model.insertMany(
         deliveries.map((delivery) => ({
           ...delivery,
-          companyId: companyObjectId,
+          companyId: company,
           status: 'pending',
           attemptCount: 0,
           attempts: [],
@@ -83,14 +82,13 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    */
   async recordAttempts(companyId: CompanyId, attempts: RecordedAttempt[]): Promise<boolean> {
     if (attempts.length === 0) return true;
-    const company = toObjectId(companyId);
     const outcome = await this.model.bulkWrite(
       attempts.map(({ delivery, attempt, result }) => {
         const done = result.status !== 'pending';
         const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
         return {
           updateOne: {
-            filter: { _id: delivery._id, companyId: company, status: 'pending', attemptCount: delivery.attemptCount },
+            filter: this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }),
             update: {
               $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
               $inc: { attemptCount: 1 },

@@ -28,12 +28,18 @@ export class TenantRepository<T> {
   constructor(protected readonly model: Model<T>) {}
 
   /**
-   * The filter within the company. Refuses a missing company as the tenant-scope plugin refuses a Mongoose query
-   * without one, so that reads and writes through the driver alone (`findPlain`, `updateAsIs`) are held alike.
+   * The company's id as stored. Refuses a missing company as the tenant-scope plugin refuses a Mongoose query
+   * without one, so that reads and writes through the driver alone (`findPlain`, `updateAsIs`, complete inserts)
+   * are held alike.
    */
-  protected scope(companyId: CompanyId, filter: QueryFilter<T> = {}): QueryFilter<T> {
+  protected tenant(companyId: CompanyId): Types.ObjectId {
     if (companyId === undefined || companyId === null) throw new MissingTenantFilterError(this.model.modelName, 'query');
-    return { ...filter, companyId: toObjectId(companyId) } as QueryFilter<T>;
+    return toObjectId(companyId);
+  }
+
+  /** The filter within the company (see `tenant`). */
+  protected scope(companyId: CompanyId, filter: QueryFilter<T> = {}): QueryFilter<T> {
+    return { ...filter, companyId: this.tenant(companyId) } as QueryFilter<T>;
   }
 
   /** A malformed id finds nothing, like a missing one. */
@@ -93,7 +99,7 @@ export class TenantRepository<T> {
   }
 
   async create(companyId: CompanyId, data: Partial<T>): Promise<Stored<T>> {
-    const created = await this.model.create({ ...data, companyId: toObjectId(companyId) });
+    const created = await this.model.create({ ...data, companyId: this.tenant(companyId) });
     return created.toObject() as unknown as Stored<T>;
   }
 
@@ -140,8 +146,8 @@ export class TenantRepository<T> {
     const [first, ...rest] = pipeline;
     const head: PipelineStage[] =
       first && '$match' in first
-        ? [{ $match: { ...first.$match, companyId: toObjectId(companyId) } }, ...rest]
-        : [{ $match: { companyId: toObjectId(companyId) } }, ...pipeline];
+        ? [{ $match: { ...first.$match, companyId: this.tenant(companyId) } }, ...rest]
+        : [{ $match: { companyId: this.tenant(companyId) } }, ...pipeline];
     return this.model.aggregate<R>(head).exec();
   }
 }
