@@ -67,9 +67,10 @@ export class SecondaryIndex {
     this.paths = this.fields.map((f) => f.split('.'));
     this.unique = spec.unique === true || this.name === '_id_' || spec.prepareUnique === true;
     this.sparse = spec.sparse === true;
-    this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : null;
-    this.expireAfterSeconds = typeof spec.expireAfterSeconds === 'number' ? spec.expireAfterSeconds : undefined;
     this.collator = parseCollation(spec.collation);
+    // Which documents the index holds is decided under its collation, as the planner's implication test assumes.
+    this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document, { collation: this.collator }) : null;
+    this.expireAfterSeconds = typeof spec.expireAfterSeconds === 'number' ? spec.expireAfterSeconds : undefined;
     const dirs = this.dirs;
     const collator = this.collator;
     this.entries = new SortedList<IndexEntry>((a, b) => {
