@@ -5,8 +5,9 @@
  * write methods with its validator and unique indexes.
  */
 import { ObjectId, type Document } from 'bson';
-import { compareBson, isPlainObject } from '../bson-values.js';
+import { cloneDoc, compareBson, isPlainObject } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
+import { plainNumbers } from '../query/doubles.js';
 import { evaluateVariables, runPipeline } from '../query/mingo.js';
 import { findDocuments } from '../query/planner.js';
 import { withIdFirst } from '../query/update.js';
@@ -100,7 +101,7 @@ function merge(ctx: CommandContext, spec: unknown, docs: Document[], bypass: boo
       throw dup.duplicateKeyError(coll!.ns, [found._id]);
     }
     let next: Document;
-    if (Array.isArray(whenMatched)) [next] = runPipeline([{ ...found }], whenMatched, collectionReader(ctx.engine, db), { variables: { ...letVars, new: doc } });
+    if (Array.isArray(whenMatched)) [next] = runPipeline([cloneDoc(plainNumbers(found))], whenMatched, collectionReader(ctx.engine, db), { variables: { ...letVars, new: doc } });
     else if (whenMatched === 'replace') next = { ...doc };
     else next = { ...found, ...doc };
     if ('_id' in next && compareBson(next._id, found._id) !== 0)

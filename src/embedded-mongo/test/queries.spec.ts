@@ -196,6 +196,16 @@ describe('embedded engine: reads', () => {
     expect(await c.find({}, { projection: { w: 1, v: 1 } }).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'second', w: 2 }, { _id: 2, v: 'replaced' }]);
   });
 
+  it('a failed $merge leaves a document it read unchanged, in storage and in what is sent', async () => {
+    const c = db.collection<Loose>('merged');
+    await c.insertOne({ _id: 1 as never, a: { b: 1 } });
+    expect(await c.find({}).toArray()).toEqual([{ _id: 1, a: { b: 1 } }]);
+    const merge = { $merge: { into: 'merged', whenMatched: [{ $set: { 'a.b': 2, _id: 99 } }] } };
+    await expect(c.aggregate([{ $match: { _id: 1 } }, merge]).toArray()).rejects.toMatchObject({ code: 66 });
+    expect(await c.find({}).toArray()).toEqual([{ _id: 1, a: { b: 1 } }]);
+    expect(await c.countDocuments({ 'a.b': 2 })).toBe(0);
+  });
+
   it('round-trips BSON types: ObjectId, Date, Decimal128, Long, Binary, null versus missing', async () => {
     const types = db.collection<Loose>('types');
     const doc = {
