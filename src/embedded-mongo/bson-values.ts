@@ -106,7 +106,7 @@ export function compareBson(a: unknown, b: unknown, collator?: Collator | null):
   const ta = typeof a;
   if (ta === typeof b) {
     // NaN is neither below nor above anything: compareNumbers orders it below every number, as MongoDB does.
-    if (ta === 'number') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : a === b ? 0 : compareNumbers(a, b);
+    if (ta === 'number') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : compareNumbers(a, b);
     if (ta === 'string') return collator ? collator.compare(a as string, b as string) : cmp(a as string, b as string);
     if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
   }
@@ -224,6 +224,15 @@ export function isPlainObject(v: unknown): v is Document {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
+
+/** An operator object (`{ $gt: 1 }`), as against a value to compare with. */
+export const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
+
+/** A regular expression, native or BSON. */
+export const isRegexValue = (v: unknown): boolean => v instanceof RegExp || (v as { _bsontype?: string })?._bsontype === 'BSONRegExp';
+
+/** Whether `v` holds a string anywhere: strings compare by collation, so an index under another one cannot serve them. */
+export const hasStrings = (v: unknown): boolean => typeRank(v) === 4 || (Array.isArray(v) ? v.some(hasStrings) : isPlainObject(v) && Object.values(v).some(hasStrings));
 
 /** Shell-style rendering of a value, as MongoDB prints it in `dup key: { ... }` messages. */
 export function formatValue(v: unknown): string {

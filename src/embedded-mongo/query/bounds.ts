@@ -4,7 +4,7 @@
  * a scan of those points already guarantees (`guaranteedFields`), so that they need no test per document.
  */
 import type { Document } from 'bson';
-import { compareBson, isPlainObject, toNumber, typeRank } from '../bson-values.js';
+import { compareBson, isOperatorObject, isPlainObject, isRegexValue, toNumber, typeRank } from '../bson-values.js';
 import type { Collator } from './collation.js';
 
 export interface Bound {
@@ -21,8 +21,7 @@ export interface FieldBounds {
 
 export const MAX_POINTS = 1000;
 
-const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
-const isPointValue = (v: unknown) => !(v instanceof RegExp) && !Array.isArray(v) && !isOperatorObject(v) && (v as { _bsontype?: string })?._bsontype !== 'BSONRegExp';
+const isPointValue = (v: unknown) => !isRegexValue(v) && !Array.isArray(v) && !isOperatorObject(v);
 
 function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unknown): void {
   const b = bounds.get(field) ?? {};

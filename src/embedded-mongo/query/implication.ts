@@ -15,7 +15,7 @@
  * - Strings compare under the query's collation only when it is the index's; NaN implies only NaN equality.
  */
 import type { Document } from 'bson';
-import { compareBson, isPlainObject, toNumber, typeRank } from '../bson-values.js';
+import { compareBson, hasStrings, isOperatorObject, isPlainObject, isRegexValue, toNumber, typeRank } from '../bson-values.js';
 import { typeAlias } from './bson-operators.js';
 import { sameCollation, type Collator } from './collation.js';
 
@@ -33,12 +33,10 @@ const COMPARISONS = new Set(['$eq', '$lt', '$lte', '$gt', '$gte']);
 /** Operators that match only documents where the path exists. */
 const EXISTENCE_IMPLYING = new Set(['$regex', '$size', '$mod', '$elemMatch']);
 
-const isRegex = (v: unknown) => v instanceof RegExp || (v as { _bsontype?: string })?._bsontype === 'BSONRegExp';
-const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
 function parseOperator(path: string, op: string, operand: unknown): Node {
-  if (COMPARISONS.has(op) && !isRegex(operand)) return { kind: 'cmp', path, op: op as '$eq', value: operand };
-  if (op === '$in' && Array.isArray(operand)) return { kind: 'in', path, values: operand.filter((v) => !isRegex(v)), regex: operand.some(isRegex) };
+  if (COMPARISONS.has(op) && !isRegexValue(operand)) return { kind: 'cmp', path, op: op as '$eq', value: operand };
+  if (op === '$in' && Array.isArray(operand)) return { kind: 'in', path, values: operand.filter((v) => !isRegexValue(v)), regex: operand.some(isRegexValue) };
   if (op === '$exists' && operand === true) return { kind: 'exists', path };
   if (op === '$type') {
     const types = (Array.isArray(operand) ? operand : [operand]).map((t) => typeAlias(typeof t === 'object' && t !== null ? toNumber(t) : t) ?? String(t));
@@ -51,7 +49,7 @@ function parseOperator(path: string, op: string, operand: unknown): Node {
 }
 
 function parseField(path: string, cond: unknown): Node {
-  if (!isOperatorObject(cond)) return isRegex(cond) ? { kind: 'other', path, op: '$regex', operand: cond } : { kind: 'cmp', path, op: '$eq', value: cond };
+  if (!isOperatorObject(cond)) return isRegexValue(cond) ? { kind: 'other', path, op: '$regex', operand: cond } : { kind: 'cmp', path, op: '$eq', value: cond };
   const children = Object.entries(cond)
     .filter(([op]) => op !== '$options')
     .map(([op, operand]) => parseOperator(path, op, operand));
@@ -75,7 +73,6 @@ export function parseFilter(filter: Document): Node {
 export type FilterTree = Node;
 
 const supportsEquality = (op: string) => op === '$eq' || op === '$lte' || op === '$gte';
-const hasStrings = (v: unknown): boolean => typeRank(v) === 4 || (Array.isArray(v) ? v.some(hasStrings) : isPlainObject(v) && Object.values(v).some(hasStrings));
 
 interface Context {
   queryCollator: Collator | null;

@@ -14,7 +14,7 @@
  * one serving the most of the query wins (`betterPlan`).
  */
 import type { Document } from 'bson';
-import { compareBson, idKey, isPlainObject, typeRank } from '../bson-values.js';
+import { compareBson, hasStrings, idKey, isPlainObject } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import { uniqueSorted, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
@@ -83,7 +83,6 @@ const excludesNull = (b: FieldBounds) =>
   (b.high !== undefined && b.high.value !== null);
 
 /** Whether an interval's values compare the same under the index's collation as under the query's. */
-const hasStrings = (v: unknown): boolean => typeRank(v) === 4 || (Array.isArray(v) ? v.some(hasStrings) : isPlainObject(v) && Object.values(v).some(hasStrings));
 
 function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean, collator: Collator | null): IndexPlan | null {
   // Under another collation than the query's, an index can serve neither string bounds nor a sort order.
