@@ -23,10 +23,12 @@ const RETRY_AFTER_STATUSES = new Set([429, 503]);
 export const MAX_ATTEMPTS_PER_CLAIM = 20;
 
 /**
- * How long a turn goes on attempting without checking its lane (renewing the lease, which fails once the webhook
- * is paused or deleted or the lease was lost) and writing down the attempts made since the last check.
+ * How long, and for how many attempts, a turn goes on without checking its lane (renewing the lease, which fails
+ * once the webhook is paused or deleted or the lease was lost) and writing down the attempts made since the last
+ * check: what a pause may still let out, and what a crash may make a receiver get again (same `webhook-id`).
  */
 export const LANE_CHECK_MS = 200;
+export const LANE_CHECK_ATTEMPTS = 5;
 
 const isDue = (delivery: Stored<WebhookDelivery>, now: number): boolean =>
   delivery.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= now;
@@ -47,9 +49,9 @@ type SigningSecret = { secret: string } | { error: string };
 /**
  * One turn of a claimed lane. One read gives the deliveries pending when the turn began, in order; they are
  * attempted while the head is due (up to MAX_ATTEMPTS_PER_CLAIM, stopping at a failure, which leaves the head due
- * later). The attempts are written down together: at each check of the lane (at most every LANE_CHECK_MS, which
- * also renews the lease) and when the turn ends, so a fast receiver costs one write per batch of deliveries,
- * not two per delivery. Then the lane is given up with the time its new head is due. That hint holds only if
+ * later). The attempts are written down together: at each check of the lane (after LANE_CHECK_ATTEMPTS attempts
+ * or LANE_CHECK_MS, whichever comes first; it also renews the lease) and when the turn ends, so a fast receiver
+ * costs one write per few deliveries, not two per delivery. Then the lane is given up with the time its new head is due. That hint holds only if
  * nothing was queued since the claim (its `queueVersion`), and only if every attempt was recorded on the
  * delivery as read; otherwise the lane stays due and the next claim picks up what changed meanwhile.
  */
@@ -88,7 +90,7 @@ export class LaneRunner {
     for (let index = 0; index < queue.length; index += 1) {
       const head = queue[index];
       if (!isDue(head, Date.now()) || index === MAX_ATTEMPTS_PER_CLAIM || !turn.keepGoing()) return { next: head.nextAttemptAt };
-      if (Date.now() - checkedAt >= LANE_CHECK_MS) {
+      if (made.length >= LANE_CHECK_ATTEMPTS || Date.now() - checkedAt >= LANE_CHECK_MS) {
         // The lease outlasts an attempt and the writes around it, so checking now and then is enough to keep it.
         const [kept, recorded] = await Promise.all([turn.renew(), this.deliveries.recordAttempts(lane.companyId, made.splice(0))]);
         if (!kept || !recorded) return { next: null };
