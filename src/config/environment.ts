@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
-import { POLL_INTERVAL_MS } from '../lanes/lane-worker.js';
+import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
 export { ConfigurationError };

@@ -1,9 +1,9 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { BoundedMap } from '../common/bounded-map.js';
 
-/** How many numbers normalizePhone remembers (the oldest forgotten first). */
+/** How many numbers normalizePhone remembers (the oldest forgotten first): possible numbers only, so junk cannot push them out. */
 const RECENT_NUMBERS = 10_000;
-const recent = new BoundedMap<string, string | null>(RECENT_NUMBERS);
+const recent = new BoundedMap<string, string>(RECENT_NUMBERS);
 
 /**
  * A phone number in E.164 ("+" and digits), or null when it is not a possible number. There is no
@@ -17,7 +17,7 @@ export function normalizePhone(raw: string): string | null {
   if (known !== undefined) return known;
   const normalized = parse(raw);
   // Channels send the same numbers again and again; parsing one costs more than the rest of its lookup.
-  recent.set(raw, normalized);
+  if (normalized !== null) recent.set(raw, normalized);
   return normalized;
 }
 

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { ClaimedLane, LaneFields } from './lane.schema.js';
 import type { LaneStore } from './lane-store.js';
-import { LaneWorker, POLL_INTERVAL_MS } from './lane-worker.js';
+import { LaneWorker } from './lane-worker.js';
+import { POLL_INTERVAL_MS } from './poll-interval.js';
 
 type Lane = ClaimedLane<LaneFields>;
 

@@ -3,9 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LaneFields, ClaimedLane } from './lane.schema.js';
 import type { LaneStore } from './lane-store.js';
-
-/** How often lanes are looked for when nothing in this process said so (other processes, retries, timers). */
-export const POLL_INTERVAL_MS = 250;
+import { POLL_INTERVAL_MS } from './poll-interval.js';
 
 /**
  * What a turn on a claimed lane gets: whether to go on (false on shutdown), and its lane's lease to renew

@@ -42,6 +42,14 @@ describe('JwtStrategy.principalOf', () => {
     await expect(call(`${token.slice(0, -2)}xx`)).rejects.toThrow('Invalid bearer token');
   });
 
+  it('verifies a token once: its next requests take the verification it passed', async () => {
+    const { sign, call } = setUp();
+    const token = sign();
+    const verify = jest.spyOn(jwt, 'verify');
+    for (let i = 0; i < 3; i++) await call(token);
+    expect(verify).toHaveBeenCalledTimes(1);
+  });
+
   it('refuses a token it verified before, once its exp has passed', async () => {
     const { sign, call, advance } = setUp();
     const token = sign();
