@@ -54,15 +54,15 @@ export function runFind(ctx: CommandContext) {
   const scoreOf = result.scores ? (doc: Document) => result.scores!.get(doc) ?? 0 : undefined;
   const evalOptions = { collation: request.collation, variables: request.variables };
   const projection = compileProjection(optionalDocument(body, 'projection'), request.filter, evalOptions, scoreOf);
-  return { name, singleBatch, projection, tailable, request, ...result };
+  return { name, coll, singleBatch, projection, tailable, request, ...result };
 }
 
 const find: CommandHandler = (ctx) => {
-  const { name, singleBatch, projection, docs, tailable, request } = runFind(ctx);
+  const { name, coll, singleBatch, projection, docs, tailable, request } = runFind(ctx);
   const ns = `${ctx.db}.${name}`;
-  const tail = tailable ? { collection: ctx.engine.collection(ctx.db, name)!, request } : undefined;
+  const tail = tailable ? { collection: coll!, request } : undefined;
   // A collection's documents are its stored ones; a view's are computed.
-  const stored = !ctx.engine.collection(ctx.db, name)?.isView;
+  const stored = !coll?.isView;
   const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail, stored);
   return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
 };
