@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigurationError } from './config/environment.js';
+import { applyHeapGrowth } from './config/heap-growth.js';
 import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
 
 /** How long SIGTERM waits for in-flight work before the process exits anyway. */
@@ -70,6 +71,7 @@ async function bootstrap(): Promise<void> {
   handleShutdownSignals(app);
 
   const config = app.get(AppConfig);
+  applyHeapGrowth(config.heapGrowthPercent);
   if (config.jwtSecretGenerated) {
     new NestLogger('Auth').warn('JWT_SECRET is not set: using a random secret, so tokens end with this process');
   }

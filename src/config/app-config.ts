@@ -56,6 +56,8 @@ export class AppConfig {
   readonly webhookDeliveryRetentionDays: number;
   /** How long a finished flow execution is kept; 0: for ever. */
   readonly flowExecutionRetentionDays: number;
+  /** How far past what the last full collection kept V8 lets the old generation grow; 0: V8's own policy. */
+  readonly heapGrowthPercent: number;
   /** Swagger UI at /docs and the OpenAPI document at /docs-json. */
   readonly docsEnabled: boolean;
 

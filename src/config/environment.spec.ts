@@ -48,6 +48,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 20,
       eventStreamKeepAliveMs: 15_000,
       eventStreamMaxBufferBytes: 1024 * 1024,
+      heapGrowthPercent: 150,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(DEFAULT_EMBEDDED_DATA_DIR).toBe(resolve('data')); // jest runs in the project's directory
@@ -89,6 +90,7 @@ describe('loadAppConfig', () => {
       EVENT_STREAMS_PER_COMPANY: '5',
       EVENT_STREAM_KEEPALIVE_MS: '5000',
       EVENT_STREAM_MAX_BUFFER_BYTES: '65536',
+      HEAP_GROWTH_PERCENT: '0',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -116,6 +118,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 5,
       eventStreamKeepAliveMs: 5000,
       eventStreamMaxBufferBytes: 65536,
+      heapGrowthPercent: 0,
     });
     expect(config.webhookSecretKeys).toEqual([
       { id: 'new', key: Buffer.alloc(32, 2) },
@@ -149,6 +152,7 @@ describe('loadAppConfig', () => {
     [{ WEBHOOK_TIMEOUT_MS: 'soon' }, 'WEBHOOK_TIMEOUT_MS must be an integer from 1'],
     [{ IDEMPOTENCY_TTL_HOURS: '0' }, 'IDEMPOTENCY_TTL_HOURS must be an integer from 1 to 720 (got "0")'],
     [{ IDEMPOTENCY_TTL_HOURS: '721' }, 'IDEMPOTENCY_TTL_HOURS must be an integer from 1 to 720 (got "721")'],
+    [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT must be an integer from 0 to 1000 (got "1001")'],
     [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_URLS must be "true" or "false" (got "yes")'],
     [{ DEMO_SEED: '1' }, 'DEMO_SEED must be "true" or "false"'],
     [{ ALLOW_REGISTRATION: 'no' }, 'ALLOW_REGISTRATION must be "true" or "false"'],

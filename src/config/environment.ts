@@ -18,6 +18,8 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
+/** The old generation may grow to 2.5× what the last full collection kept (README "Performance": the measured trade). */
+const DEFAULT_HEAP_GROWTH_PERCENT = 150;
 /** `data/` beside the project (this file is src/config/ or dist/config/), wherever the process was started from. */
 export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
 const IN_MEMORY = 'memory';
@@ -152,5 +154,6 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
+    heapGrowthPercent: integer(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),
   });
 }
