@@ -43,6 +43,7 @@ const { values: options } = parseArgs({
     'engine-cpu-prof': { type: 'boolean', default: false },
     'engine-in-app': { type: 'boolean', default: false },
     'app-node-options': { type: 'string', default: '' },
+    'engine-node-options': { type: 'string', default: '' },
     scenarios: { type: 'string' },
     durable: { type: 'boolean', default: false },
   },
@@ -66,7 +67,11 @@ const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
 const nodeArgs = [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
 // --engine-cpu-prof: the engine's own process writes its profile into bench/profiles/engine/.
-const engineNodeArgs = options['engine-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'engine')}`] : [];
+// --engine-node-options="...": the same for the engine's own process.
+const engineNodeArgs = [
+  ...options['engine-node-options'].split(/\s+/).filter(Boolean),
+  ...(options['engine-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'engine')}`] : []),
+];
 const engineProcess = !options['engine-in-app'];
 const selected = options.scenarios?.split(',').map((name) => name.trim());
 const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
