@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Types } from 'mongoose';
+import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { MissingTenantFilterError } from '../../src/database/tenancy/tenant-scope.plugin.js';
 import { Message } from '../../src/messages/message.schema.js';
@@ -95,5 +96,47 @@ describe('pages read for their views', () => {
     await expect(conversations.findPlain(undefined as never, {})).rejects.toThrow(MissingTenantFilterError);
     // recordMessage writes through the driver alone (updateAsIs).
     await expect(conversations.recordMessage(null as never, new Types.ObjectId(), new Date(), false)).rejects.toThrow(MissingTenantFilterError);
+  });
+  describe('a limited plain read', () => {
+    /** Conversations of a company no other test sees, with a subject of `subjectBytes` each; the driver's Db spied on. */
+    const arrange = async (count: number, subjectBytes: number) => {
+      const companyId = new Types.ObjectId();
+      const model = t.model<Conversation>(Conversation.name);
+      const at = new Date();
+      await model.collection.insertMany(
+        Array.from({ length: count }, (_, i) => ({ companyId, contactId: new Types.ObjectId(), channel: 'whatsapp', status: 'open', subject: `${i}`.padEnd(subjectBytes, '.'), createdAt: at, updatedAt: at })),
+      );
+      const db = model.db.db!;
+      const command = jest.spyOn(db, 'command');
+      const expected = await model.collection.find({ companyId }, { sort: { _id: -1 }, projection: { subject: 1 } }).toArray();
+      return { companyId, command, expected };
+    };
+    const commandNames = (command: { mock: { calls: unknown[][] } }) => command.mock.calls.map(([sent]) => Object.keys(sent as object)[0]);
+
+    it('is one find command answering what a cursor answers', async () => {
+      const { companyId, command, expected } = await arrange(3, 10);
+      try {
+        const read = await t.app.get(ConversationsRepository).findPlain(companyId, {}, { sort: { _id: -1 }, projection: { subject: 1 }, limit: 5 });
+        expect(read).toEqual(expected);
+        expect(commandNames(command)).toEqual(['find']);
+        expect(command.mock.calls[0][0]).toMatchObject({ filter: { companyId }, limit: 5, batchSize: 5, sort: { _id: -1 } });
+      } finally {
+        command.mockRestore();
+      }
+    });
+
+    it('closes the server cursor and reads through a cursor when a first batch of 16 MiB does not hold the answer', async () => {
+      const { companyId, command, expected } = await arrange(3, 7 * 1024 * 1024);
+      try {
+        const read = await t.app.get(ConversationsRepository).findPlain(companyId, {}, { sort: { _id: -1 }, projection: { subject: 1 }, limit: 3 });
+        expect(read.map((conversation) => conversation._id)).toEqual(expected.map((conversation) => conversation._id));
+        expect(commandNames(command)).toEqual(['find', 'killCursors']);
+        const [, kill] = command.mock.calls.map(([sent]) => sent as { killCursors: string; cursors: unknown[] });
+        expect(kill.killCursors).toBe('conversations');
+        expect(Number(kill.cursors[0])).not.toBe(0);
+      } finally {
+        command.mockRestore();
+      }
+    });
   });
 });

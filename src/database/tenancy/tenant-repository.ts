@@ -1,4 +1,4 @@
-import type { Filter } from 'mongodb';
+import type { Document, Filter } from 'mongodb';
 import type { Model, PipelineStage, ProjectionType, QueryFilter, SortOrder, Types, UpdateQuery } from 'mongoose';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import type { Page } from '../../common/pagination/page.js';
@@ -65,10 +65,27 @@ export class TenantRepository<T> {
    * `find` through the driver alone, for the hot reads where Mongoose only adds cost (a query object, casting
    * the filter, middleware, per document and per request): the filter must already hold the stored types
    * (ObjectIds, Dates), since nothing casts it. Scoped like every method here (see `scope`).
+   *
+   * With a `limit`, the read is one `find` command whose first batch holds the whole answer, decoded in one
+   * pass: the driver's cursor would parse every document twice (an element index, then the object) and
+   * build a cursor for one batch. Should the server still hold more (a first batch stops at 16 MiB), its
+   * cursor is closed and the read is done again through a cursor.
    */
   async findPlain(companyId: CompanyId, filter: QueryFilter<T>, options: FindOptions<T> = {}): Promise<Stored<T>[]> {
     const { projection, sort, limit, skip } = options;
-    const cursor = this.model.collection.find(this.scope(companyId, filter) as Filter<unknown>, { projection: projection as object | undefined, sort, limit, skip });
+    const scoped = this.scope(companyId, filter) as Filter<unknown>;
+    const db = this.model.db.db;
+    const collection = this.model.collection.collectionName;
+    if (limit !== undefined && limit > 0 && db !== undefined) {
+      const command: Document = { find: collection, filter: scoped, limit, batchSize: limit };
+      if (projection) command.projection = projection;
+      if (sort) command.sort = sort;
+      if (skip) command.skip = skip;
+      const { cursor } = (await db.command(command)) as { cursor: { id: unknown; firstBatch: Stored<T>[] } };
+      if (Number(cursor.id) === 0) return cursor.firstBatch;
+      await db.command({ killCursors: collection, cursors: [cursor.id] });
+    }
+    const cursor = this.model.collection.find(scoped, { projection: projection as object | undefined, sort, limit, skip });
     return (await cursor.toArray()) as unknown as Stored<T>[];
   }
 
