@@ -54,7 +54,7 @@ export class EventLogRepository extends TenantRepository<LoggedEvent> {
     if (range.until !== undefined) sequence.$lte = range.until;
     const filter: QueryFilter<LoggedEvent> = { sequence };
     if (range.types) filter.type = { $in: [...range.types] };
-    const rows = await this.find(companyId, filter, { sort: { sequence: 1 }, limit });
+    const rows = await this.findPlain(companyId, filter, { sort: { sequence: 1 }, limit });
     return rows.map((row) => toDomainEvent(row, String(companyId)));
   }
 
@@ -65,7 +65,8 @@ export class EventLogRepository extends TenantRepository<LoggedEvent> {
   }
 
   async byIds(companyId: CompanyId, ids: string[]): Promise<AnyDomainEvent[]> {
-    const rows = await this.find(companyId, { _id: { $in: ids } }, { sort: { sequence: 1 } });
+    if (ids.length === 0) return [];
+    const rows = await this.findPlain(companyId, { _id: { $in: ids } }, { sort: { sequence: 1 }, limit: ids.length });
     return rows.map((row) => toDomainEvent(row, String(companyId)));
   }
 

@@ -12,6 +12,6 @@ export class FlowsRepository extends TenantRepository<Flow> {
 
   /** Active flows triggered by inbound messages, oldest first: the order they run in. */
   async findInboundTriggered(companyId: CompanyId, limit: number): Promise<Stored<Flow>[]> {
-    return this.find(companyId, { 'trigger.type': 'inbound_message', isActive: true }, { sort: { _id: 1 }, limit });
+    return this.findPlain(companyId, { 'trigger.type': 'inbound_message', isActive: true }, { sort: { _id: 1 }, limit });
   }
 }

@@ -73,7 +73,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    */
   async pendingInOrder(companyId: CompanyId, webhookId: Types.ObjectId, limit: number): Promise<Stored<WebhookDelivery>[]> {
     const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1 };
-    return this.find(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit, projection });
+    return this.findPlain(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit, projection });
   }
 
   /**
