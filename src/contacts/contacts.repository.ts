@@ -18,6 +18,6 @@ export class ContactsRepository extends TenantRepository<Contact> {
    * provably implies its filter, and it does not infer that from an equality on a string.
    */
   async findByIdentity(companyId: CompanyId, field: ContactIdentityField, value: string): Promise<Stored<Contact> | null> {
-    return this.findOne(companyId, { [field]: { $eq: value, $type: 'string' } } as QueryFilter<Contact>);
+    return this.findOnePlain(companyId, { [field]: { $eq: value, $type: 'string' } } as QueryFilter<Contact>);
   }
 }

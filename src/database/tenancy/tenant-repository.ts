@@ -89,6 +89,12 @@ export class TenantRepository<T> {
     return (await cursor.toArray()) as unknown as Stored<T>[];
   }
 
+  /** `findOne` as a `findPlain` read (one command, nothing cast: the filter holds stored types). */
+  async findOnePlain(companyId: CompanyId, filter: QueryFilter<T>, projection?: ProjectionType<T>): Promise<Stored<T> | null> {
+    const [found] = await this.findPlain(companyId, filter, { projection, limit: 1 });
+    return found ?? null;
+  }
+
   /**
    * Newest first by `_id`, continuing strictly below the cursor's `_id` (a forged cursor is a 400): records inserted meanwhile get larger
    * ids and land on the first page, so walking the pages never repeats or skips one. `plain`: read with
