@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { conversationsSuite } from '../support/conversations.js';
 import { addAgent, conversationSnapshot } from '../support/factories.js';
+import { loggedEvent } from '../support/event-log.js';
 
 describe('/v1/conversations/:id: assign, close, update', () => {
   const suite = conversationsSuite();
@@ -173,14 +174,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
       expect(await suite.recorder.events()).toEqual([
-        {
-          id: expect.stringMatching(/^evt_/),
-          type: 'conversation.queued',
-          companyId: suite.acme.companyId,
-          sequence: expect.any(Number),
-          occurredAt: new Date(response.body.updatedAt),
-          data: { conversation: conversationSnapshot(response.body), previousAgentId: null },
-        },
+        loggedEvent('conversation.queued', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: conversationSnapshot(response.body), previousAgentId: null }),
       ]);
     });
 

@@ -4,6 +4,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import { conversationsSuite } from '../support/conversations.js';
 import { conversationSnapshot, registerCompany, uniqueEmail } from '../support/factories.js';
+import { loggedEvent } from '../support/event-log.js';
 
 describe('/v1/conversations: start, read, the embedded contact', () => {
   const suite = conversationsSuite();
@@ -36,14 +37,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       const record = await stored(suite.acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
       expect(await suite.recorder.events()).toEqual([
-        {
-          id: expect.stringMatching(/^evt_/),
-          type: 'conversation.created',
-          companyId: suite.acme.companyId,
-          sequence: expect.any(Number),
-          occurredAt: new Date(response.body.createdAt),
-          data: { conversation: conversationSnapshot(response.body) },
-        },
+        loggedEvent('conversation.created', suite.acme.companyId, new Date(response.body.createdAt), { conversation: conversationSnapshot(response.body) }),
       ]);
     });
 

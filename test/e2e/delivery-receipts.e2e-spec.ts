@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { REPORTED_STATUSES, type ReportedStatus } from '../../src/messages/delivery-status.js';
 import { DELIVERY_STATUSES, Message, type DeliveryStatus } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
-import { EventRecorder, settle } from '../support/event-log.js';
+import { EventRecorder, loggedEvent, settle } from '../support/event-log.js';
 import { createApiKey, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -97,14 +97,7 @@ describe('POST /api/external/messages/:id/status (delivery receipts)', () => {
     expect(updatedAt).toBeLessThanOrEqual(Date.now());
     const events = await recorder.events();
     expect(events).toEqual([
-      {
-        id: expect.stringMatching(/^evt_/),
-        type: 'message.status_changed',
-        companyId: acme.companyId,
-        sequence: expect.any(Number),
-        occurredAt: expect.any(Date),
-        data: { message: response.body.data, previousStatus: from },
-      },
+      loggedEvent('message.status_changed', acme.companyId, expect.any(Date), { message: response.body.data, previousStatus: from }),
     ]);
     const delivery = (await stored(before.id))?.delivery;
     expect(delivery).toMatchObject({ status: to, updatedAt: new Date(response.body.data.delivery.updatedAt) });

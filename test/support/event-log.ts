@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { EventConsumerLane } from '../../src/events/consumers/event-consumer-lane.schema.js';
@@ -49,4 +50,9 @@ export class EventRecorder {
     await settle(this.t);
     return [...this.recorded];
   }
+}
+
+/** A logged domain event as a test expects it: any `evt_` id and sequence, the rest as given. */
+export function loggedEvent(type: string, companyId: string, occurredAt: unknown, data: unknown): Record<string, unknown> {
+  return { id: expect.stringMatching(/^evt_/), type, companyId, sequence: expect.any(Number), occurredAt, data };
 }
