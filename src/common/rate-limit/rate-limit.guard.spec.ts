@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { ExecutionContext } from '@nestjs/common';
-import { SkipThrottle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import { SkipThrottle, Throttle, ThrottlerException, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
 import { RateLimitGuard, rateLimitTracker, RateLimitWeight, type TrackedRequest } from './rate-limit.guard.js';
 import { CachedReflector } from '../route-metadata.js';
@@ -45,6 +45,10 @@ class ThingsController {
   report(): void {}
   @RateLimitWeight(50)
   huge(): void {}
+  @Throttle({ default: { limit: 1, ttl: 10_000 } })
+  strict(): void {}
+  @Throttle({ default: { limit: (context: ExecutionContext) => (context.switchToHttp().getRequest<{ ip?: string }>().ip === '203.0.113.9' ? 3 : 1), ttl: 60_000 } })
+  perAddress(): void {}
 }
 
 class HealthController {
@@ -169,7 +173,13 @@ describe('RateLimitGuard', () => {
     const fifth = await hit({ user: apiKey('k1') });
     expect(fifth.allowed).toBe(true);
     // the company has 0 left, fewer than the key's own 1: its limit is the one shown
-    expect(fifth.res.headers).toMatchObject({ 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0', 'RateLimit-Policy': '"company";q=5;w=60' });
+    expect(fifth.res.set).toEqual([
+      ['X-RateLimit-Limit', '5'],
+      ['X-RateLimit-Remaining', '0'],
+      ['X-RateLimit-Reset', '60'],
+      ['RateLimit-Policy', '"company";q=5;w=60'],
+      ['RateLimit', '"company";r=0;t=60'],
+    ]);
     const refused = await hit({ user: agent('a3') });
     expect(refused.error).toBeInstanceOf(ThrottlerException);
     expect((refused.error as ThrottlerException).message).toBe('Too many requests for this company, retry after 60 seconds');
@@ -212,5 +222,36 @@ describe('RateLimitGuard', () => {
     }
     expect(storage.size).toBe(0);
     expect((await hit({ ip: '198.51.100.1' })).res.headers['X-RateLimit-Remaining']).toBe('1');
+  });
+
+  it("applies a route's @Throttle() over the module's limit and window, a function of the request included", async () => {
+    const strict = () => hit({ user: agent('a1') }, ThingsController, ThingsController.prototype.strict);
+    const first = await strict();
+    expect(first.res.headers).toMatchObject({ 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'RateLimit-Policy': '"default";q=1;w=10' });
+    expect((await strict()).error).toBeInstanceOf(ThrottlerException);
+    clock.now += 10_000;
+    expect((await strict()).allowed).toBe(true);
+
+    const perAddress = (ip: string) => hit({ ip }, ThingsController, ThingsController.prototype.perAddress);
+    expect((await perAddress('203.0.113.9')).res.headers['X-RateLimit-Limit']).toBe('3');
+    expect((await perAddress('203.0.113.10')).res.headers['X-RateLimit-Limit']).toBe('1');
+  });
+
+  it("lets the module's skipIf and ignoreUserAgents through without counting", async () => {
+    const options: ThrottlerModuleOptions = {
+      throttlers: [{ name: 'default', limit: 1, ttl: TTL }],
+      ignoreUserAgents: [/^probe\//],
+      skipIf: (context) => context.switchToHttp().getRequest<{ ip?: string }>().ip === '192.0.2.1',
+      storage,
+    };
+    guard = new RateLimitGuard(options, storage, new CachedReflector());
+    await guard.onModuleInit();
+    for (let i = 0; i < 3; i++) {
+      expect((await hit({ ip: '192.0.2.1' })).res.set).toEqual([]);
+      expect((await hit({ ip: '192.0.2.2', headers: { 'user-agent': 'probe/1.0' } })).res.set).toEqual([]);
+    }
+    expect(storage.size).toBe(0);
+    expect((await hit({ ip: '192.0.2.2' })).allowed).toBe(true);
+    expect((await hit({ ip: '192.0.2.2' })).error).toBeInstanceOf(ThrottlerException);
   });
 });

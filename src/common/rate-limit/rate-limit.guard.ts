@@ -5,7 +5,11 @@ import {
   InjectThrottlerStorage,
   normalizeIp,
   ThrottlerGuard,
+  type Resolvable,
+  type ThrottlerGenerateKeyFunction,
+  type ThrottlerGetTrackerFunction,
   type ThrottlerLimitDetail,
+  type ThrottlerOptions,
   type ThrottlerModuleOptions,
   type ThrottlerRequest,
   type ThrottlerStorage,
@@ -20,8 +24,6 @@ export const DEFAULT_THROTTLER = 'default';
 export const COMPANY_THROTTLER = 'company';
 
 const WEIGHT = 'rate-limit:weight';
-/** The library's metadata key of `@SkipThrottle()` (not exported from its index), suffixed by the throttler's name. */
-const SKIP_THROTTLE = 'THROTTLER:SKIP';
 
 /**
  * An expensive route counts `weight` requests against every limit (never more than a whole limit, so a
@@ -35,8 +37,8 @@ export interface TrackedRequest {
   ip?: string;
 }
 
-/** Where the guard keeps, during one request, how much is left of the most constraining limit so far. */
-const BINDING_REMAINING = Symbol('rate-limit:binding-remaining');
+/** Where the guard keeps, during one request, the most constraining limit counted so far. */
+const BINDING_LIMIT = Symbol('rate-limit:binding-limit');
 
 /**
  * Who a request is counted against: the agent of a bearer token, the API key, or else the client address
@@ -87,27 +89,87 @@ export function rateLimitHeaders(
   return headers;
 }
 
+/** One throttler as a route applies it: its decorators' values over the module's, read once per route. */
+interface RouteThrottler {
+  throttler: ThrottlerOptions;
+  name: string;
+  limit: Resolvable<number>;
+  ttl: Resolvable<number>;
+  blockDuration: Resolvable<number> | undefined;
+  getTracker: ThrottlerGetTrackerFunction;
+  generateKey: ThrottlerGenerateKeyFunction;
+}
+
+/** What a route is counted by: its throttlers (none when skipped) and its weight. */
+interface RoutePlan {
+  throttlers: RouteThrottler[];
+  weight: number;
+}
+
+/** The limit a response reports: the one with the least left among the throttlers counted so far. */
+interface BindingLimit {
+  policy: { name: string; limit: number; ttlMs: number };
+  record: ThrottlerStorageRecord;
+  remaining: number;
+}
+
+/**
+ * The library's metadata keys (not exported from its index), suffixed by the throttler's name. `@SkipThrottle()`
+ * of the per-caller throttler frees a route from the company ceiling too.
+ */
+const METADATA = {
+  skip: 'THROTTLER:SKIP',
+  limit: 'THROTTLER:LIMIT',
+  ttl: 'THROTTLER:TTL',
+  blockDuration: 'THROTTLER:BLOCK_DURATION',
+  tracker: 'THROTTLER:TRACKER',
+  keyGenerator: 'THROTTLER:KEY_GENERATOR',
+} as const;
+
 /**
  * ThrottlerGuard with two throttlers: `default` per principal (see `rateLimitTracker`) and `company`, the
  * ceiling of the principal's company (anonymous requests have none), each in one bucket for all routes
  * and counting a route's `@RateLimitWeight`. It sets exactly the headers of `rateLimitHeaders` for the
- * most constraining of the two (the library's own handler would add a `Retry-After` before the
- * `X-RateLimit-*` ones and suffix them for named throttlers). A refusal is the library's
+ * most constraining of the two, once per response (the library's own handler would add a `Retry-After`
+ * before the `X-RateLimit-*` ones and suffix them for named throttlers). A refusal is the library's
  * `ThrottlerException` (429); the headers are already on the response, so exception filters keep them.
- * `@SkipThrottle()` and `@Throttle()` work as in the library.
+ * `@SkipThrottle()`, `@Throttle()`, `skipIf`, `ignoreUserAgents` and custom trackers work as in the library.
+ *
+ * The library reads eleven metadata keys and awaits five values per request; their values are fixed once
+ * the classes are declared, so this guard reads them once per route (`RoutePlan`) and awaits only what a
+ * function computes.
  *
  * Register it after the authentication guard so `request.user` is set:
  * `{ provide: APP_GUARD, useExisting: RateLimitGuard }` with `RateLimitModule` imported.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  /** The library reads five keys per throttler and request: from memory after a route's first request. */
+  private readonly plans = new WeakMap<Function, WeakMap<Function, RoutePlan>>();
+
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: CachedReflector,
   ) {
     super(options, storage, reflector);
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const plan = this.planOf(context.getClass(), context.getHandler());
+    for (const route of plan.throttlers) {
+      const skipIf = route.throttler.skipIf ?? this.commonOptions.skipIf;
+      if (skipIf?.(context)) continue;
+      const limit = typeof route.limit === 'number' ? route.limit : await resolveNumber(context, route.limit, 'limit', route.name);
+      const ttl = typeof route.ttl === 'number' ? route.ttl : await resolveNumber(context, route.ttl, 'ttl', route.name);
+      const blockDuration =
+        route.blockDuration === undefined ? ttl : typeof route.blockDuration === 'number' ? route.blockDuration : await resolveNumber(context, route.blockDuration, 'blockDuration', route.name);
+      const { throttler, getTracker, generateKey } = route;
+      await this.handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey });
+    }
+    const { req, res } = this.getRequestResponse(context);
+    const binding = (req as Record<symbol, BindingLimit | undefined>)[BINDING_LIMIT];
+    if (binding !== undefined) this.setRateLimitHeaders(res, binding);
+    return true;
   }
 
   protected override async getTracker(req: Record<string, any>): Promise<string> {
@@ -119,38 +181,39 @@ export class RateLimitGuard extends ThrottlerGuard {
     return tracker;
   }
 
-  /** A route that `@SkipThrottle()` frees from the per-caller limit is free of the company ceiling too. */
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return this.reflector.getAllAndOverride<boolean>(SKIP_THROTTLE + DEFAULT_THROTTLER, [context.getHandler(), context.getClass()]) === true;
-  }
-
+  /**
+   * Counts the request against one throttler. An allowed request keeps, on the request, the limit with the
+   * least left (its headers are set once all throttlers have counted); a refused one gets that throttler's
+   * headers and `Retry-After` at once, then the 429.
+   */
   protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
     const { context, limit, ttl, throttler, blockDuration, getTracker, generateKey } = request;
     const { req, res } = this.getRequestResponse(context);
 
     const ignoreUserAgents = throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents;
-    const userAgent = String(req.headers?.['user-agent'] ?? '');
-    if (ignoreUserAgents?.some((pattern) => pattern.test(userAgent))) return true;
+    if (ignoreUserAgents !== undefined) {
+      const userAgent = String(req.headers?.['user-agent'] ?? '');
+      if (ignoreUserAgents.some((pattern) => pattern.test(userAgent))) return true;
+    }
 
     const name = throttler.name ?? DEFAULT_THROTTLER;
     const companyId = (req as TrackedRequest).user?.companyId;
     if (name === COMPANY_THROTTLER && !companyId) return true;
     const tracker = name === COMPANY_THROTTLER ? `company:${companyId}` : await getTracker(req, context);
     const key = generateKey(context, tracker, name);
-    const weight = this.reflector.getAllAndOverride<number | undefined>(WEIGHT, [context.getHandler(), context.getClass()]) ?? 1;
+    const weight = this.planOf(context.getClass(), context.getHandler()).weight;
     const storage = this.storageService as SharedWindowThrottlerStorage;
     const record = await storage.increment(key, ttl, limit, blockDuration, name, Math.min(weight, limit));
 
-    const remaining = record.isBlocked ? -1 : limit - record.totalHits;
-    const binding = (req as Record<symbol, number | undefined>)[BINDING_REMAINING];
-    if ((throttler.setHeaders ?? this.commonOptions.setHeaders ?? true) && (binding === undefined || remaining < binding)) {
-      (req as Record<symbol, number>)[BINDING_REMAINING] = remaining;
-      for (const [header, value] of rateLimitHeaders({ name, limit, ttlMs: ttl }, record)) {
-        this.setResponseHeader(res, header, value);
-      }
-    }
+    const setHeaders = throttler.setHeaders ?? this.commonOptions.setHeaders ?? true;
+    const counted: BindingLimit = { policy: { name, limit, ttlMs: ttl }, record, remaining: record.isBlocked ? -1 : limit - record.totalHits };
     if (record.isBlocked) {
+      if (setHeaders) this.setRateLimitHeaders(res, counted);
       await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
+    }
+    const binding = (req as Record<symbol, BindingLimit | undefined>)[BINDING_LIMIT];
+    if (setHeaders && (binding === undefined || counted.remaining < binding.remaining)) {
+      (req as Record<symbol, BindingLimit>)[BINDING_LIMIT] = counted;
     }
     return true;
   }
@@ -161,4 +224,57 @@ export class RateLimitGuard extends ThrottlerGuard {
     const whose = detail.key.startsWith(`${COMPANY_THROTTLER}:`) ? ' for this company' : '';
     return `Too many requests${whose}, retry after ${seconds} second${seconds === 1 ? '' : 's'}`;
   }
+
+  private setRateLimitHeaders(res: Record<string, any>, { policy, record }: BindingLimit): void {
+    for (const [header, value] of rateLimitHeaders(policy, record)) this.setResponseHeader(res, header, value);
+  }
+
+  /** The route's throttlers and weight, from its decorators, read on its first request. */
+  private planOf(controller: Function, handler: Function): RoutePlan {
+    let byHandler = this.plans.get(controller);
+    if (byHandler === undefined) {
+      byHandler = new WeakMap();
+      this.plans.set(controller, byHandler);
+    }
+    let plan = byHandler.get(handler);
+    if (plan === undefined) {
+      plan = this.readPlan([handler, controller]);
+      byHandler.set(handler, plan);
+    }
+    return plan;
+  }
+
+  private readPlan(targets: [Function, Function]): RoutePlan {
+    const read = <T>(key: string, name: string) => this.reflector.getAllAndOverride<T | undefined>(key + name, targets);
+    const weight = this.reflector.getAllAndOverride<number | undefined>(WEIGHT, targets) ?? 1;
+    if (read<boolean>(METADATA.skip, DEFAULT_THROTTLER) === true) return { throttlers: [], weight };
+    const throttlers: RouteThrottler[] = [];
+    for (const throttler of this.throttlers) {
+      const name = throttler.name ?? DEFAULT_THROTTLER;
+      if (read<boolean>(METADATA.skip, name) === true) continue;
+      throttlers.push({
+        throttler,
+        name,
+        limit: read<Resolvable<number>>(METADATA.limit, name) ?? throttler.limit,
+        ttl: read<Resolvable<number>>(METADATA.ttl, name) ?? throttler.ttl,
+        blockDuration: read<Resolvable<number>>(METADATA.blockDuration, name) ?? throttler.blockDuration,
+        getTracker: read<ThrottlerGetTrackerFunction>(METADATA.tracker, name) ?? throttler.getTracker ?? this.commonOptions.getTracker!,
+        generateKey: read<ThrottlerGenerateKeyFunction>(METADATA.keyGenerator, name) ?? throttler.generateKey ?? this.commonOptions.generateKey!,
+      });
+    }
+    return { throttlers, weight };
+  }
+}
+
+/**
+ * A limit, window or block given as a function of the request or a numeric string, as a number (callers
+ * take a plain number as it is: awaiting it would cost a turn of the microtask queue per request).
+ */
+async function resolveNumber(context: ExecutionContext, value: Resolvable<number>, option: string, throttler: string): Promise<number> {
+  const resolved: unknown = typeof value === 'function' ? await value(context) : value;
+  const number = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
+  if (typeof number !== 'number' || Number.isNaN(number)) {
+    throw new Error(`Invalid "${option}" for the "${throttler}" throttler: expected a number, got ${JSON.stringify(resolved)}.`);
+  }
+  return number;
 }
