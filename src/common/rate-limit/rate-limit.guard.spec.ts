@@ -112,7 +112,7 @@ describe('RateLimitGuard', () => {
     await guard.onModuleInit();
   });
 
-  async function hit(req: TrackedRequest, controller?: Function, handler?: Function) {
+  async function hit(req: TrackedRequest & { headers?: Record<string, string> }, controller?: Function, handler?: Function) {
     const res = new FakeResponse();
     try {
       const allowed = await guard.canActivate(httpContext(req, res, controller, handler));
