@@ -26,7 +26,12 @@ import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
-export const DEFAULT_CHANNEL = 'api';
+const DEFAULT_CHANNEL = 'api';
+
+/** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
+export function channelOf(given: string | undefined): string {
+  return (given ?? DEFAULT_CHANNEL).toLowerCase();
+}
 
 /** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
 export interface AssignmentActor {
@@ -105,7 +110,7 @@ export class ConversationsService {
     if (!contact) {
       throw new RequestValidationException([{ field: 'contactId', message: 'contact not found' }]);
     }
-    const channel = (input.channel ?? DEFAULT_CHANNEL).toLowerCase();
+    const channel = channelOf(input.channel);
     try {
       return await this.create(companyId, {
         contactId: contact._id,
@@ -128,9 +133,9 @@ export class ConversationsService {
    * admits one open conversation, so of concurrent calls one opens it (and writes `conversation.created`) and the
    * others find it refused, which is what they wanted. The caller, which has just found none open, looks again.
    */
-  async openIfNone(companyId: CompanyId, contactId: Types.ObjectId, channel: string = DEFAULT_CHANNEL): Promise<void> {
+  async openIfNone(companyId: CompanyId, contactId: Types.ObjectId, channel?: string): Promise<void> {
     try {
-      await this.create(companyId, { contactId, channel: channel.toLowerCase() });
+      await this.create(companyId, { contactId, channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

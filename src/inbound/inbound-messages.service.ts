@@ -1,6 +1,6 @@
 import { ConflictException, Injectable } from '@nestjs/common';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { ConversationsService, DEFAULT_CHANNEL } from '../conversations/conversations.service.js';
+import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { MessagesService, type DeliveredMessage } from '../messages/messages.service.js';
@@ -29,7 +29,7 @@ export class InboundMessagesService {
   ) {}
 
   async receive(companyId: CompanyId, dto: InboundMessageDto): Promise<ReceivedMessage> {
-    const channel = (dto.channel ?? DEFAULT_CHANNEL).toLowerCase();
+    const channel = channelOf(dto.channel);
     // A retry after the first was stored (the usual case) touches nothing: no contact, conversation or write.
     const stored = await this.storedDuplicate(companyId, channel, dto.externalId);
     if (stored) return stored;
