@@ -1,20 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { enumerateBuckets, parseCalendarDate } from './calendar.js';
 import { meanSeconds, MetricsSeries } from './metrics-series.js';
+import { EMPTY_FIGURES as EMPTY } from '../../test/support/analytics.js';
 
 const day = (text: string) => parseCalendarDate(text) as number;
-const EMPTY = {
-  conversationsCreated: 0,
-  conversationsClosed: 0,
-  messagesReceived: 0,
-  messagesSent: 0,
-  messagesDelivered: 0,
-  messagesRead: 0,
-  messagesFailed: 0,
-  flowsExecuted: 0,
-  avgFirstResponseSeconds: null,
-  avgResolutionSeconds: null,
-};
 
 describe('MetricsSeries', () => {
   it('lists every bucket, empty ones at zero with null averages', () => {
