@@ -23,7 +23,7 @@ import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
 rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
 const { Api } = await import('../harness/api.mjs');
-const { startApp } = await import('./lib/app.mjs');
+const { APP_NODE_FLAGS, startApp } = await import('./lib/app.mjs');
 const { describeMachine } = await import('./lib/machine.mjs');
 const { fanOut, startReceivers } = await import('./lib/fanout.mjs');
 const { printReport } = await import('./lib/report.mjs');
@@ -63,7 +63,7 @@ const machine = describeMachine();
 
 // --cpu-prof: the app writes a V8 CPU profile of the whole run into bench/profiles/ when it stops.
 const profileDir = fileURLToPath(new URL('profiles', import.meta.url));
-// --app-node-options="--max-semi-space-size=64": Node.js flags for the app, to measure a runtime setting.
+// --app-node-options="--max-semi-space-size=64": Node.js flags for the app, after its production ones (APP_NODE_FLAGS), to measure a runtime setting.
 const appNodeOptions = options['app-node-options'].split(/\s+/).filter(Boolean);
 const nodeArgs = [...appNodeOptions, ...(options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
 // --engine-cpu-prof: the engine's own process writes its profile into bench/profiles/engine/.
@@ -83,7 +83,7 @@ const durable = durableDir ? await startApp({ nodeArgs, engineProcess, engineNod
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
   (durable ? `; "(durable)" rows: a second app and engine with a data directory in ${durableDir}` : '') +
-  (appNodeOptions.length ? `; app run with ${appNodeOptions.join(' ')}` : '');
+  `; app run with ${[...APP_NODE_FLAGS, ...appNodeOptions].join(' ')}`;
 const rss = { started: app.rssMiB() };
 try {
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);

@@ -24,6 +24,9 @@ async function startEngineProcess(dataDir, nodeArgs) {
   }
 }
 
+/** The Node.js flags the app runs with in production (the Dockerfile's NODE_OPTIONS) and under `npm start`. */
+export const APP_NODE_FLAGS = ['--max-semi-space-size=16'];
+
 /**
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
@@ -45,7 +48,8 @@ export async function startApp({ nodeArgs = [], engineProcess = false, engineNod
     ...(separate ? { MONGODB_URI: separate.uri } : {}),
     ...extraEnv,
   };
-  const app = new PinnedServer('app', 'dist/main.js', [], env, { cwd: ROOT, nodeArgs });
+  // The given flags after the production ones: V8 takes the last value of a flag given twice.
+  const app = new PinnedServer('app', 'dist/main.js', [], env, { cwd: ROOT, nodeArgs: [...APP_NODE_FLAGS, ...nodeArgs] });
   const base = `http://127.0.0.1:${port}`;
   try {
     await app.waitUntilServing(`${base}/health`);

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { applyHeapGrowth } from './heap-growth.js';
 
 /**
@@ -39,5 +40,35 @@ describe('applyHeapGrowth', () => {
     const loose = peakOldSpaceMiB(flagsFor(400));
     // Measured: 82-91 against 170 MiB on Node.js 20, 115-160 against 218-223 MiB on Node.js 24.
     expect(tight).toBeLessThan(loose * 0.85);
+  });
+});
+
+/** A child process that keeps a share of what it allocates alive a while, and prints its new space's size (MiB). */
+const NEW_SPACE = `
+const v8 = require('node:v8');
+const kept = [];
+let batch = [];
+for (let i = 0; i < 2000000; i++) {
+  batch.push({ i, s: 'x' + i, pair: [i, i] });
+  if (batch.length === 20000) { kept.push(batch); batch = []; if (kept.length > 30) kept.shift(); }
+}
+console.log(Math.round(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576));
+`;
+
+describe('the young generation bound', () => {
+  const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  const dockerFlag = /NODE_OPTIONS=(--max-semi-space-size=\d+)/.exec(read('Dockerfile'))?.[1];
+
+  it('is one flag in the Dockerfile, `npm start` and the bench', () => {
+    expect(dockerFlag).toBe('--max-semi-space-size=16');
+    const start = JSON.parse(read('package.json')).scripts.start as string;
+    expect(start).toContain(`node ${dockerFlag} dist/main.js`);
+    expect(read('bench/lib/app.mjs')).toContain(`export const APP_NODE_FLAGS = ['${dockerFlag}'];`);
+  });
+
+  it('holds the new space of the running Node.js at two 16 MiB semi-spaces (Node.js 24 grows it to 128 MiB without)', () => {
+    const newSpaceMiB = Number(execFileSync(process.execPath, [dockerFlag as string, '-e', NEW_SPACE], { encoding: 'utf8' }));
+    expect(newSpaceMiB).toBeGreaterThan(4);
+    expect(newSpaceMiB).toBeLessThanOrEqual(32);
   });
 });
