@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { CachedReflector } from './route-metadata.js';
+import { CachedReflector, PerRoute } from './route-metadata.js';
 
 const ROLE = 'test:role';
 
@@ -44,5 +44,23 @@ describe('CachedReflector', () => {
     SetMetadata(ROLE, 'other')(Other);
     expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Parent])).toBe('class');
     expect(reflector.getAllAndOverride(ROLE, [Parent.prototype.plain, Other])).toBe('other');
+  });
+});
+
+describe('PerRoute', () => {
+  it('computes a value once per controller and handler, apart for a handler two controllers share', () => {
+    const routes = new PerRoute<string>();
+    const computed: string[] = [];
+    const value = (controller: Function, handler: Function) =>
+      routes.get(controller, handler, () => {
+        computed.push(`${controller.name}.${handler.name}`);
+        return `${controller.name}.${handler.name}`;
+      });
+    for (let i = 0; i < 2; i++) {
+      expect(value(Parent, Parent.prototype.plain)).toBe('Parent.plain');
+      expect(value(Child, Parent.prototype.plain)).toBe('Child.plain');
+      expect(value(Parent, Parent.prototype.decorated)).toBe('Parent.decorated');
+    }
+    expect(computed).toEqual(['Parent.plain', 'Child.plain', 'Parent.decorated']);
   });
 });

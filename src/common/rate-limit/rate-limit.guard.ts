@@ -15,7 +15,7 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { AuthPrincipal } from '../../auth/auth-principal.js';
-import { CachedReflector } from '../route-metadata.js';
+import { CachedReflector, PerRoute } from '../route-metadata.js';
 import type { SharedWindowThrottlerStorage, ThrottlerStorageRecord } from './shared-window-throttler.storage.js';
 
 /** The throttler every route is counted by, per caller (the library's name for an unnamed one). */
@@ -136,15 +136,15 @@ const METADATA = {
  * `@SkipThrottle()`, `@Throttle()`, `skipIf`, `ignoreUserAgents` and custom trackers work as in the library.
  *
  * The library reads eleven metadata keys and awaits five values per request; their values are fixed once
- * the classes are declared, so this guard reads them once per route (`RoutePlan`) and awaits only what a
- * function computes.
+ * the classes are declared, so this guard reads them once per route (`RoutePlan`, kept in a `PerRoute`) and
+ * awaits only what a function computes.
  *
  * Register it after the authentication guard so `request.user` is set:
  * `{ provide: APP_GUARD, useExisting: RateLimitGuard }` with `RateLimitModule` imported.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  private readonly plans = new WeakMap<Function, WeakMap<Function, RoutePlan>>();
+  private readonly plans = new PerRoute<RoutePlan>();
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -231,17 +231,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   /** The route's throttlers and weight, from its decorators, read on its first request. */
   private planOf(controller: Function, handler: Function): RoutePlan {
-    let byHandler = this.plans.get(controller);
-    if (byHandler === undefined) {
-      byHandler = new WeakMap();
-      this.plans.set(controller, byHandler);
-    }
-    let plan = byHandler.get(handler);
-    if (plan === undefined) {
-      plan = this.readPlan([handler, controller]);
-      byHandler.set(handler, plan);
-    }
-    return plan;
+    return this.plans.get(controller, handler, () => this.readPlan([handler, controller]));
   }
 
   private readPlan(targets: [Function, Function]): RoutePlan {
