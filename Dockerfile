@@ -28,12 +28,12 @@ RUN npm ci --omit=dev && npm cache clean --force
 
 # ---- runtime ----
 FROM node:24-trixie-slim AS runtime
-# V8's young generation bounded at 32 MiB semi-spaces. Node.js 24 lets each grow to 64 MiB (V8's 32, doubled on
-# builds without pointer compression), which kept ~60 MiB more resident after a load for no CPU measured; 16 (Node.js
-# 20's own) saved ~10 MiB more for 5-15 % more CPU on the pages (README, "Performance"). In NODE_OPTIONS, so a
-# deployment can set its own; `npm start` and the bench pass the same flag.
+# V8's young generation at Node.js 20's size, 16 MiB semi-spaces. Node.js 24 lets each grow to 64 MiB (V8's 32,
+# doubled on builds without pointer compression), which kept ~70 MiB more resident after a load. 32 was cheaper in
+# CPU on Node.js 24 but took the full bench's RSS on Node.js 20 from 230 to 301 MiB (README, "Performance"). In
+# NODE_OPTIONS, so a deployment can set its own; `npm start` and the bench pass the same flag.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=32
+    NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 # Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.
 COPY --from=deps /app/node_modules ./node_modules

@@ -25,7 +25,7 @@ async function startEngineProcess(dataDir, nodeArgs) {
 }
 
 /** The Node.js flags the app runs with in production (the Dockerfile's NODE_OPTIONS) and under `npm start`. */
-export const APP_NODE_FLAGS = ['--max-semi-space-size=32'];
+export const APP_NODE_FLAGS = ['--max-semi-space-size=16'];
 
 /**
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo

@@ -60,15 +60,15 @@ describe('the young generation bound', () => {
   const dockerFlag = /NODE_OPTIONS=(--max-semi-space-size=\d+)/.exec(read('Dockerfile'))?.[1];
 
   it('is one flag in the Dockerfile, `npm start` and the bench', () => {
-    expect(dockerFlag).toBe('--max-semi-space-size=32');
+    expect(dockerFlag).toBe('--max-semi-space-size=16');
     const start = JSON.parse(read('package.json')).scripts.start as string;
     expect(start).toContain(`node ${dockerFlag} dist/main.js`);
     expect(read('bench/lib/app.mjs')).toContain(`export const APP_NODE_FLAGS = ['${dockerFlag}'];`);
   });
 
-  it('holds the new space of the running Node.js at two 32 MiB semi-spaces (Node.js 24 grows it to 128 MiB without)', () => {
+  it('holds the new space of the running Node.js at two 16 MiB semi-spaces (Node.js 24 grows it to 128 MiB without)', () => {
     const newSpaceMiB = Number(execFileSync(process.execPath, [dockerFlag as string, '-e', NEW_SPACE], { encoding: 'utf8' }));
     expect(newSpaceMiB).toBeGreaterThan(4);
-    expect(newSpaceMiB).toBeLessThanOrEqual(64);
+    expect(newSpaceMiB).toBeLessThanOrEqual(32);
   });
 });
