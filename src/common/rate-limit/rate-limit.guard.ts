@@ -89,16 +89,29 @@ export function rateLimitHeaders(
   return headers;
 }
 
+/** A throttler's numbers for one request. */
+interface ThrottlerValues {
+  limit: number;
+  ttl: number;
+  blockDuration: number;
+}
+
 /** One throttler as a route applies it: its decorators' values over the module's, read once per route. */
 interface RouteThrottler {
   throttler: ThrottlerOptions;
   name: string;
+  /** The numbers, when all three are plain ones (the usual case); otherwise resolved on each request. */
+  fixed: ThrottlerValues | undefined;
   limit: Resolvable<number>;
   ttl: Resolvable<number>;
+  /** Undefined: the window's. */
   blockDuration: Resolvable<number> | undefined;
   getTracker: ThrottlerGetTrackerFunction;
   generateKey: ThrottlerGenerateKeyFunction;
 }
+
+/** What `handleRequest` gets from this guard's `canActivate`: the library's request and the route's weight. */
+type WeightedThrottlerRequest = ThrottlerRequest & { weight?: number };
 
 /** What a route is counted by: its throttlers (none when skipped) and its weight. */
 interface RoutePlan {
@@ -135,9 +148,9 @@ const METADATA = {
  * `ThrottlerException` (429); the headers are already on the response, so exception filters keep them.
  * `@SkipThrottle()`, `@Throttle()`, `skipIf`, `ignoreUserAgents` and custom trackers work as in the library.
  *
- * The library reads eleven metadata keys and awaits five values per request; their values are fixed once
- * the classes are declared, so this guard reads them once per route (`RoutePlan`, kept in a `PerRoute`) and
- * awaits only what a function computes.
+ * The library reads six metadata keys per throttler on every request and awaits each limit, window and
+ * block; they are fixed once the classes are declared, so this guard reads them once per route (`RoutePlan`,
+ * kept in a `PerRoute`) and awaits only numbers a function computes.
  *
  * Register it after the authentication guard so `request.user` is set:
  * `{ provide: APP_GUARD, useExisting: RateLimitGuard }` with `RateLimitModule` imported.
@@ -155,16 +168,13 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const plan = this.planOf(context.getClass(), context.getHandler());
-    for (const route of plan.throttlers) {
+    const { throttlers, weight } = this.planOf(context.getClass(), context.getHandler());
+    for (const route of throttlers) {
       const skipIf = route.throttler.skipIf ?? this.commonOptions.skipIf;
       if (skipIf?.(context)) continue;
-      const limit = typeof route.limit === 'number' ? route.limit : await resolveNumber(context, route.limit, 'limit', route.name);
-      const ttl = typeof route.ttl === 'number' ? route.ttl : await resolveNumber(context, route.ttl, 'ttl', route.name);
-      const blockDuration =
-        route.blockDuration === undefined ? ttl : typeof route.blockDuration === 'number' ? route.blockDuration : await resolveNumber(context, route.blockDuration, 'blockDuration', route.name);
+      const { limit, ttl, blockDuration } = route.fixed ?? (await resolveValues(context, route));
       const { throttler, getTracker, generateKey } = route;
-      await this.handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey });
+      await this.handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey, weight });
     }
     const { req, res } = this.getRequestResponse(context);
     const binding = (req as Record<symbol, BindingLimit | undefined>)[BINDING_LIMIT];
@@ -186,8 +196,8 @@ export class RateLimitGuard extends ThrottlerGuard {
    * least left (its headers are set once all throttlers have counted); a refused one gets that throttler's
    * headers and `Retry-After` at once, then the 429.
    */
-  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
-    const { context, limit, ttl, throttler, blockDuration, getTracker, generateKey } = request;
+  protected override async handleRequest(request: WeightedThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, blockDuration, getTracker, generateKey, weight = 1 } = request;
     const { req, res } = this.getRequestResponse(context);
 
     const ignoreUserAgents = throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents;
@@ -201,7 +211,6 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (name === COMPANY_THROTTLER && !companyId) return true;
     const tracker = name === COMPANY_THROTTLER ? `company:${companyId}` : await getTracker(req, context);
     const key = generateKey(context, tracker, name);
-    const weight = this.planOf(context.getClass(), context.getHandler()).weight;
     const storage = this.storageService as SharedWindowThrottlerStorage;
     const record = await storage.increment(key, ttl, limit, blockDuration, name, Math.min(weight, limit));
 
@@ -242,12 +251,20 @@ export class RateLimitGuard extends ThrottlerGuard {
     for (const throttler of this.throttlers) {
       const name = throttler.name ?? DEFAULT_THROTTLER;
       if (read<boolean>(METADATA.skip, name) === true) continue;
+      const limit = read<Resolvable<number>>(METADATA.limit, name) ?? throttler.limit;
+      const ttl = read<Resolvable<number>>(METADATA.ttl, name) ?? throttler.ttl;
+      const blockDuration = read<Resolvable<number>>(METADATA.blockDuration, name) ?? throttler.blockDuration;
+      const fixed =
+        typeof limit === 'number' && typeof ttl === 'number' && (blockDuration === undefined || typeof blockDuration === 'number')
+          ? { limit, ttl, blockDuration: blockDuration ?? ttl }
+          : undefined;
       throttlers.push({
         throttler,
         name,
-        limit: read<Resolvable<number>>(METADATA.limit, name) ?? throttler.limit,
-        ttl: read<Resolvable<number>>(METADATA.ttl, name) ?? throttler.ttl,
-        blockDuration: read<Resolvable<number>>(METADATA.blockDuration, name) ?? throttler.blockDuration,
+        fixed,
+        limit,
+        ttl,
+        blockDuration,
         getTracker: read<ThrottlerGetTrackerFunction>(METADATA.tracker, name) ?? throttler.getTracker ?? this.commonOptions.getTracker!,
         generateKey: read<ThrottlerGenerateKeyFunction>(METADATA.keyGenerator, name) ?? throttler.generateKey ?? this.commonOptions.generateKey!,
       });
@@ -256,10 +273,14 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 }
 
-/**
- * A limit, window or block given as a function of the request or a numeric string, as a number (callers
- * take a plain number as it is: awaiting it would cost a turn of the microtask queue per request).
- */
+/** A route's limit, window and block for this request, where one is given as a function or a numeric string. */
+async function resolveValues(context: ExecutionContext, route: RouteThrottler): Promise<ThrottlerValues> {
+  const limit = await resolveNumber(context, route.limit, 'limit', route.name);
+  const ttl = await resolveNumber(context, route.ttl, 'ttl', route.name);
+  const blockDuration = route.blockDuration === undefined ? ttl : await resolveNumber(context, route.blockDuration, 'blockDuration', route.name);
+  return { limit, ttl, blockDuration };
+}
+
 async function resolveNumber(context: ExecutionContext, value: Resolvable<number>, option: string, throttler: string): Promise<number> {
   const resolved: unknown = typeof value === 'function' ? await value(context) : value;
   const number = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
