@@ -3,7 +3,8 @@
 // deployment runs its database, so that the app's RSS is the app's own) on CPU 0, seeds 20 companies (one
 // built through the API, one with 100 000 conversations and 18 with 1 000 written in bulk), then measures
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
-// NestJS-Express app serving the same answers; the conversations page at 1k and 100k conversations; the
+// NestJS-Express app serving the same answers (and, for the list pages, one that also runs the page's reads);
+// the conversations page at 1k and 100k conversations; the
 // webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
@@ -119,7 +120,9 @@ try {
   }
   const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
 
-  const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, log });
+  // Not with the engine in the app's process: the reads would load the app, not a database of their own.
+  const reads = engineProcess ? { uri: memory.databaseUri, companyId: seeded.small.companyId, threadId: seeded.smallData.threadId } : undefined;
+  const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
   rss.afterLoad = app.rssMiB();
 
   const fan = { healthy: [], bad: [] };

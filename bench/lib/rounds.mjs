@@ -11,7 +11,10 @@ import { PinnedServer } from './servers.mjs';
 const BARE = {
   http: { name: 'bare node:http', script: 'bare-http.server.mjs' },
   nest: { name: 'bare NestJS-Express', script: 'bare-nest.server.mjs' },
+  reads: { name: 'bare NestJS-Express + the reads', script: 'bare-reads.server.mjs' },
 };
+/** The scenarios bare-reads.server.mjs knows the reads of. */
+const READ_SCENARIOS = ['conversations', 'messages'];
 const WARMUP_SECONDS = 2;
 const SCALE_BLOCKS = 5;
 const SCALE_BLOCK_SIZE = 40;
@@ -22,12 +25,16 @@ const SCALE_BLOCK_SIZE = 40;
  * same core serving the app's answers, in an order that rotates per round, so that drift and noise on
  * the machine fall on all three alike. Each bare server lives for one round. Also in each round: the
  * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
- * Before each round, the load from anyone else on the machine, which the report shows.
+ * Before each round, the load from anyone else on the machine, which the report shows. With `reads` (the
+ * database's URI, the company and the thread whose pages are measured), also the list pages' reads alone behind
+ * bare NestJS-Express, with the engine's CPU when it has its own process (bare-reads.server.mjs).
  */
-export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, log }) {
+export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, reads, log }) {
   const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
   writeFileSync(bodiesFile, JSON.stringify(bodies));
-  const runs = { app: {}, http: {}, nest: {} };
+  const runs = { app: {}, http: {}, nest: {}, reads: {} };
+  const readBodies = reads ? Object.keys(bodies).filter((name) => READ_SCENARIOS.includes(name)) : [];
+  const readsEnv = reads && { MONGODB_URI: reads.uri, READS_COMPANY: reads.companyId, READS_THREAD: reads.threadId };
   const push = (kind, name, run) => (runs[kind][name] ??= []).push(run);
   const scaleTimes = { small: [], large: [] };
   const otherLoad = [];
@@ -46,7 +53,7 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
   async function runRound(round) {
     otherLoad.push(await foreignLoad());
     log(`round ${round + 1}: other load on the machine ${(100 * otherLoad.at(-1)).toFixed(0)}% of its CPU`);
-    const order = ['app', 'http', 'nest'];
+    const order = ['app', 'http', 'nest', ...(readBodies.length ? ['reads'] : [])];
     for (let i = 0; i < round % order.length; i++) order.push(order.shift());
     for (const kind of order) {
       if (kind === 'app') {
@@ -59,13 +66,16 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
         continue;
       }
       const port = await freePort();
-      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, [bodiesFile], { PORT: String(port) });
+      const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}) };
+      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, [bodiesFile], env);
       const base = `http://127.0.0.1:${port}`;
+      const names = kind === 'reads' ? readBodies : Object.keys(bodies);
+      const database = kind === 'reads' ? { engine } : {};
       try {
         await server.waitUntilServing(`${base}/ready`);
-        for (const name of Object.keys(bodies)) await measure(server, `${base}/body/${name}`, { duration: 1 });
-        for (const name of Object.keys(bodies)) {
-          const run = await measure(server, `${base}/body/${name}`, {});
+        for (const name of names) await measure(server, `${base}/body/${name}`, { duration: 1 });
+        for (const name of names) {
+          const run = await measure(server, `${base}/body/${name}`, database);
           log(`round ${round + 1} ${kind} ${name}: ${run.rps.toFixed(0)} req/s`);
           push(kind, name, run);
         }

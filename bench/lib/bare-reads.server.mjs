@@ -1,0 +1,81 @@
+// The stack's floor for a list page: the bare NestJS-Express app of bare-nest.server.mjs, plus the page's database
+// reads through the driver, sent as the app sends them (TenantRepository.findPlain: one `find` command each, the
+// same filter, sort, limit and projection). It answers the app's bytes, so the gap to bare NestJS-Express is the
+// reads alone (driver, BSON, the engine on the same core), and the gap to the app is the app's own work:
+// authentication, rate limit, validation, the views. Mirrors ConversationsService.list with
+// ConversationContacts, and MessagesService.list (its first page, newest first); keep them alike.
+// Run as a child by rounds.mjs: node bare-reads.server.mjs <bodies.json>, env PORT, MONGODB_URI, READS_COMPANY,
+// READS_THREAD.
+import 'reflect-metadata';
+import { Controller, Get, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MongoClient, ObjectId } from 'mongodb';
+import { readFileSync } from 'node:fs';
+
+const bodies = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const client = await MongoClient.connect(process.env.MONGODB_URI);
+const db = client.db();
+const companyId = new ObjectId(process.env.READS_COMPANY);
+const threadId = new ObjectId(process.env.READS_THREAD);
+const LIMIT = 50;
+
+const CONVERSATION_FIELDS = Object.fromEntries(
+  ['contactId', 'channel', 'status', 'priority', 'assignedAgentId', 'assignedAt', 'assignedBy', 'tags', 'subject', 'lastMessageAt',
+    'firstResponseAt', 'queuedAt', 'closedAt', 'closeReason', 'createdAt', 'updatedAt'].map((field) => [field, 1]),
+);
+const MESSAGE_FIELDS = Object.fromEntries(
+  ['conversationId', 'direction', 'type', 'text', 'caption', 'media', 'senderType', 'senderId', 'externalId', 'delivery', 'createdAt']
+    .map((field) => [field, 1]),
+);
+
+async function find(collection, filter, { sort, projection, limit }) {
+  const { cursor } = await db.command({ find: collection, filter, sort, projection, limit, batchSize: limit });
+  return cursor.firstBatch;
+}
+
+/** Each page's reads; what they found, for the check that they are the app's (`checkAgainstApp`). */
+const READS = {
+  conversations: async () => {
+    const page = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_FIELDS, limit: LIMIT + 1 });
+    const ids = [...new Map(page.slice(0, LIMIT).map((c) => [c.contactId.toHexString(), c.contactId])).values()];
+    const contacts = await find('contacts', { companyId, _id: { $in: ids } }, { projection: { name: 1, email: 1, phone: 1 }, limit: ids.length });
+    return { ids: page.slice(0, LIMIT).map((c) => c._id.toHexString()), related: contacts.map((c) => c._id.toHexString()) };
+  },
+  messages: async () => {
+    const page = await find('messages', { companyId, conversationId: threadId }, { sort: { createdAt: -1, _id: -1 }, projection: MESSAGE_FIELDS, limit: LIMIT + 1 });
+    return { ids: page.slice(0, LIMIT).map((m) => m._id.toHexString()), related: [] };
+  },
+};
+
+/** Refuses to serve when a page's reads do not find what the app's answer shows: the floor would measure other work. */
+async function checkAgainstApp(name, answer) {
+  const found = await READS[name]();
+  const same = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+  const related = name === 'conversations' ? [...new Set(answer.data.map((c) => c.contact?.id).filter(Boolean))] : [];
+  if (!same(found.ids, answer.data.map((record) => record.id)) || !same(found.related, related)) {
+    throw new Error(`bare-reads: the ${name} reads do not find the app's page; align them with the app's queries`);
+  }
+}
+
+class ReadsController {}
+for (const [name, body] of Object.entries({ ...bodies, ready: '"ok"' })) {
+  const read = READS[name];
+  if (!read && name !== 'ready') continue;
+  const answer = JSON.parse(body);
+  const method = `serve_${name}`;
+  ReadsController.prototype[method] = read ? async () => (await read(), answer) : () => answer;
+  Reflect.decorate([Get(name === 'ready' ? 'ready' : `body/${name}`)], ReadsController.prototype, method,
+    Object.getOwnPropertyDescriptor(ReadsController.prototype, method));
+}
+Reflect.decorate([Controller()], ReadsController);
+
+class ReadsModule {}
+Reflect.decorate([Module({ controllers: [ReadsController] })], ReadsModule);
+
+for (const name of Object.keys(bodies)) if (READS[name]) await checkAgainstApp(name, JSON.parse(bodies[name]));
+
+const app = await NestFactory.create(ReadsModule, { logger: false });
+app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);
+app.enableShutdownHooks();
+await app.listen(Number(process.env.PORT), '127.0.0.1');
+process.once('SIGTERM', () => client.close());
