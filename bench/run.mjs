@@ -120,8 +120,11 @@ try {
   }
   const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
 
-  // Not with the engine in the app's process: the reads would load the app, not a database of their own.
-  const reads = engineProcess ? { uri: memory.databaseUri, companyId: seeded.small.companyId, threadId: seeded.smallData.threadId } : undefined;
+  // Not with the engine in the app's process: the reads would load the app, not a database of their own. `answers`:
+  // the app's pages as they are now (the write scenarios add messages), against which the reads are checked.
+  const answer = ({ path, headers }) => fetchText(base + path, { method: 'GET', headers });
+  const answers = async (names) => Object.fromEntries(await Promise.all(names.map(async (name) => [name, await answer(all.find((s) => s.name === name))])));
+  const reads = engineProcess ? { uri: memory.databaseUri, companyId: seeded.small.companyId, threadId: seeded.smallData.threadId, answers } : undefined;
   const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
   rss.afterLoad = app.rssMiB();
 

@@ -4,8 +4,9 @@
 // reads alone (driver, BSON, the engine on the same core), and the gap to the app is the app's own work:
 // authentication, rate limit, validation, the views. Mirrors ConversationsService.list with
 // ConversationContacts, and MessagesService.list (its first page, newest first); keep them alike.
-// Run as a child by rounds.mjs: node bare-reads.server.mjs <bodies.json>, env PORT, MONGODB_URI, READS_COMPANY,
-// READS_THREAD.
+// Run as a child by rounds.mjs: node bare-reads.server.mjs <bodies.json> <current.json> (the app's pages as they are
+// when it starts: the write scenarios add messages after the bodies were taken), env PORT, MONGODB_URI,
+// READS_COMPANY, READS_THREAD.
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -13,6 +14,7 @@ import { MongoClient, ObjectId } from 'mongodb';
 import { readFileSync } from 'node:fs';
 
 const bodies = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const current = JSON.parse(readFileSync(process.argv[3], 'utf8'));
 const client = await MongoClient.connect(process.env.MONGODB_URI);
 const db = client.db();
 const companyId = new ObjectId(process.env.READS_COMPANY);
@@ -72,7 +74,7 @@ Reflect.decorate([Controller()], ReadsController);
 class ReadsModule {}
 Reflect.decorate([Module({ controllers: [ReadsController] })], ReadsModule);
 
-for (const name of Object.keys(bodies)) if (READS[name]) await checkAgainstApp(name, JSON.parse(bodies[name]));
+for (const [name, page] of Object.entries(current)) await checkAgainstApp(name, JSON.parse(page));
 
 const app = await NestFactory.create(ReadsModule, { logger: false });
 app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);

@@ -26,11 +26,13 @@ const SCALE_BLOCK_SIZE = 40;
  * the machine fall on all three alike. Each bare server lives for one round. Also in each round: the
  * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
  * Before each round, the load from anyone else on the machine, which the report shows. With `reads` (the
- * database's URI, the company and the thread whose pages are measured), also the list pages' reads alone behind
- * bare NestJS-Express, with the engine's CPU when it has its own process (bare-reads.server.mjs).
+ * database's URI, the company and the thread whose pages are measured, and `answers`, the app's pages now), also
+ * the list pages' reads alone behind bare NestJS-Express, with the engine's CPU when it has its own process
+ * (bare-reads.server.mjs).
  */
 export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, reads, log }) {
   const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
+  const currentFile = join(tmpdir(), `parley-bench-current-${process.pid}.json`);
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const runs = { app: {}, http: {}, nest: {}, reads: {} };
   const readBodies = reads ? Object.keys(bodies).filter((name) => READ_SCENARIOS.includes(name)) : [];
@@ -47,6 +49,7 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
     for (let round = 0; round < rounds; round++) await runRound(round);
   } finally {
     rmSync(bodiesFile, { force: true });
+    rmSync(currentFile, { force: true });
   }
   return { runs, scaleTimes, otherLoad: Math.max(...otherLoad) };
 
@@ -67,7 +70,12 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
       }
       const port = await freePort();
       const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}) };
-      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, [bodiesFile], env);
+      const args = [bodiesFile];
+      if (kind === 'reads') {
+        writeFileSync(currentFile, JSON.stringify(await settledAnswers(reads.answers, readBodies)));
+        args.push(currentFile);
+      }
+      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, args, env);
       const base = `http://127.0.0.1:${port}`;
       const names = kind === 'reads' ? readBodies : Object.keys(bodies);
       const database = kind === 'reads' ? { engine } : {};
@@ -84,6 +92,18 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
       }
     }
   }
+}
+
+/** The app's answers once two reads half a second apart agree: the reactions to the last writes have landed. */
+async function settledAnswers(answers, names) {
+  let last = await answers(names);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await answers(names);
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+  throw new Error(`the app's ${names.join(' and ')} pages kept changing: no steady answer to check the reads against`);
 }
 
 async function scaleProbe(appBase, scale, times) {
