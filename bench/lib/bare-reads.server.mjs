@@ -12,6 +12,10 @@ import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MongoClient, ObjectId } from 'mongodb';
 import { readFileSync } from 'node:fs';
+// The built app's own projections (npm run bench builds first), so that the reads stay the app's.
+import { CONTACT_SUMMARY_FIELDS } from '../../dist/contacts/contact.view.js';
+import { CONVERSATION_VIEW_FIELDS } from '../../dist/conversations/conversation.view.js';
+import { MESSAGE_VIEW_FIELDS } from '../../dist/messages/message.view.js';
 
 const bodies = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const current = JSON.parse(readFileSync(process.argv[3], 'utf8'));
@@ -21,15 +25,6 @@ const companyId = new ObjectId(process.env.READS_COMPANY);
 const threadId = new ObjectId(process.env.READS_THREAD);
 const LIMIT = 50;
 
-const CONVERSATION_FIELDS = Object.fromEntries(
-  ['contactId', 'channel', 'status', 'priority', 'assignedAgentId', 'assignedAt', 'assignedBy', 'tags', 'subject', 'lastMessageAt',
-    'firstResponseAt', 'queuedAt', 'closedAt', 'closeReason', 'createdAt', 'updatedAt'].map((field) => [field, 1]),
-);
-const MESSAGE_FIELDS = Object.fromEntries(
-  ['conversationId', 'direction', 'type', 'text', 'caption', 'media', 'senderType', 'senderId', 'externalId', 'delivery', 'createdAt']
-    .map((field) => [field, 1]),
-);
-
 async function find(collection, filter, { sort, projection, limit }) {
   const { cursor } = await db.command({ find: collection, filter, sort, projection, limit, batchSize: limit });
   return cursor.firstBatch;
@@ -38,13 +33,13 @@ async function find(collection, filter, { sort, projection, limit }) {
 /** Each page's reads; what they found, for the check that they are the app's (`checkAgainstApp`). */
 const READS = {
   conversations: async () => {
-    const page = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_FIELDS, limit: LIMIT + 1 });
+    const page = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_VIEW_FIELDS, limit: LIMIT + 1 });
     const ids = [...new Map(page.slice(0, LIMIT).map((c) => [c.contactId.toHexString(), c.contactId])).values()];
-    const contacts = await find('contacts', { companyId, _id: { $in: ids } }, { projection: { name: 1, email: 1, phone: 1 }, limit: ids.length });
+    const contacts = await find('contacts', { companyId, _id: { $in: ids } }, { projection: CONTACT_SUMMARY_FIELDS, limit: ids.length });
     return { ids: page.slice(0, LIMIT).map((c) => c._id.toHexString()), related: contacts.map((c) => c._id.toHexString()) };
   },
   messages: async () => {
-    const page = await find('messages', { companyId, conversationId: threadId }, { sort: { createdAt: -1, _id: -1 }, projection: MESSAGE_FIELDS, limit: LIMIT + 1 });
+    const page = await find('messages', { companyId, conversationId: threadId }, { sort: { createdAt: -1, _id: -1 }, projection: MESSAGE_VIEW_FIELDS, limit: LIMIT + 1 });
     return { ids: page.slice(0, LIMIT).map((m) => m._id.toHexString()), related: [] };
   },
 };

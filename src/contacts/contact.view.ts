@@ -33,6 +33,9 @@ export class ContactView {
   }
 }
 
+/** The stored fields ContactSummaryView shows (with `_id`): what a read made only for the summaries projects. */
+export const CONTACT_SUMMARY_FIELDS = { name: 1, email: 1, phone: 1 } as const;
+
 /** What a conversation embeds of its contact: enough to show who it is with. */
 export class ContactSummaryView {
   /** @example 6650f0c2a1b2c3d4e5f60719 */

@@ -8,7 +8,7 @@ import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
 import { contactListFilter } from './contact-search.js';
-import { ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
+import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
 import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
 import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
@@ -76,7 +76,7 @@ export class ContactsService {
       companyId,
       { _id: { $in: objectIds } },
       // Ids are unique: the limit changes nothing but lets the read be one command (see findPlain).
-      { projection: { name: 1, email: 1, phone: 1 }, limit: objectIds.length },
+      { projection: CONTACT_SUMMARY_FIELDS, limit: objectIds.length },
     );
     return new Map(contacts.map((contact) => [contact._id.toHexString(), ContactSummaryView.from(contact)]));
   }
