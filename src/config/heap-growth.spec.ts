@@ -60,6 +60,8 @@ describe('the young generation bound', () => {
   it('holds the new space of the running Node.js at two 16 MiB semi-spaces (Node.js 24 grows it to 128 MiB without)', () => {
     const newSpaceMiB = peakSpaceMiB('new_space', { nodeFlags: [dockerFlag as string] });
     expect(newSpaceMiB).toBeGreaterThan(4);
-    expect(newSpaceMiB).toBeLessThanOrEqual(32);
+    // 32 when bounded, though V8 may count a page or two more for a moment (34 seen under a loaded CI run); its next
+    // growth step would be 64, and without the flag Node.js 24 reaches 128.
+    expect(newSpaceMiB).toBeLessThan(64);
   });
 });
