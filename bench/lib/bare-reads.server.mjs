@@ -33,10 +33,11 @@ async function find(collection, filter, { sort, projection, limit }) {
 /** Each page's reads; what they found, for the check that they are the app's (`checkAgainstApp`). */
 const READS = {
   conversations: async () => {
-    const page = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_VIEW_FIELDS, limit: LIMIT + 1 });
-    const ids = [...new Map(page.slice(0, LIMIT).map((c) => [c.contactId.toHexString(), c.contactId])).values()];
+    const rows = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_VIEW_FIELDS, limit: LIMIT + 1 });
+    const page = rows.slice(0, LIMIT);
+    const ids = [...new Map(page.map((c) => [c.contactId.toHexString(), c.contactId])).values()];
     const contacts = await find('contacts', { companyId, _id: { $in: ids } }, { projection: CONTACT_SUMMARY_FIELDS, limit: ids.length });
-    return { ids: page.slice(0, LIMIT).map((c) => c._id.toHexString()), related: contacts.map((c) => c._id.toHexString()) };
+    return { ids: page.map((c) => c._id.toHexString()), related: contacts.map((c) => c._id.toHexString()) };
   },
   messages: async () => {
     const page = await find('messages', { companyId, conversationId: threadId }, { sort: { createdAt: -1, _id: -1 }, projection: MESSAGE_VIEW_FIELDS, limit: LIMIT + 1 });
@@ -73,6 +74,4 @@ for (const [name, page] of Object.entries(current)) await checkAgainstApp(name, 
 
 const app = await NestFactory.create(ReadsModule, { logger: false });
 app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);
-app.enableShutdownHooks();
 await app.listen(Number(process.env.PORT), '127.0.0.1');
-process.once('SIGTERM', () => client.close());
