@@ -3,21 +3,25 @@ import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
 
 /**
- * The domain events of contract section 6, under their dotted (Interface A) names, `conversation.queued`
- * (a hand-off or an unassignment: the conversation waits for an agent) and `message.status_changed` (an
- * outbound message's delivery moved forward, contract section 12).
+ * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
+ * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
+ * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12). A new
+ * event is added here, with both names, and its data below: webhooks, the feed and streams take it from here.
  */
-export const DOMAIN_EVENTS = [
-  'conversation.created',
-  'conversation.assigned',
-  'conversation.queued',
-  'conversation.closed',
-  'message.received',
-  'message.sent',
-  'message.status_changed',
-  'flow.executed',
-] as const;
-export type DomainEventName = (typeof DOMAIN_EVENTS)[number];
+export const EVENT_CATALOGUE = {
+  'conversation.created': 'CONVERSATION_CREATED',
+  'conversation.assigned': 'CONVERSATION_ASSIGNED',
+  'conversation.queued': 'CONVERSATION_QUEUED',
+  'conversation.closed': 'CONVERSATION_CLOSED',
+  'message.received': 'CHAT_RECEIVED',
+  'message.sent': 'CHAT_SENT',
+  'message.status_changed': 'CHAT_STATUS_CHANGED',
+  'flow.executed': 'FLOW_EXECUTED',
+} as const;
+export type DomainEventName = keyof typeof EVENT_CATALOGUE;
+/** Interface B's name of an event. */
+export type ExternalEventName = (typeof EVENT_CATALOGUE)[DomainEventName];
+export const DOMAIN_EVENTS = Object.keys(EVENT_CATALOGUE) as DomainEventName[];
 
 export interface FlowExecutionStepResult {
   type: string;
