@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
+import { Clock } from '../../src/lanes/clock.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-production-use';
 /** A WEBHOOK_SECRET_KEYS entry for tests that run as production (32 bytes of base64). */
@@ -32,15 +33,18 @@ export interface TestApp {
 /**
  * Boots the real application over HTTP on its own embedded engine (MONGODB_URI is unset), with the
  * same setup as main.ts. `controllers` adds test-only routes, e.g. to exercise a guard; `imports`
- * adds modules next to the app, as an extension does (examples/).
+ * adds modules next to the app, as an extension does (examples/); `clock` replaces the app's Clock (a TestClock
+ * moves deadlines' time forward without waiting).
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; controllers?: Type<unknown>[]; imports?: Type<unknown>[] } = {},
+  options: { env?: Record<string, string>; controllers?: Type<unknown>[]; imports?: Type<unknown>[]; clock?: Clock } = {},
 ): Promise<TestApp> {
-  const moduleRef = await Test.createTestingModule({
+  const builder = Test.createTestingModule({
     imports: [AppModule.forRoot({ ...TEST_ENV, ...options.env }), ...(options.imports ?? [])],
     controllers: options.controllers ?? [],
-  }).compile();
+  });
+  if (options.clock) builder.overrideProvider(Clock).useValue(options.clock);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
   configureApp(app);
   await app.init();
