@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema.js';
 
-type Conversation = components['schemas']['ConversationWithContactView'];
+type Conversation = components['schemas']['ConversationView'];
 
 /** The queue of a company as an inbox shows it (who, since when), and a first answer to the longest-waiting one. */
 export async function answerTheQueue(baseUrl: string, token: string, text: string): Promise<Conversation[]> {

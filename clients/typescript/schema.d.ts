@@ -1274,13 +1274,13 @@ export interface components {
             /** @description The agent's or flow's id; null for auto */
             id: string | null;
         };
-        ConversationWithContactView: {
-            /** @description null once the contact has been deleted (its conversations stay) */
-            contact: components["schemas"]["ContactSummaryView"] | null;
+        ConversationView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example 6650f0c2a1b2c3d4e5f60719 */
             contactId: string;
+            /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+            contact: components["schemas"]["ContactSummaryView"] | null;
             /** @example whatsapp */
             channel: string;
             /** @enum {string} */
@@ -1493,48 +1493,6 @@ export interface components {
              * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
              */
             externalId?: string;
-        };
-        ConversationView: {
-            /** @example 6650f0c2a1b2c3d4e5f60718 */
-            id: string;
-            /** @example 6650f0c2a1b2c3d4e5f60719 */
-            contactId: string;
-            /** @example whatsapp */
-            channel: string;
-            /** @enum {string} */
-            status: "bot" | "queued" | "human" | "closed";
-            /** @enum {string} */
-            priority: "low" | "medium" | "high";
-            assignedAgentId: string | null;
-            /** Format: date-time */
-            assignedAt: string | null;
-            assignedBy: components["schemas"]["AssignedByView"] | null;
-            /**
-             * @example [
-             *       "vip"
-             *     ]
-             */
-            tags: string[];
-            subject: string | null;
-            /** Format: date-time */
-            lastMessageAt: string | null;
-            /**
-             * Format: date-time
-             * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
-             */
-            firstResponseAt: string | null;
-            /**
-             * Format: date-time
-             * @description When it last entered the queue
-             */
-            queuedAt: string | null;
-            /** Format: date-time */
-            closedAt: string | null;
-            closeReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         InboundMessageResultView: {
             message: components["schemas"]["MessageView"];
@@ -1888,7 +1846,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -1914,7 +1872,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1937,7 +1895,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1967,7 +1925,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2050,7 +2008,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2081,7 +2039,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -3779,7 +3737,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageMeta"] & {
-                        data: components["schemas"]["ConversationWithContactView"][];
+                        data: components["schemas"]["ConversationView"][];
                     };
                 };
             };
@@ -3894,7 +3852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4033,7 +3991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4154,7 +4112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4314,7 +4272,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4496,7 +4454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */

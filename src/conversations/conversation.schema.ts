@@ -18,12 +18,25 @@ export interface AssignedBy {
   id: Types.ObjectId | null;
 }
 
+/**
+ * What a conversation keeps of its contact, so that its events (taken when they are written) and its REST answers
+ * show whom it is with without reading the contact: kept in step by ContactSummaries, null once the contact is deleted.
+ */
+export interface ConversationContact {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
 @Schema({ collection: 'conversations', timestamps: true })
 export class Conversation extends EventSource {
   // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   contactId: Types.ObjectId;
+
+  @Prop({ type: Object, default: null })
+  contact: ConversationContact | null;
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
   @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
@@ -89,6 +102,8 @@ indexPendingEvents(ConversationSchema);
 ConversationSchema.index({ companyId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, status: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
+// A contact's conversations: its summary kept in step, and the list filtered by contact.
+ConversationSchema.index({ companyId: 1, contactId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });

@@ -1,4 +1,4 @@
-import type { ContactSummaryView } from '../contacts/contact.view.js';
+import { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 
@@ -7,6 +7,7 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
   contactId: 1,
+  contact: 1,
   channel: 1,
   status: 1,
   priority: 1,
@@ -31,12 +32,17 @@ export class AssignedByView {
   id: string | null;
 }
 
-/** A conversation as the API and the webhook payloads show it. */
+/**
+ * A conversation as the API, the event log and the webhook payloads show it: with its contact, so that a list renders
+ * without a call per row and a connector learns from `message.sent` alone whom to send to.
+ */
 export class ConversationView {
   /** @example 6650f0c2a1b2c3d4e5f60718 */
   id: string;
   /** @example 6650f0c2a1b2c3d4e5f60719 */
   contactId: string;
+  /** Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+  contact: ContactSummaryView | null;
   /** @example whatsapp */
   channel: string;
   status: ConversationStatus;
@@ -61,6 +67,7 @@ export class ConversationView {
     return {
       id: conversation._id.toHexString(),
       contactId: conversation.contactId.toHexString(),
+      contact: conversation.contact ? { id: conversation.contactId.toHexString(), ...conversation.contact } : null,
       channel: conversation.channel,
       status: conversation.status,
       priority: conversation.priority,
@@ -80,13 +87,4 @@ export class ConversationView {
       updatedAt: conversation.updatedAt.toISOString(),
     };
   }
-}
-
-/**
- * A conversation as the REST answers show it: with its contact, so that a list renders without a call per row.
- * Webhook and event payloads keep ConversationView, their contract with receivers.
- */
-export class ConversationWithContactView extends ConversationView {
-  /** null once the contact has been deleted (its conversations stay) */
-  contact: ContactSummaryView | null;
 }

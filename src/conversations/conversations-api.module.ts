@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ContactsModule } from '../contacts/contacts.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
-import { ConversationContacts } from './conversation-contacts.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsModule } from './conversations.module.js';
 
@@ -10,8 +8,7 @@ import { ConversationsModule } from './conversations.module.js';
  * import: starting a conversation may send its first message, and one module holding both would make an import cycle.
  */
 @Module({
-  imports: [ConversationsModule, MessagesModule, ContactsModule],
+  imports: [ConversationsModule, MessagesModule],
   controllers: [ConversationsController],
-  providers: [ConversationContacts],
 })
 export class ConversationsApiModule {}

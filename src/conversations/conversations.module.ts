@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
@@ -12,7 +13,7 @@ import { ConversationsService } from './conversations.service.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService],
+  providers: [ConversationsRepository, ConversationsService, ContactSummarySync],
   exports: [ConversationsService, ConversationsRepository],
 })
 export class ConversationsModule {}

@@ -3,10 +3,11 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
-import { Conversation } from './conversation.schema.js';
+import { Conversation, type ConversationContact } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
 function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
@@ -17,7 +18,7 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
 export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
 
 /** A conversation about to be inserted, with what its events show of it. */
-export type NewConversation = Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>;
+export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
 
 /** The conversations collection: every read and write of it, the queue and the agents' workload included. */
 @Injectable()
@@ -108,6 +109,21 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     const later = await record({ ...open, firstResponseAt: { $ne: null } });
     if (later) return later;
     return (await record({ ...open, firstResponseAt: null }, { firstResponseAt: at })) ?? record(open);
+  }
+
+  /** Replaces the copy of the contact on each of its conversations (null: the contact was deleted). */
+  async setContact(companyId: CompanyId, contactId: Types.ObjectId, contact: ConversationContact | null): Promise<number> {
+    return this.updateMany(companyId, { contactId }, withNextRevision({ $set: { contact } }));
+  }
+
+  /** Contacts (with their company) of conversations stored before conversations kept a copy of their contact. */
+  async withoutContactCopy(limit: number): Promise<{ companyId: Types.ObjectId; contactId: Types.ObjectId }[]> {
+    return this.model
+      .find({ contact: { $exists: false } }, { companyId: 1, contactId: 1 })
+      .limit(limit)
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean<{ companyId: Types.ObjectId; contactId: Types.ObjectId }[]>()
+      .exec();
   }
 
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */

@@ -3,6 +3,7 @@ import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
+import type { Contact } from '../contacts/contact.schema.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
@@ -18,7 +19,7 @@ import {
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
+import type { AssignerKind, Conversation, ConversationContact, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
@@ -31,6 +32,11 @@ const DEFAULT_CHANNEL = 'api';
 /** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
 export function channelOf(given: string | undefined): string {
   return (given ?? DEFAULT_CHANNEL).toLowerCase();
+}
+
+/** What a new conversation keeps of its contact (see ConversationContact). */
+function contactCopy(contact: Stored<Contact>): ConversationContact {
+  return { name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
 }
 
 /** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
@@ -114,6 +120,7 @@ export class ConversationsService {
     try {
       return await this.create(companyId, {
         contactId: contact._id,
+        contact: contactCopy(contact),
         channel,
         subject: input.subject ?? null,
         priority: input.priority ?? 'medium',
@@ -133,9 +140,9 @@ export class ConversationsService {
    * admits one open conversation, so of concurrent calls one opens it (and writes `conversation.created`) and the
    * others find it refused, which is what they wanted. The caller, which has just found none open, looks again.
    */
-  async openIfNone(companyId: CompanyId, contactId: Types.ObjectId, channel?: string): Promise<void> {
+  async openIfNone(companyId: CompanyId, contact: Stored<Contact>, channel?: string): Promise<void> {
     try {
-      await this.create(companyId, { contactId, channel: channelOf(channel) });
+      await this.create(companyId, { contactId: contact._id, contact: contactCopy(contact), channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

@@ -7,7 +7,7 @@ import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
-import { conversationSnapshot, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { EventRecorder, loggedEvent } from '../support/event-log.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -118,7 +118,7 @@ describe('/v1/conversations/:id/messages', () => {
         status: 'bot',
       });
       expect(await recorder.events()).toEqual([
-        loggedEvent('message.sent', acme.companyId, expect.any(Date), { message: response.body, conversation: conversationSnapshot(conversation.body) }),
+        loggedEvent('message.sent', acme.companyId, expect.any(Date), { message: response.body, conversation: conversation.body }),
       ]);
       const [stored] = await storedMessages(acme, id);
       expect(stored).toMatchObject({ direction: 'outbound', senderType: 'agent', text: 'Your refund is on its way.' });
