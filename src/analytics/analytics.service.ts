@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
-import { enumerateBuckets, localDayOf, parseCalendarDate, startOfLocalDay } from './calendar.js';
+import { localDayOf, parseCalendarDate, startOfLocalDay } from '../common/calendar-dates.js';
+import { enumerateBuckets } from './calendar.js';
 import type { DashboardView } from './dashboard.view.js';
 import type { MetricsQueryDto } from './dto/metrics-query.dto.js';
 import type { MetricsView } from './metrics.view.js';

@@ -1,4 +1,4 @@
-import { formatCalendarDate, localDayOf } from './calendar.js';
+import { formatCalendarDate, localDayOf } from '../common/calendar-dates.js';
 import type { MetricsBucketView, MetricsFiguresView } from './metrics.view.js';
 
 /** What the pipelines add up per bucket; averages are kept as a count and a sum so that they combine exactly. */

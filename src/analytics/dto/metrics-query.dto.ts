@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, ValidateBy, type ValidationArguments } from 'class-validator';
-import { GRANULARITIES, parseCalendarDate, type Granularity } from '../calendar.js';
+import { parseCalendarDate } from '../../common/calendar-dates.js';
+import { GRANULARITIES, type Granularity } from '../calendar.js';
 
 /** Inclusive: a leap year fits, and so does any range ending on the same date a year later. */
 export const MAX_RANGE_DAYS = 366;
