@@ -5,6 +5,8 @@ import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
+import { BusinessHoursModule } from './business-hours/business-hours.module.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
 import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
@@ -15,6 +17,7 @@ import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsApiModule } from './conversations/conversations-api.module.js';
+import { CsatModule } from './csat/csat.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventFeedModule } from './event-feed/event-feed.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -25,7 +28,9 @@ import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
@@ -55,7 +60,12 @@ export class AppModule {
         MediaModule,
         AgentsApiModule,
         SettingsModule,
+        BusinessHoursModule,
         FlowsModule,
+        AutoRepliesModule,
+        SlaPoliciesModule,
+        ServiceLevelsModule,
+        CsatModule,
         WebhooksModule,
         EventFeedModule,
         AnalyticsModule,

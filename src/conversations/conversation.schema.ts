@@ -1,7 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
+import type { ConversationCsat } from '../csat/csat.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import type { ConversationSla } from '../service-levels/sla-state.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -67,7 +69,7 @@ export class Conversation extends EventSource {
   @Prop({ type: Date, default: null })
   lastMessageAt: Date | null;
 
-  /** The first reply by an agent (or bot) after the conversation began: first-response time. */
+  /** The first agent message (bot messages, auto-replies and notes are no answer): first-response time. */
   @Prop({ type: Date, default: null })
   firstResponseAt: Date | null;
 
@@ -80,6 +82,14 @@ export class Conversation extends EventSource {
 
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;
+
+  /** Its SLA policy's targets and running clocks (service-levels/sla-state.ts); null when no policy ever matched. */
+  @Prop({ type: Object, default: null })
+  sla: ConversationSla | null;
+
+  /** The satisfaction survey sent when it closed, and the rating (csat/csat.ts); null when none was asked for. */
+  @Prop({ type: Object, default: null })
+  csat: ConversationCsat | null;
 
   /**
    * True while not closed. A partial unique index on it allows one open conversation per contact
@@ -108,6 +118,13 @@ ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });
+// The open conversations whose SLA counts business hours: those a change of business hours moves (SlaRecompute).
+ConversationSchema.index(
+  { companyId: 1, _id: 1 },
+  { partialFilterExpression: { isOpen: true, 'sla.businessHoursOnly': true }, name: 'open_business_hours_slas' },
+);
+// Ratings by the time they were given (analytics).
+ConversationSchema.index({ companyId: 1, 'csat.submittedAt': 1 }, { sparse: true });
 ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },

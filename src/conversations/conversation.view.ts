@@ -1,4 +1,6 @@
 import { ContactSummaryView } from '../contacts/contact.view.js';
+import { ConversationCsatView } from '../csat/csat.view.js';
+import { ConversationSlaView } from '../service-levels/sla.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 
@@ -21,6 +23,8 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  sla: 1,
+  csat: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -54,12 +58,19 @@ export class ConversationView {
   tags: string[];
   subject: string | null;
   lastMessageAt: string | null;
-  /** The first outbound message (agent or bot); for a conversation you started with `message`, that message */
+  /** The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message */
   firstResponseAt: string | null;
   /** When it last entered the queue */
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /**
+   * Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
+   * change it follows (opening, a message, a priority change), by a consumer of the event log
+   */
+  sla: ConversationSlaView | null;
+  /** The contact's satisfaction rating; null until one is given */
+  csat: ConversationCsatView | null;
   createdAt: string;
   updatedAt: string;
 
@@ -83,6 +94,8 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      sla: ConversationSlaView.from(conversation.sla),
+      csat: ConversationCsatView.from(conversation.csat),
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
     };

@@ -6,7 +6,9 @@ import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
+import { Clock } from '../lanes/clock.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
+import type { ConversationCsat } from '../csat/csat.js';
 import { Conversation, type ConversationContact } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
@@ -23,7 +25,11 @@ export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'chan
 /** The conversations collection: every read and write of it, the queue and the agents' workload included. */
 @Injectable()
 export class ConversationsRepository extends EventSourceRepository<Conversation> {
-  constructor(@InjectModel(Conversation.name) model: Model<Conversation>, relay: EventRelay) {
+  constructor(
+    @InjectModel(Conversation.name) model: Model<Conversation>,
+    relay: EventRelay,
+    private readonly clock: Clock,
+  ) {
     super(model, relay);
   }
 
@@ -37,7 +43,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
    * (its id and times chosen here), so the events show it exactly as stored.
    */
   async insert(companyId: CompanyId, data: NewConversation, stage: (stored: Stored<Conversation>) => PendingEvent[]): Promise<Stored<Conversation>> {
-    const now = new Date();
+    // The Clock's time: SLA deadlines are measured from it.
+    const now = this.clock.now();
     const record = {
       status: 'bot',
       priority: 'medium',
@@ -51,6 +58,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       queuedAt: null,
       closedAt: null,
       closeReason: null,
+      sla: null,
+      csat: null,
       isOpen: true,
       revision: 0,
       ...data,
@@ -145,5 +154,47 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
     const rows = await this.find(companyId, { status: 'queued' }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
     return rows.map((row) => row._id);
+  }
+
+  /**
+   * Applies `set` (the service-level fields) if the conversation's SLA is still at `version` (null: it has none), with
+   * the events `stage` makes of the result; pinned to the revision too, so those events show the record as stored.
+   * Null when either moved meanwhile (nothing written).
+   */
+  async changeSla(
+    companyId: CompanyId,
+    current: Stored<Conversation>,
+    set: Partial<Conversation>,
+    stage?: (after: Stored<Conversation>) => PendingEvent[],
+  ): Promise<Stored<Conversation> | null> {
+    const version = current.sla?.version ?? null;
+    return this.change(companyId, current, version === null ? { sla: null } : { 'sla.version': version }, set, stage);
+  }
+
+  /** The version of the conversation's SLA now (null: none, or no such conversation). */
+  async slaVersion(companyId: CompanyId, id: Types.ObjectId): Promise<number | null> {
+    const found = await this.findOnePlain(companyId, { _id: id }, { 'sla.version': 1 });
+    return found?.sla?.version ?? null;
+  }
+
+  /** Ids of open conversations whose SLA counts business hours, after `after`, ascending; on open_business_hours_slas. */
+  async withBusinessHoursSla(companyId: CompanyId, after: Types.ObjectId | null, limit: number): Promise<Types.ObjectId[]> {
+    const filter: QueryFilter<Conversation> = { isOpen: true, 'sla.businessHoursOnly': true, ...(after ? { _id: { $gt: after } } : {}) };
+    const rows = await this.findPlain(companyId, filter, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    return rows.map((row) => row._id);
+  }
+
+  /**
+   * Records the satisfaction survey at `at` on a closed conversation awaiting its rating (`csat` asked for, not
+   * given): the one message a closed conversation takes. Null otherwise.
+   */
+  async recordSurveyMessage(companyId: CompanyId, id: Types.ObjectId, at: Date): Promise<Stored<Conversation> | null> {
+    const filter = { _id: id, isOpen: false, 'csat.requestedAt': { $ne: null }, 'csat.submittedAt': null };
+    return this.updateAsIs(companyId, filter, withNextRevision({ $set: { updatedAt: new Date() }, $max: { lastMessageAt: at } }));
+  }
+
+  /** Makes a closed conversation await a rating (`csat`), unless it was asked for already. */
+  async requestCsat(companyId: CompanyId, id: Types.ObjectId, csat: ConversationCsat): Promise<void> {
+    await this.updateAsIs(companyId, { _id: id, isOpen: false, csat: null }, withNextRevision({ $set: { csat, updatedAt: new Date() } }));
   }
 }

@@ -9,6 +9,7 @@ import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { Clock } from '../lanes/clock.js';
 import {
   CHANGE_ATTEMPTS,
   queuedEvent,
@@ -72,6 +73,7 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly agents: AgentsRepository,
     private readonly contacts: ContactsService,
+    private readonly clock: Clock,
   ) {}
 
   async list(companyId: CompanyId, query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
@@ -202,7 +204,8 @@ export class ConversationsService {
       assertTransition(conversation.status, 'closed');
       return {
         expected: { status: conversation.status },
-        set: { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
+        // The Clock's time, as SLA deadlines are measured by it.
+        set: { status: 'closed', isOpen: false, closedAt: this.clock.now(), closeReason: reason ?? null },
         events: (after) => [
           stageEvent(
             'conversation.closed',
@@ -218,7 +221,8 @@ export class ConversationsService {
   /**
    * Priority, tags (replaced) and subject may change in any status, closed included (labelling
    * after the fact); `status` only to `queued`, as a transition, with `conversation.queued` (which
-   * auto-assignment reacts to, after this answers). Nothing to change answers the conversation as it is.
+   * auto-assignment reacts to, after this answers). A new priority emits `conversation.priority_changed` (SLA
+   * policies match again on it). Nothing to change answers the conversation as it is.
    */
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
@@ -226,12 +230,21 @@ export class ConversationsService {
       if (changes.priority !== undefined) set.priority = changes.priority;
       if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
-      if (changes.status === undefined) return Object.keys(set).length === 0 ? null : { expected: {}, set };
+      const priorityChanged = set.priority !== undefined && set.priority !== conversation.priority;
+      const priorityEvents = (after: Stored<Conversation>) =>
+        priorityChanged
+          ? [stageEvent('conversation.priority_changed', { conversation: ConversationView.from(after), previousPriority: conversation.priority }, { occurredAt: after.updatedAt })]
+          : [];
+      if (changes.status === undefined) {
+        if (Object.keys(set).length === 0) return null;
+        // Pinned to the revision it read, so the priority it reports replaced is the one it replaced.
+        return { expected: {}, set, events: priorityEvents };
+      }
       assertTransition(conversation.status, changes.status);
       return {
         expected: { status: conversation.status },
         set: { ...set, ...queueEntry() },
-        events: (after) => [queuedEvent(after, conversation, options)],
+        events: (after) => [...priorityEvents(after), queuedEvent(after, conversation, options)],
       };
     });
     return ConversationView.from(updated);
@@ -295,6 +308,13 @@ export class ConversationsService {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
     const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
+    return updated ? ConversationView.from(updated) : null;
+  }
+
+  /** The satisfaction survey on a closed conversation awaiting its rating (see ConversationsRepository.recordSurveyMessage). */
+  async recordSurveyMessage(companyId: CompanyId, id: string, at: Date): Promise<ConversationView | null> {
+    const resolved = parseObjectId(id);
+    const updated = resolved && (await this.conversations.recordSurveyMessage(companyId, resolved, at));
     return updated ? ConversationView.from(updated) : null;
   }
 

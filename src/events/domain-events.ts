@@ -1,22 +1,30 @@
+import type { Priority } from '../conversations/conversation.schema.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
+import type { SlaMetric } from '../sla-policies/sla-metrics.js';
 
 /**
  * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
  * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
- * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12). A new
- * event is added here, with both names, and its data below: webhooks, the feed and streams take it from here.
+ * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and the
+ * service levels' (contract section 16): a priority changed (which may change the conversation's SLA policy), an SLA
+ * deadline coming or missed, a satisfaction rating. A new event is added here, with both names, and its data below:
+ * webhooks, the feed and streams take it from here.
  */
 export const EVENT_CATALOGUE = {
   'conversation.created': 'CONVERSATION_CREATED',
   'conversation.assigned': 'CONVERSATION_ASSIGNED',
   'conversation.queued': 'CONVERSATION_QUEUED',
   'conversation.closed': 'CONVERSATION_CLOSED',
+  'conversation.priority_changed': 'CONVERSATION_PRIORITY_CHANGED',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
   'message.status_changed': 'CHAT_STATUS_CHANGED',
   'flow.executed': 'FLOW_EXECUTED',
+  'sla.warning': 'SLA_WARNING',
+  'sla.breached': 'SLA_BREACHED',
+  'csat.submitted': 'CSAT_SUBMITTED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -44,10 +52,25 @@ export interface DomainEventData {
   'conversation.assigned': { conversation: ConversationView; agentId: string; previousAgentId: string | null };
   'conversation.queued': { conversation: ConversationView; previousAgentId: string | null };
   'conversation.closed': { conversation: ConversationView; reason: string | null };
+  'conversation.priority_changed': { conversation: ConversationView; previousPriority: Priority };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };
   'message.status_changed': { message: MessageView; previousStatus: DeliveryStatus };
   'flow.executed': { execution: FlowExecutionSnapshot };
+  /** An SLA target of the conversation falls due in `warnBeforeSeconds` (at `dueAt`) and is not met yet. */
+  'sla.warning': SlaDeadlineEventData;
+  /** An SLA target of the conversation was not met by `dueAt`. */
+  'sla.breached': SlaDeadlineEventData;
+  'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+}
+
+/** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */
+export interface SlaDeadlineEventData {
+  conversation: ConversationView;
+  metric: SlaMetric;
+  /** ISO-8601. */
+  dueAt: string;
+  policyId: string;
 }
 
 /** One event as the log holds it, and as consumers and the feed read it (`data` is what a webhook delivery carries). */

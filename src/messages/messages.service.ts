@@ -9,6 +9,7 @@ import { Types } from 'mongoose';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { Clock } from '../lanes/clock.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
@@ -29,6 +30,8 @@ export interface OutboundSender {
 export interface SendOptions {
   dedupeKey?: string;
   eventId?: string;
+  /** The satisfaction survey: sent on the closed conversation awaiting its rating (the one message a closed one takes). */
+  survey?: boolean;
 }
 
 export interface SendMediaInput {
@@ -58,7 +61,7 @@ export interface DeliveredMessage {
 
 /**
  * Messages of a conversation. A message is stored only in an open conversation: the conversation
- * is updated first (lastMessageAt, firstResponseAt) with a filter on isOpen, then the message is
+ * is updated first (lastMessageAt, firstResponseAt on the first agent message) with a filter on isOpen, then the message is
  * stored with that same time and, in the same write, its `message.sent` or `message.received` event.
  */
 @Injectable()
@@ -66,6 +69,7 @@ export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -204,8 +208,13 @@ export class MessagesService {
     draft: MessageDraft,
     options: SendOptions = {},
   ): Promise<DeliveredMessage | null> {
-    const at = new Date();
-    const conversation = await this.conversations.recordMessage(companyId, target, at, draft.direction === 'outbound');
+    // The Clock's time, as every deadline measured from a message (SLA clocks) is.
+    const at = this.clock.now();
+    // Only an agent's message answers the contact (firstResponseAt): bot messages and auto-replies do not.
+    const conversation =
+      options.survey && typeof target === 'string'
+        ? await this.conversations.recordSurveyMessage(companyId, target, at)
+        : await this.conversations.recordMessage(companyId, target, at, draft.senderType === 'agent');
     if (!conversation) return null;
     // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
     // chosen here so that its event, written with it, shows it exactly as stored.

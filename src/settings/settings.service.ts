@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AUTO_ASSIGNMENT } from '../assignment/auto-assignment.name.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { EventConsumers } from '../events/consumers/event-consumers.js';
+import { SLA_CONSUMER } from '../service-levels/sla-consumer.name.js';
 import { canonicalLanguage } from './dto/settings.validators.js';
 import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
@@ -29,10 +30,15 @@ export class SettingsService {
     const set: Record<string, unknown> = {};
     if (dto.timezone !== undefined) set.timezone = dto.timezone;
     if (dto.welcomeMessage !== undefined) set.welcomeMessage = dto.welcomeMessage;
+    if (dto.outOfHoursMessage !== undefined) set.outOfHoursMessage = dto.outOfHoursMessage;
     if (dto.language !== undefined) set.language = canonicalLanguage(dto.language);
     if (dto.businessHours?.enabled !== undefined) set['businessHours.enabled'] = dto.businessHours.enabled;
     if (dto.businessHours?.schedule !== undefined) {
       set['businessHours.schedule'] = dto.businessHours.schedule.map(({ day, open, close }) => ({ day, open, close }));
+    }
+    if (dto.businessHours?.holidays !== undefined) set['businessHours.holidays'] = [...new Set(dto.businessHours.holidays)].sort();
+    for (const [key, value] of Object.entries(dto.csat ?? {})) {
+      if (value !== undefined) set[`csat.${key}`] = value;
     }
     for (const [key, value] of Object.entries(dto.autoAssignment ?? {})) {
       if (value !== undefined) set[`autoAssignment.${key as keyof AutoAssignment}`] = value;
@@ -43,6 +49,8 @@ export class SettingsService {
     if (dto.autoAssignment?.enabled === true || dto.autoAssignment?.maxConversationsPerAgent !== undefined) {
       await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
     }
+    // The deadlines of SLA policies that count business hours move with them.
+    if (dto.timezone !== undefined || dto.businessHours !== undefined) await this.consumers.nudge(SLA_CONSUMER, String(companyId));
     return updated;
   }
 }
