@@ -197,4 +197,10 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   async requestCsat(companyId: CompanyId, id: Types.ObjectId, csat: ConversationCsat): Promise<void> {
     await this.updateAsIs(companyId, { _id: id, isOpen: false, csat: null }, withNextRevision({ $set: { csat, updatedAt: new Date() } }));
   }
+
+  /** Which of these conversations have an SLA; one read on {companyId, _id}. */
+  async withSla(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Set<string>> {
+    const rows = await this.findPlain(companyId, { _id: { $in: ids }, sla: { $ne: null } }, { projection: { _id: 1 }, limit: ids.length });
+    return new Set(rows.map((row) => row._id.toHexString()));
+  }
 }

@@ -67,6 +67,12 @@ export class SlaTracker {
       byConversation.set(id, [...(byConversation.get(id) ?? []), slaEvent]);
     }
     if (byConversation.size === 0) return;
+    // Messages and closes only matter to conversations with an SLA: the others are not read one by one.
+    const withSla = await this.conversations.withSla(companyId, [...byConversation.keys()].map(toObjectId));
+    const matching = (event: SlaEvent) => event.type === 'conversation.created' || event.type === 'conversation.priority_changed';
+    for (const [id, conversationEvents] of byConversation) {
+      if (!withSla.has(id) && !conversationEvents.some(matching)) byConversation.delete(id);
+    }
     let active: Promise<Stored<SlaPolicy>[]> | undefined;
     const context: CompanyContext = {
       policies: () => (active ??= this.policies.active(companyId)),

@@ -11,6 +11,10 @@ describe('webhook event names', () => {
     ['message.sent', 'CHAT_SENT'],
     ['message.status_changed', 'CHAT_STATUS_CHANGED'],
     ['flow.executed', 'FLOW_EXECUTED'],
+    ['conversation.priority_changed', 'CONVERSATION_PRIORITY_CHANGED'],
+    ['sla.warning', 'SLA_WARNING'],
+    ['sla.breached', 'SLA_BREACHED'],
+    ['csat.submitted', 'CSAT_SUBMITTED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
@@ -18,9 +22,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the sixteen names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(16);
-    expect(DOMAIN_EVENTS).toHaveLength(8);
+  it('accepts exactly the twenty-four names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(24);
+    expect(DOMAIN_EVENTS).toHaveLength(12);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

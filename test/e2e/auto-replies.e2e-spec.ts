@@ -19,7 +19,9 @@ describe('auto-replies', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock, env: { THROTTLE_LIMIT: '100000' } });
   });
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
   afterAll(() => t.close());
 
   const messagesOf = async (company: ServiceLevelsCompany, id: string): Promise<MessageView[]> =>

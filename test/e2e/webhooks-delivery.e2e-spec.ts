@@ -4,7 +4,7 @@ import { Types } from 'mongoose';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import type { Stored } from '../../src/database/tenancy/tenant-repository.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
-import type { AnyDomainEvent, DomainEventData, DomainEventName } from '../../src/events/domain-events.js';
+import { DOMAIN_EVENTS, EVENT_CATALOGUE, type AnyDomainEvent, type DomainEventData, type DomainEventName } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
@@ -47,6 +47,8 @@ function conversation(overrides: Partial<ConversationView> = {}): ConversationVi
     queuedAt: null,
     closedAt: null,
     closeReason: null,
+    sla: null,
+    csat: null,
     createdAt: now(),
     updatedAt: now(),
     ...overrides,
@@ -90,6 +92,22 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
     },
+    'conversation.priority_changed': { conversation: conversation({ id: open.id, priority: 'high' }), previousPriority: 'medium' },
+    'sla.warning': { conversation: assigned, metric: 'first_response', dueAt: now(), policyId: hex() },
+    'sla.breached': {
+      conversation: conversation({
+        id: open.id,
+        sla: { policyId: hex(), firstResponseDueAt: now(), nextResponseDueAt: null, resolutionDueAt: null, breaches: ['first_response'] },
+      }),
+      metric: 'first_response',
+      dueAt: now(),
+      policyId: hex(),
+    },
+    'csat.submitted': {
+      conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), csat: { rating: 5, comment: 'Great', submittedAt: now() } }),
+      rating: 5,
+      comment: 'Great',
+    },
   };
 }
 
@@ -122,26 +140,23 @@ describe('webhook delivery', () => {
     return (await t.http.get(`/v1/webhooks/${id}/deliveries${query}`).set(acme.auth).expect(200)).body;
   }
 
-  it('delivers each of the eight events, signed, under the name subscribed with, in event order', async () => {
-    const dotted = await webhook('/all-dotted', {
-      events: ['conversation.created', 'conversation.assigned', 'conversation.queued', 'conversation.closed', 'message.received', 'message.sent', 'message.status_changed', 'flow.executed'],
-    });
-    const external = await webhook('/all-external', {
-      events: ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'],
-    });
+  it('delivers each event of the catalogue, signed, under the name subscribed with, in event order', async () => {
+    const count = DOMAIN_EVENTS.length;
+    const dotted = await webhook('/all-dotted', { events: DOMAIN_EVENTS });
+    const externalNames = DOMAIN_EVENTS.map((name) => EVENT_CATALOGUE[name]);
+    const external = await webhook('/all-external', { events: externalNames });
     const samples = sampleEvents();
     const published: AnyDomainEvent[] = [];
-    for (const name of Object.keys(samples) as DomainEventName[]) {
+    for (const name of DOMAIN_EVENTS) {
       published.push((await bus.publish(acme.companyId, name, samples[name] as never)) as AnyDomainEvent);
     }
 
-    const externalNames = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'];
     for (const [path, secret, names] of [
       ['/all-dotted', dotted.secret, published.map((event) => event.type)],
       ['/all-external', external.secret, externalNames],
     ] as const) {
-      const requests = await receiver.received(path, 8);
-      expect(requests).toHaveLength(8);
+      const requests = await receiver.received(path, count);
+      expect(requests).toHaveLength(count);
       requests.forEach((request, index) => {
         const event = published[index];
         expect(request.method).toBe('POST');
@@ -168,19 +183,19 @@ describe('webhook delivery', () => {
       const page = await deliveryLog(dotted.id);
       return page.data.every((delivery: { status: string }) => delivery.status === 'succeeded') && page;
     });
-    expect(log.data).toHaveLength(8);
+    expect(log.data).toHaveLength(count);
     expect(log.data[0]).toMatchObject({
       id: expect.stringMatching(/^dlv_[0-9a-f]{24}$/),
       webhookId: dotted.id,
-      eventId: published[7].id,
-      type: 'flow.executed',
+      eventId: published[count - 1].id,
+      type: published[count - 1].type,
       status: 'succeeded',
       attemptCount: 1,
       attempts: [{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }],
       nextAttemptAt: null,
       completedAt: expect.any(String),
     });
-    expect(log.data[7].id).toBe(first('/all-dotted').headers['webhook-id']);
+    expect(log.data[count - 1].id).toBe(first('/all-dotted').headers['webhook-id']);
   });
 
   it('delivers what the real API does: an inbound message, an agent reply, a close', async () => {

@@ -60,13 +60,13 @@ export async function loggedOf(t: TestApp, company: TestCompany, ...types: Domai
 }
 
 /** Waits until the company has logged `count` events of `type` (a timer fired). */
-export async function waitForLogged(t: TestApp, company: TestCompany, type: DomainEventName, count: number): Promise<AnyDomainEvent[]> {
+export async function waitForLogged(t: TestApp, company: TestCompany, type: DomainEventName, count: number, timeoutMs = 10_000): Promise<AnyDomainEvent[]> {
   return waitFor(
     async () => {
       const events = await loggedOf(t, company, type);
       return events.length >= count && events;
     },
-    { timeoutMs: 10_000, message: `${count} ${type} event(s)` },
+    { timeoutMs, message: `${count} ${type} event(s)` },
   );
 }
 
