@@ -118,6 +118,8 @@ ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });
+// Assignments by when they were made (the agents report).
+ConversationSchema.index({ companyId: 1, assignedAt: 1 });
 // The open conversations whose SLA counts business hours: those a change of business hours moves (SlaRecompute).
 ConversationSchema.index(
   { companyId: 1, _id: 1 },
