@@ -157,9 +157,9 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Applies `set` (the service-level fields) if the conversation's SLA is still at `version` (null: it has none), with
-   * the events `stage` makes of the result; pinned to the revision too, so those events show the record as stored.
-   * Null when either moved meanwhile (nothing written).
+   * Applies `set` (the service-level fields) if the conversation's SLA is still at the version `current` shows (none:
+   * it has none). With events (`stage`), pinned to the revision too, so that they show the record as stored; without,
+   * other writes of the conversation meanwhile do not matter. Null when it moved meanwhile (nothing written).
    */
   async changeSla(
     companyId: CompanyId,
@@ -168,7 +168,9 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     stage?: (after: Stored<Conversation>) => PendingEvent[],
   ): Promise<Stored<Conversation> | null> {
     const version = current.sla?.version ?? null;
-    return this.change(companyId, current, version === null ? { sla: null } : { 'sla.version': version }, set, stage);
+    const expected: QueryFilter<Conversation> = version === null ? { sla: null } : { 'sla.version': version };
+    if (stage) return this.change(companyId, current, expected, set, stage);
+    return this.updateOne(companyId, { ...expected, _id: current._id }, { $set: set });
   }
 
   /** The version of the conversation's SLA now (null: none, or no such conversation). */
