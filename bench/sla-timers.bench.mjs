@@ -80,8 +80,8 @@ try {
 
   log(`opening ${open} conversations under an SLA policy (four timers each)`);
   const slaSeconds = await openMany(open, 416, 'whatsapp');
-  const timers = await db.collection('timers').countDocuments({ kind: 'sla' });
   const withTimers = await idleCpu();
+  const timers = await db.collection('timers').countDocuments({ kind: 'sla' });
   log(`idle with ${timers} SLA timers: app ${withTimers.app.toFixed(1)} ms/s, engine ${withTimers.engine.toFixed(1)} ms/s`);
 
   log(`opening ${burst} conversations whose first response falls due ${dueSeconds} s later`);

@@ -25,7 +25,7 @@ export interface DemoCredentials {
 }
 
 /** The demo company's welcome (a new company has none: it sends only what it chose). */
-const DEMO_WELCOME = 'Hi! Thanks for reaching out. How can we help?';
+const DEMO_WELCOME = 'Hi! Thanks for writing to Demo Company: an agent will be with you shortly.';
 
 /** What two customers wrote in, through the inbound path a channel connector uses. */
 const DEMO_INBOUND = [

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { AUTO_ASSIGNMENT } from '../assignment/auto-assignment.name.js';
+import { DataMigrations } from '../database/migrations/data-migrations.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { EventConsumers } from '../events/consumers/event-consumers.js';
 import { SLA_CONSUMER } from '../service-levels/sla-consumer.name.js';
@@ -9,12 +10,25 @@ import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import type { AutoAssignment } from './settings.schema.js';
 import { SettingsRepository } from './settings.repository.js';
 
+/**
+ * The welcome message every company was created with before welcome messages were sent: nothing read it, so no company
+ * chose it. Now that the bot sends it, it is cleared once (a company that wants it sets it again).
+ */
+const FORMER_DEFAULT_WELCOME = 'Hi! Thanks for reaching out. How can we help?';
+
 @Injectable()
-export class SettingsService {
+export class SettingsService implements OnApplicationBootstrap {
   constructor(
     private readonly settings: SettingsRepository,
     private readonly consumers: EventConsumers,
+    private readonly migrations: DataMigrations,
   ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.migrations.runOnce('settings.unchosen-welcome-message', async () => {
+      await this.settings.clearWelcomeMessage(FORMER_DEFAULT_WELCOME);
+    });
+  }
 
   async get(companyId: CompanyId): Promise<SettingsView> {
     return SettingsView.from(await this.settings.forCompany(companyId));

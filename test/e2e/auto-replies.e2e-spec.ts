@@ -2,7 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { ConflictException } from '@nestjs/common';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
+import { DataMigration } from '../../src/database/migrations/data-migration.schema.js';
 import { EventConsumerLane } from '../../src/events/consumers/event-consumer-lane.schema.js';
+import { Settings } from '../../src/settings/settings.schema.js';
+import { SettingsService } from '../../src/settings/settings.service.js';
 import { settle } from '../support/event-log.js';
 import { uniqueEmail } from '../support/factories.js';
 import { advanceTo, companyWithKey, inbound, loggedOf, reply, type ServiceLevelsCompany } from '../support/service-levels.js';
@@ -49,6 +52,21 @@ describe('auto-replies', () => {
     expect(sent.map((event) => (event.data as { message: MessageView }).message.id)).toEqual([welcome.id]);
     // Only the contact's opening message: the existing conversation (opened earlier) gets none.
     expect(said(await messagesOf(acme, silent.id))).toEqual(['contact: Hello?']);
+  });
+
+  it('a company created before welcome messages were sent keeps quiet: the former default is cleared once, a chosen text kept', async () => {
+    const before = await companyWithKey(t, 'Before');
+    const chose = await companyWithKey(t, 'Chose');
+    const settings = t.model<Settings>(Settings.name);
+    await settings.updateOne({ companyId: before.companyId }, { $set: { welcomeMessage: 'Hi! Thanks for reaching out. How can we help?' } });
+    await settings.updateOne({ companyId: chose.companyId }, { $set: { welcomeMessage: 'Welcome to Chose!' } });
+    await t.model<DataMigration>(DataMigration.name).deleteOne({ _id: 'settings.unchosen-welcome-message' });
+    await t.app.get(SettingsService).onApplicationBootstrap();
+    expect((await settings.findOne({ companyId: before.companyId }).lean())?.welcomeMessage).toBe('');
+    expect((await settings.findOne({ companyId: chose.companyId }).lean())?.welcomeMessage).toBe('Welcome to Chose!');
+    const { conversation } = await inbound(t, before, 'Hello');
+    await settle(t);
+    expect(said(await messagesOf(before, conversation.id))).toEqual(['contact: Hello']);
   });
 
   it('out of hours: once per conversation and closed period, not while open', async () => {
