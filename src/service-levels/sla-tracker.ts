@@ -106,7 +106,7 @@ export class SlaTracker {
       const before = conversation.sla ?? null;
       let sla = before;
       let replayed = false;
-      const late: [SlaMetric, SlaClock][] = [];
+      const late: MissedTarget[] = [];
       for (const event of events) {
         if (sla && event.sequence <= sla.sequence) {
           replayed = true;
@@ -116,13 +116,12 @@ export class SlaTracker {
         if (sla && next) late.push(...missedOnEnd(sla, next, instantOf(event)));
         sla = next && { ...next, sequence: event.sequence };
       }
-      const changed = !sameClocks(before, sla) || (before?.policyId ?? null)?.toString() !== (sla?.policyId ?? null)?.toString();
-      if (!changed) {
+      if (sameClocks(before, sla)) {
         // A crash may have come between this write and its timers: set them all again.
         if (replayed) await this.timers.settle(companyId, id, before, before, true);
         return;
       }
-      const after = sla && { ...sla, breaches: [...new Set([...sla.breaches, ...late.map(([metric]) => metric)])] };
+      const after = sla && { ...sla, breaches: [...new Set([...sla.breaches, ...late.map((missed) => missed.metric)])] };
       if (await this.write(companyId, conversation, after, late)) {
         return this.timers.settle(companyId, id, before, after && { ...after, version: (before?.version ?? 0) + 1 });
       }
@@ -206,16 +205,11 @@ export class SlaTracker {
   }
 
   /** Writes `sla` over the version the conversation was read with, with `sla.breached` for each target found missed late. */
-  private async write(companyId: CompanyId, conversation: Stored<Conversation>, sla: ConversationSla | null, late: [SlaMetric, SlaClock][] = []): Promise<boolean> {
-    const version = (conversation.sla?.version ?? 0) + 1;
-    const stored = sla && { ...sla, version, clocks: withBreached(sla.clocks, late) };
+  private async write(companyId: CompanyId, conversation: Stored<Conversation>, sla: ConversationSla | null, late: MissedTarget[] = []): Promise<boolean> {
+    const stored = sla && { ...sla, version: (conversation.sla?.version ?? 0) + 1 };
     const events = (after: Stored<Conversation>): PendingEvent[] =>
-      late.map(([metric, clock]) =>
-        stageEvent(
-          'sla.breached',
-          { conversation: ConversationView.from(after), metric, dueAt: clock.dueAt!.toISOString(), policyId: String(sla?.policyId ?? conversation.sla?.policyId) },
-          { occurredAt: after.updatedAt },
-        ),
+      late.map(({ metric, dueAt, policyId }) =>
+        stageEvent('sla.breached', { conversation: ConversationView.from(after), metric, dueAt: dueAt.toISOString(), policyId: String(policyId) }, { occurredAt: after.updatedAt }),
       );
     return (await this.conversations.changeSla(companyId, conversation, { sla: stored }, late.length > 0 ? events : undefined)) !== null;
   }
@@ -229,23 +223,26 @@ function instantOf(event: SlaEvent): Date {
   return event.occurredAt;
 }
 
-/**
- * The clocks of `before` that `after` ended (met, stopped by the close, or a new cycle) at `endedAt` past their due
- * time without a breach: the deadline fell due while no firing could see it (the consumer decides after the fact).
- */
-function missedOnEnd(before: ConversationSla, after: ConversationSla, endedAt: Date): [SlaMetric, SlaClock][] {
-  return (Object.entries(before.clocks) as [SlaMetric, SlaClock][]).filter(([metric, clock]) => {
-    const still = after.clocks[metric];
-    const ended = !still || still.startedAt.getTime() !== clock.startedAt.getTime();
-    return ended && !clock.breached && clock.dueAt !== null && clock.dueAt.getTime() < endedAt.getTime();
-  });
+/** A target found missed after the fact: its metric, its due time and the policy it was set by. */
+interface MissedTarget {
+  metric: SlaMetric;
+  dueAt: Date;
+  policyId: Types.ObjectId | null;
 }
 
-function withBreached(clocks: ConversationSla['clocks'], late: [SlaMetric, SlaClock][]): ConversationSla['clocks'] {
-  const marked = { ...clocks };
-  for (const [metric, clock] of late) {
-    const current = marked[metric];
-    if (current && current.startedAt.getTime() === clock.startedAt.getTime()) marked[metric] = { ...current, breached: true };
+/**
+ * The clocks of `before` that `after` ended (met, stopped by the close or by a policy without that target) at
+ * `endedAt` past their due time without a breach: the deadline fell due while no firing could see it (the consumer
+ * decides after the fact).
+ */
+function missedOnEnd(before: ConversationSla, after: ConversationSla, endedAt: Date): MissedTarget[] {
+  const missed: MissedTarget[] = [];
+  for (const [metric, clock] of Object.entries(before.clocks) as [SlaMetric, SlaClock][]) {
+    const still = after.clocks[metric];
+    const ended = !still || still.startedAt.getTime() !== clock.startedAt.getTime();
+    if (ended && !clock.breached && clock.dueAt !== null && clock.dueAt.getTime() < endedAt.getTime()) {
+      missed.push({ metric, dueAt: clock.dueAt, policyId: before.policyId });
+    }
   }
-  return marked;
+  return missed;
 }
