@@ -5,6 +5,7 @@ import { ContactsModule } from '../contacts/contacts.module.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
+import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
 
 @Module({
   imports: [
@@ -12,7 +13,7 @@ import { ConversationsService } from './conversations.service.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService],
-  exports: [ConversationsService, ConversationsRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes],
+  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes],
 })
 export class ConversationsModule {}
