@@ -66,6 +66,8 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
     senderId: hex(),
     externalId: null,
     delivery: null,
+    private: false,
+    mentions: [],
     createdAt: now(),
     ...overrides,
   };
@@ -81,6 +83,13 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'conversation.assigned': { conversation: assigned, agentId, previousAgentId: null },
     'conversation.queued': { conversation: conversation({ id: open.id, status: 'queued', queuedAt: now() }), previousAgentId: null },
     'conversation.closed': { conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), closeReason: 'resolved' }), reason: 'resolved' },
+    'conversation.note_added': {
+      message: message(open.id, { direction: 'internal', senderType: 'agent', senderId: agentId, text: 'VIP, be quick', private: true, mentions: [agentId] }),
+      conversation: assigned,
+      mentions: [agentId],
+    },
+    'conversation.snoozed': { conversation: conversation({ id: open.id, status: 'human', snoozedUntil: now() }) },
+    'conversation.unsnoozed': { conversation: assigned, reason: 'timer' },
     'message.received': { message: message(open.id), conversation: open },
     'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way', delivery: { status: 'pending', updatedAt: now() } }), conversation: assigned },
     'message.status_changed': {
