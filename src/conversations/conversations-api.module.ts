@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
+import { ConversationBulkActions } from './bulk/conversation-bulk-actions.js';
+import { ConversationBulkController } from './bulk/conversation-bulk.controller.js';
 import { ConversationContacts } from './conversation-contacts.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsModule } from './conversations.module.js';
+import { ConversationSnoozeController } from './snooze/conversation-snooze.controller.js';
 
 /**
  * The /v1/conversations routes. Kept apart from ConversationsModule (schema, repository, rules), which messages
@@ -11,7 +14,7 @@ import { ConversationsModule } from './conversations.module.js';
  */
 @Module({
   imports: [ConversationsModule, MessagesModule, ContactsModule],
-  controllers: [ConversationsController],
-  providers: [ConversationContacts],
+  controllers: [ConversationsController, ConversationSnoozeController, ConversationBulkController],
+  providers: [ConversationContacts, ConversationBulkActions],
 })
 export class ConversationsApiModule {}
