@@ -1,19 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
-import { transcriptBody, transcriptLine, transcriptTime } from './transcript-format.js';
+import { localMinuteOf } from '../analytics/calendar.js';
+import { transcriptBody, transcriptLine } from './transcript-format.js';
 
 const note = { text: null, caption: null, media: null, private: false };
 
 describe('transcript lines', () => {
   it('writes times as YYYY-MM-DD HH:MM in the given time zone', () => {
     const at = new Date('2026-05-01T22:30:59.999Z');
-    expect(transcriptTime(at, 'UTC')).toBe('2026-05-01 22:30');
-    expect(transcriptTime(at, 'Europe/Paris')).toBe('2026-05-02 00:30');
-    expect(transcriptTime(at, 'America/New_York')).toBe('2026-05-01 18:30');
-    expect(transcriptTime(new Date('2026-01-01T00:05:00Z'), 'Asia/Kolkata')).toBe('2026-01-01 05:35');
+    expect(localMinuteOf(at, 'UTC')).toBe('2026-05-01 22:30');
+    expect(localMinuteOf(at, 'Europe/Paris')).toBe('2026-05-02 00:30');
+    expect(localMinuteOf(at, 'America/New_York')).toBe('2026-05-01 18:30');
+    expect(localMinuteOf(new Date('2026-01-01T00:05:00Z'), 'Asia/Kolkata')).toBe('2026-01-01 05:35');
   });
 
   it('shows midnight as 00, not 24', () => {
-    expect(transcriptTime(new Date('2026-05-01T00:00:00Z'), 'UTC')).toBe('2026-05-01 00:00');
+    expect(localMinuteOf(new Date('2026-05-01T00:00:00Z'), 'UTC')).toBe('2026-05-01 00:00');
   });
 
   it('writes a text message as its text', () => {

@@ -1,3 +1,4 @@
+import { localMinuteOf } from '../analytics/calendar.js';
 import type { SenderType } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
 
@@ -7,31 +8,6 @@ import type { MessageView } from '../messages/message.view.js';
  * Line breaks inside a message are written `\n`, so that each message stays on its line; a private note's text
  * starts with `[private note]`.
  */
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
-
-/** `YYYY-MM-DD HH:MM` of `at` in `timeZone` (an IANA name, as settings hold it). */
-export function transcriptTime(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(at).map((part) => [part.type, part.value]));
-  return `${parts.year.padStart(4, '0')}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
-}
 
 /** What a message says in a transcript: its text, or its media's file name in brackets (then its caption). */
 export function transcriptBody(message: Pick<MessageView, 'text' | 'caption' | 'media' | 'private'>): string {
@@ -49,5 +25,5 @@ export function transcriptLine(
   timeZone: string,
 ): string {
   const name = sender.name.replace(/[\r\n]+/g, ' ');
-  return `[${transcriptTime(new Date(message.createdAt), timeZone)}] ${name} (${sender.type}): ${transcriptBody(message)}\n`;
+  return `[${localMinuteOf(new Date(message.createdAt), timeZone)}] ${name} (${sender.type}): ${transcriptBody(message)}\n`;
 }
