@@ -7,7 +7,7 @@ export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
 export class TranscriptQueryDto {
   /** `text`: text/plain, one line per message; `json`: `{ conversation, contact, messages }` */
-  @ApiPropertyOptional({ default: 'text' })
+  @ApiPropertyOptional({ enum: TRANSCRIPT_FORMATS, default: 'text' })
   @IsOptional()
   @IsIn(TRANSCRIPT_FORMATS)
   format: TranscriptFormat = 'text';
