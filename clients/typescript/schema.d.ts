@@ -1640,15 +1640,12 @@ export interface components {
         };
         SendMessageDto: {
             /**
-             * @description With `text`: true keeps it as a private note for your team, never sent to the contact
-             * @default false
-             */
-            private: boolean;
-            /**
              * @description Mode `text`: the text, sent to the contact (or kept as a private note with `private: true`)
              * @example Your refund is on its way.
              */
             text?: string;
+            /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
+            private?: boolean;
             /**
              * @description With `private: true`: agents to notify (active agents of your company), in `conversation.note_added`
              * @example [

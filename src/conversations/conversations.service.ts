@@ -296,7 +296,8 @@ export class ConversationsService {
     if (!resolved) return null;
     const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
     if (!updated) return null;
-    const awake = !isResponse && updated.snoozedUntil ? await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', at)) : updated;
+    if (isResponse || !updated.snoozedUntil) return ConversationView.from(updated);
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', at));
     return ConversationView.from(awake);
   }
 

@@ -120,8 +120,12 @@ export const MessageSchema = SchemaFactory.createForClass(Message);
 MessageSchema.plugin(tenantScopePlugin);
 MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
 MessageSchema.index({ companyId: 1, createdAt: 1 });
-// A conversation's messages without its notes (`private: false`, or absent on those stored before notes), or its notes alone.
-MessageSchema.index({ companyId: 1, conversationId: 1, private: 1, createdAt: -1, _id: -1 });
+// A conversation's notes alone. Partial, so that only notes pay for it: the messages without notes walk the
+// { companyId, conversationId, createdAt, _id } index, past the notes among them.
+MessageSchema.index(
+  { companyId: 1, conversationId: 1, private: 1, createdAt: -1, _id: -1 },
+  { partialFilterExpression: { private: true }, name: 'notes_of_a_conversation' },
+);
 indexPendingEvents(MessageSchema);
 MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });
 // Inbound messages the connector identified: one per company, channel and channel message id.

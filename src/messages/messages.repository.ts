@@ -38,8 +38,8 @@ export class MessagesRepository extends EventSourceRepository<Message> {
   /**
    * Up to `limit` messages of a conversation beyond `from` in `direction`, in that direction's
    * order (`older`: newest first). Keyset on (createdAt, _id), served by the
-   * { companyId, conversationId, createdAt, _id } index in either direction, or with `private` by the
-   * { companyId, conversationId, private, createdAt, _id } one (`null` matches a message stored before notes).
+   * { companyId, conversationId, createdAt, _id } index in either direction (`private: false` skips the notes along
+   * it; `null` matches a message stored before notes), notes alone by the partial `notes_of_a_conversation` one.
    */
   async window(companyId: CompanyId, conversationId: Types.ObjectId, window: MessageWindow): Promise<Stored<Message>[]> {
     const older = window.direction === 'older';

@@ -186,16 +186,22 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
       await t.http.get(`/v1/conversations/${id}/messages?private=false&cursor=${cursor}`).set(acme.auth).expect(200);
     });
 
-    it('serves private=false from an index, never a scan of the company', async () => {
+    it('serves both filters from indexes, never a scan of the company: the conversation’s messages, or its notes alone', async () => {
       const id = await start(acme);
-      const explained = await t.model<Message>(Message.name)
-        .find({ companyId: acme.companyId, conversationId: id, private: { $in: [false, null] } })
-        .sort({ createdAt: -1, _id: -1 })
-        .limit(51)
-        .explain('executionStats');
-      const plan = JSON.stringify(explained);
-      expect(plan).toContain('companyId_1_conversationId_1_private_1_createdAt_-1__id_-1');
-      expect(plan).not.toContain('COLLSCAN');
+      const plan = async (filter: Record<string, unknown>) =>
+        JSON.stringify(
+          await t.model<Message>(Message.name)
+            .find({ companyId: acme.companyId, conversationId: id, ...filter })
+            .sort({ createdAt: -1, _id: -1 })
+            .limit(51)
+            .explain('executionStats'),
+        );
+      const withoutNotes = await plan({ private: { $in: [false, null] } });
+      expect(withoutNotes).toContain('companyId_1_conversationId_1_createdAt_-1__id_-1');
+      expect(withoutNotes).not.toContain('COLLSCAN');
+      const notes = await plan({ private: true });
+      expect(notes).toContain('notes_of_a_conversation');
+      expect(notes).not.toContain('COLLSCAN');
     });
   });
 

@@ -1,4 +1,3 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsMongoId, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
@@ -18,8 +17,7 @@ export class SendMessageDto {
   @Length(1, 4096)
   text?: string;
 
-  /** With `text`: true keeps it as a private note for your team, never sent to the contact */
-  @ApiPropertyOptional({ default: false })
+  /** With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
   @IsOmittable()
   @IsBoolean()
   private?: boolean;
