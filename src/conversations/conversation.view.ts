@@ -21,6 +21,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  snoozedUntil: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -60,6 +61,8 @@ export class ConversationView {
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+  snoozedUntil: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -83,6 +86,7 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      snoozedUntil: iso(conversation.snoozedUntil),
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
     };

@@ -30,6 +30,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         queuedAt: null,
         closedAt: null,
         closeReason: null,
+        snoozedUntil: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
