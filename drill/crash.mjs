@@ -1,14 +1,16 @@
 // Crash drill: a mixed workload from several clients on two API processes (inbound messages that trigger a flow,
-// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies),
+// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies,
+// private notes, snoozes that fall due within seconds, so while processes die),
 // with `kill -9` of an API process at three random moments, each restarted on the same standalone engine, and
 // `kill -9` of the engine itself (on a data directory) at another, restarted on the same directory and port. Once
 // everything has settled: every acknowledged change has exactly its events in the log, once; the subscribed webhook
 // received every logged event with one webhook-id per event; no flow ran twice for one event; no agent went over
-// capacity. Every inbound message carries an externalId, and those that got no answer are posted again after the
-// restarts, as a connector would: no externalId is stored twice, and none sent (or acknowledged) is missing.
-// SLA deadlines fall due throughout (conversations on an SLA channel with targets of seconds): once the last is past
-// and everything settled, each missed target has exactly one `sla.breached` (none for a target met in time), and no
-// warning or breach is logged twice. Exits 1 on a violation.
+// capacity; every snooze woke exactly once (one conversation.unsnoozed), never before its time. Every inbound
+// message carries an externalId, and those that got no answer are posted again after the restarts, as a connector
+// would: no externalId is stored twice, and none sent (or acknowledged) is missing. SLA deadlines fall due throughout
+// (conversations on an SLA channel with targets of seconds): once the last is past and everything settled, each
+// missed target has exactly one `sla.breached` (none for a target met in time), and no warning or breach is logged
+// twice. Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,17 +32,8 @@ const AUTO_AGENTS = 3;
 const CAPACITY = 4;
 const SETTLE_TIMEOUT_MS = 180_000;
 const EVENTS = [
-  'CONVERSATION_CREATED',
-  'CONVERSATION_ASSIGNED',
-  'CONVERSATION_QUEUED',
-  'CONVERSATION_CLOSED',
-  'CONVERSATION_PRIORITY_CHANGED',
-  'CHAT_RECEIVED',
-  'CHAT_SENT',
-  'CHAT_STATUS_CHANGED',
-  'FLOW_EXECUTED',
-  'SLA_WARNING',
-  'SLA_BREACHED',
+  'CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CONVERSATION_SNOOZED', 'CONVERSATION_UNSNOOZED',
+  'CONVERSATION_PRIORITY_CHANGED', 'NOTE_ADDED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED', 'SLA_WARNING', 'SLA_BREACHED',
 ];
 /** The drill's SLA policy (on SLA_CHANNEL): deadlines of seconds, so that many fall due while processes are killed. */
 const SLA_POLICY = { name: 'Drill SLA', conditions: { channels: [SLA_CHANNEL] }, firstResponseSeconds: 6, resolutionSeconds: 15, warnBeforeSeconds: 3 };
@@ -140,7 +133,11 @@ function watchCapacity(run) {
   return { highest, stop: async () => ((watching = false), await done) };
 }
 
-/** Settled: no record carries an unlogged event, every consumer has read its log, no delivery is pending, no timer is due. */
+/**
+ * Settled: no record carries an unlogged event, every consumer has read its log, no delivery is pending, and every
+ * snooze has woken and every timer (snoozes', SLA deadlines') is gone: none left due, none held by a killed process
+ * until its lease runs out (the last ones fall due a few seconds after the workload ends).
+ */
 async function settle(db, companyId) {
   const company = new ObjectId(companyId);
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -150,10 +147,10 @@ async function settle(db, companyId) {
     const lanes = await db.collection('event_consumers').find({ companyId: company }).toArray();
     const deliveries = await db.collection('webhook_deliveries').countDocuments({ companyId: company, status: 'pending' });
     const running = await db.collection('flow_executions').countDocuments({ companyId: company, status: 'running' });
-    // Deadlines due, or held by a killed process until its lease runs out.
-    const timersDue = await db.collection('timers').countDocuments({ companyId: company, nextDueAt: { $lte: new Date() } });
-    const quiet = deliveries === 0 && running === 0 && timersDue === 0;
-    if (quiet && pending.every((n) => n === 0) && lanes.every((lane) => lane.position >= lane.head && !lane.leaseOwner)) return true;
+    const asleep = await db.collection('conversations').countDocuments({ companyId: company, snoozedUntil: { $ne: null } });
+    const timers = await db.collection('timers').countDocuments({ companyId: company });
+    const quiet = deliveries === 0 && running === 0 && asleep === 0 && timers === 0;
+    if (pending.every((n) => n === 0) && lanes.every((lane) => lane.position >= lane.head && !lane.leaseOwner) && quiet) return true;
   }
   return false;
 }
@@ -202,6 +199,7 @@ async function main() {
   webhook                  ${counts.deliveries}
   flows                    ${counts.flows}
   capacity                 ${counts.capacity}
+  snoozes                  ${counts.snoozes}
   SLA deadlines            ${sla.counts}`);
   for (const api of run.apis) {
     await api.client.close();

@@ -7,6 +7,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
 import { BusinessHoursModule } from './business-hours/business-hours.module.js';
+import { CannedResponsesModule } from './canned-responses/canned-responses.module.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
 import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
@@ -31,6 +32,7 @@ import { SeedModule } from './seed/seed.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
+import { TranscriptsModule } from './transcripts/transcripts.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
@@ -56,6 +58,8 @@ export class AppModule {
         ContactsModule,
         ConversationsApiModule,
         MessagesModule,
+        CannedResponsesModule,
+        TranscriptsModule,
         InboundModule,
         MediaModule,
         AgentsApiModule,

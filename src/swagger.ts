@@ -57,8 +57,9 @@ carry a token, key or secret carry \`Cache-Control: no-store\`.
 /** Every tag of the controllers, in the order Swagger UI lists them. */
 const TAGS: [string, string][] = [
   ['Auth', 'Register a company, log in: the bearer token of Interface A'],
-  ['Conversations', 'Start, list, assign, hand off and close conversations'],
-  ['Messages', 'The messages of a conversation'],
+  ['Conversations', 'Start, list, assign, hand off, snooze and close conversations, one or in bulk; transcripts'],
+  ['Messages', 'The messages of a conversation, private notes included'],
+  ['Canned responses', 'Saved replies agents send by short code, with placeholders'],
   ['Media', 'Send and read back images, video, audio and documents'],
   ['Contacts', 'The people conversations are with'],
   ['Flows', 'Automations that run steps on a conversation'],

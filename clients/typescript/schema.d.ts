@@ -225,6 +225,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a human or queued conversation until a time (status unchanged)
+         * @description `until` must be in the future and at most 90 days ahead; only `human` and `queued` conversations can be snoozed (400 otherwise). Answers the conversation with `snoozedUntil` and emits `conversation.snoozed`. Snoozing a snoozed conversation moves its wake-up (the same `until` again changes nothing). It wakes, clearing `snoozedUntil` and emitting `conversation.unsnoozed` with its `reason`, at `until` (`timer`, within a few seconds, once, whatever process runs or dies), when the contact writes (`contact_message`, before that message is stored) or by POST /conversations/{id}/unsnooze (`agent`). Closing it clears the snooze too, without `conversation.unsnoozed`. Auto-assignment leaves a snoozed queued conversation in the queue until it wakes. A concurrent change answers 409 (read it again and retry).
+         */
+        post: operations["ConversationSnoozeController_snooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wake a snoozed conversation now
+         * @description Clears `snoozedUntil` and emits `conversation.unsnoozed` with `reason: "agent"`. A conversation that is not snoozed is answered as it is, with no event.
+         */
+        post: operations["ConversationSnoozeController_unsnooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply one action to up to 100 conversations: assign, close, set_priority, add_tags or snooze
+         * @description Each id is acted on on its own, one after another, through the same rules and events as its single route (POST /conversations/{id}/assign, /close, PATCH priority, the flow step add_tags, POST /conversations/{id}/snooze). Answers 200 with one result per id, in the order of `ids`: `status` is what the single route would have answered (200, 400, 404, 409), with the conversation on success and the single route's error message otherwise; one failing id does not stop the others. The action's fields are checked first: a field the action needs and lacks, one it does not take, or an `until` out of bounds answers 400 for the whole request, and nothing is changed.
+         */
+        post: operations["ConversationBulkController_bulkAction_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations/{id}/messages": {
         parameters: {
             query?: never;
@@ -234,13 +294,19 @@ export interface paths {
         };
         /**
          * List messages, always in ascending time order
-         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id.
+         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id. Private notes are included (`private: true`); `private=false` leaves them out, `private=true` lists only them.
          */
         get: operations["MessagesController_list_v1"];
         put?: never;
         /**
-         * Send a text message to the contact (outbound, from you)
-         * @description Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.
+         * Send a text message or a canned response to the contact, or add a private note
+         * @description Give exactly one of `text` and `cannedResponseId` (400 naming the field otherwise).
+         *
+         *     - `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s firstResponseAt on its first reply.
+         *     - `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, you, your company; a missing value renders as empty), sent as your text message. A response that is not your company’s answers 400.
+         *     - `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, `delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; `mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.
+         *
+         *     Sending to the contact on a closed conversation answers 400.
          */
         post: operations["MessagesController_send_v1"];
         delete?: never;
@@ -263,6 +329,78 @@ export interface paths {
          * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404.
          */
         post: operations["DeliveryReceiptsController_report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List canned responses by shortCode, optionally searched
+         * @description `search` keeps those whose shortCode starts with it or whose title or content contain it (case-insensitive). Pass `nextCursor` back as `cursor`. Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        get: operations["CannedResponsesController_list_v1"];
+        put?: never;
+        /**
+         * Create a canned response (supervisor or admin)
+         * @description Placeholders are checked now: an unknown one answers 400 naming `content`. A shortCode your company already uses answers 409. At most 1000 per company (400 past that). Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        post: operations["CannedResponsesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one canned response
+         * @description A missing, malformed or other company's id answers 404.
+         */
+        get: operations["CannedResponsesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a canned response (supervisor or admin)
+         * @description Messages already sent with it stay as they are.
+         */
+        delete: operations["CannedResponsesController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a canned response (supervisor or admin)
+         * @description Only the fields sent change. Placeholders are checked as on create; a shortCode in use answers 409.
+         */
+        patch: operations["CannedResponsesController_update_v1"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's transcript, as text or JSON
+         * @description `format=text` (default): `text/plain`, one line per message, oldest first: `[YYYY-MM-DD HH:MM] <name> (<contact|agent|bot>): <text or [media file name]>`, times in your company's time zone (settings). A media message shows `[file name]` then its caption; a line break inside a message is written `\n`. `format=json`: `{ conversation, contact, messages }`, each message with its `senderName`. Private notes only with `includePrivate=true` (in text, their text starts with `[private note]`). The transcript is streamed as it is read, however long the conversation.
+         */
+        get: operations["TranscriptsController_transcript_v1"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1313,6 +1451,8 @@ export interface components {
             /** Format: date-time */
             closedAt: string | null;
             closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1348,6 +1488,82 @@ export interface components {
              * @enum {string}
              */
             status?: "queued";
+        };
+        SnoozeConversationDto: {
+            /**
+             * @description When it wakes: in the future, at most 90 days ahead. ISO-8601 with a zone (or a date, midnight UTC), or epoch
+             *     milliseconds
+             * @example 2026-05-02T09:00:00Z
+             */
+            until: string;
+        };
+        BulkConversationsDto: {
+            /**
+             * @description The conversations, each acted on on its own, answered in this order. A malformed, missing or other company's id
+             *     gets its own 404 result
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60718",
+             *       "6650f0c2a1b2c3d4e5f60722"
+             *     ]
+             */
+            ids: string[];
+            /**
+             * @description `add_tags`: tags added to those each conversation has. At most 50 tags of 1 to 50 characters; trimmed, blank ones and repeats dropped
+             * @example [
+             *       "vip",
+             *       "billing"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description What to do to each: `assign` (with `agentId`), `close` (optional `reason`), `set_priority` (with `priority`),
+             *     `add_tags` (with `tags`), `snooze` (with `until`)
+             * @enum {string}
+             */
+            action: "assign" | "close" | "set_priority" | "add_tags" | "snooze";
+            /**
+             * @description `assign`: an active agent of your company
+             * @example 6650f0c2a1b2c3d4e5f60701
+             */
+            agentId?: string;
+            /**
+             * @description `set_priority`
+             * @enum {string}
+             */
+            priority?: "low" | "medium" | "high";
+            /**
+             * @description `snooze`: when they wake, in the future and at most 90 days ahead (ISO-8601 with a zone, or epoch milliseconds)
+             * @example 2026-05-02T09:00:00Z
+             */
+            until?: string;
+            /**
+             * @description `close`: why, kept on each conversation
+             * @example Resolved: outage over
+             */
+            reason?: string;
+        };
+        BulkItemResultView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @description True when `status` is 200 */
+            ok: boolean;
+            /**
+             * @description The HTTP status the single route would have answered: 200, 400 (a rule refused it, e.g. a closed
+             *     conversation), 404 (missing, malformed or another company's), 409 (changed concurrently)
+             * @example 200
+             */
+            status: number;
+            /** @description The conversation after the action (on success) */
+            conversation?: components["schemas"]["ConversationView"];
+            /**
+             * @description Why it failed, in the single route's words (its problem details' `detail`)
+             * @example Cannot move a conversation from closed to human; allowed from closed: none (closed conversations are never reopened)
+             */
+            error?: string;
+        };
+        BulkResultView: {
+            /** @description One per id, in the order of `ids` */
+            results: components["schemas"]["BulkItemResultView"][];
         };
         MediaView: {
             /** @example 6650f0c2a1b2c3d4e5f60720 */
@@ -1399,7 +1615,7 @@ export interface components {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             conversationId: string;
             /** @enum {string} */
-            direction: "inbound" | "outbound";
+            direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
             type: "text" | "image" | "video" | "audio" | "document";
             text: string | null;
@@ -1413,14 +1629,35 @@ export interface components {
              * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
              */
             externalId: string | null;
-            /** @description Outbound: its delivery on the channel; null on inbound messages */
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
             delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
             /** Format: date-time */
             createdAt: string;
         };
         SendMessageDto: {
-            /** @example Your refund is on its way. */
-            text: string;
+            /**
+             * @description Mode `text`: the text, sent to the contact (or kept as a private note with `private: true`)
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
+            private?: boolean;
+            /**
+             * @description With `private: true`: agents to notify (active agents of your company), in `conversation.note_added`
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60701"
+             *     ]
+             */
+            mentions?: string[];
+            /**
+             * @description Mode `cannedResponseId`: a canned response of your company, rendered for this conversation and sent as text
+             * @example 6650f0c2a1b2c3d4e5f60730
+             */
+            cannedResponseId?: string;
         };
         ExternalErrorDto: {
             /** @example false */
@@ -1457,6 +1694,91 @@ export interface components {
             occurredAt?: string;
             /** @description Why it failed; only with status `failed` */
             error?: components["schemas"]["DeliveryReportErrorDto"];
+        };
+        CannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example refund-sent */
+            shortCode: string;
+            title: string;
+            /** @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}} */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode: string;
+            /** @example Refund on its way */
+            title: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content: string;
+        };
+        UpdateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode?: string;
+            /** @example Refund on its way */
+            title?: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content?: string;
+        };
+        DeletedCannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        TranscriptMessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document";
+            text: string | null;
+            caption: string | null;
+            media: components["schemas"]["MediaView"] | null;
+            /** @enum {string} */
+            senderType: "agent" | "bot" | "contact";
+            senderId: string | null;
+            /**
+             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId: string | null;
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
+            delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The contact's name (else phone, else e-mail), the agent's name, or "Bot" */
+            senderName: string;
+        };
+        TranscriptView: {
+            conversation: components["schemas"]["ConversationView"];
+            /** @description null once the contact has been deleted */
+            contact: components["schemas"]["ContactView"] | null;
+            /** @description Every message, oldest first (private notes only with includePrivate=true) */
+            messages: components["schemas"]["TranscriptMessageView"][];
         };
         InboundSenderDto: {
             /**
@@ -1846,7 +2168,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -1872,7 +2194,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1895,7 +2217,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -1925,7 +2247,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2008,7 +2330,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2039,7 +2361,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2060,7 +2382,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2097,7 +2419,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -4599,6 +4921,524 @@ export interface operations {
             };
         };
     };
+    ConversationSnoozeController_snooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeConversationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationSnoozeController_unsnooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationBulkController_bulkAction_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkConversationsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     MessagesController_list_v1: {
         parameters: {
             query?: {
@@ -4607,6 +5447,8 @@ export interface operations {
                 before?: string;
                 /** @description Only messages strictly newer than this, oldest first; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
                 after?: string;
+                /** @description "false" leaves private notes out; "true" lists only them; absent: every message */
+                private?: boolean;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
             };
@@ -5058,6 +5900,853 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /**
+                 * @description Keeps the responses whose shortCode starts with it, or whose title or content contain it (case-insensitive,
+                 *     taken literally)
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, by shortCode */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["CannedResponseView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCannedResponseDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the supervisor role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedCannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the supervisor role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCannedResponseDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the supervisor role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    TranscriptsController_transcript_v1: {
+        parameters: {
+            query?: {
+                /** @description `text`: text/plain, one line per message; `json`: `{ conversation, contact, messages }` */
+                format?: "text" | "json";
+                /** @description "true" includes private notes (marked `[private note]` in text) */
+                includePrivate?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [2026-05-01 09:14] Grace Hopper (contact): Where is my order?
+                     *     [2026-05-01 09:15] Bot (bot): Thanks! An agent will be with you shortly.
+                     *     [2026-05-01 09:20] Ada Lovelace (agent): It ships today. [receipt.pdf] Your receipt
+                     */
+                    "text/plain": string;
+                    "application/json": components["schemas"]["TranscriptView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
         };
@@ -9113,7 +10802,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9233,7 +10922,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9391,7 +11080,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9513,7 +11202,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };

@@ -4,6 +4,7 @@ import type { ConversationCsat } from '../csat/csat.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 import type { ConversationSla } from '../service-levels/sla-state.js';
+import type { SleepRecord } from './snooze/sleep.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -92,6 +93,17 @@ export class Conversation extends EventSource {
   csat: ConversationCsat | null;
 
   /**
+   * Snoozed until then (contract section 15): a durable timer wakes it, as do the contact's next message, an
+   * agent's unsnooze, and a close. Null while awake.
+   */
+  @Prop({ type: Date, default: null })
+  snoozedUntil: Date | null;
+
+  /** Its sleeps so far (snooze/sleep.ts), so that clocks can leave them out; null until first snoozed. */
+  @Prop({ type: Object, default: null })
+  sleep: SleepRecord | null;
+
+  /**
    * True while not closed. A partial unique index on it allows one open conversation per contact
    * and channel, which is what keeps concurrent inbound messages from opening two.
    */
@@ -115,6 +127,8 @@ ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
 // A contact's conversations: its summary kept in step, and the list filtered by contact.
 ConversationSchema.index({ companyId: 1, contactId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
+// The queue auto-assignment serves (awake queued conversations, oldest first), and snoozed ones by status.
+ConversationSchema.index({ companyId: 1, status: 1, snoozedUntil: 1, _id: 1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });

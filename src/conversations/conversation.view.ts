@@ -23,6 +23,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  snoozedUntil: 1,
   sla: 1,
   csat: 1,
   createdAt: 1,
@@ -64,6 +65,8 @@ export class ConversationView {
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+  snoozedUntil: string | null;
   /**
    * Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
    * change it follows (opening, a message, a priority change), by a consumer of the event log
@@ -94,6 +97,7 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      snoozedUntil: iso(conversation.snoozedUntil),
       sla: ConversationSlaView.from(conversation.sla),
       csat: ConversationCsatView.from(conversation.csat),
       createdAt: conversation.createdAt.toISOString(),

@@ -6,6 +6,7 @@ import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
+import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
 
 @Module({
   imports: [
@@ -13,7 +14,7 @@ import { ConversationsService } from './conversations.service.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ContactSummarySync],
-  exports: [ConversationsService, ConversationsRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync],
+  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes],
 })
 export class ConversationsModule {}

@@ -58,6 +58,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       queuedAt: null,
       closedAt: null,
       closeReason: null,
+      snoozedUntil: null,
+      sleep: null,
       sla: null,
       csat: null,
       isOpen: true,
@@ -150,9 +152,12 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     return new Map(rows.map((row) => [row._id.toHexString(), row.open]));
   }
 
-  /** The ids of queued conversations, oldest first; served by companyId+status+_id. */
+  /**
+   * The ids of queued conversations awake (a snoozed one waits for its wake-up), oldest first; served by
+   * companyId+status+snoozedUntil+_id (`null` also matches a record stored before snoozes existed).
+   */
   async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
-    const rows = await this.find(companyId, { status: 'queued' }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    const rows = await this.find(companyId, { status: 'queued', snoozedUntil: null }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
     return rows.map((row) => row._id);
   }
 

@@ -10,6 +10,7 @@ import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
+import type { SenderType } from '../messages/message.schema.js';
 import {
   CHANGE_ATTEMPTS,
   queuedEvent,
@@ -24,6 +25,7 @@ import type { AssignerKind, Conversation, ConversationContact, Priority } from '
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
@@ -198,14 +200,18 @@ export class ConversationsService {
     return this.update(companyId, id, { status: 'queued' }, options);
   }
 
-  /** `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. */
+  /**
+   * `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. A
+   * snooze ends with it, without a `conversation.unsnoozed`: `conversation.closed` says it all.
+   */
   async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       assertTransition(conversation.status, 'closed');
+      const closedAt = this.clock.now();
       return {
         expected: { status: conversation.status },
         // The Clock's time, as SLA deadlines are measured by it.
-        set: { status: 'closed', isOpen: false, closedAt: this.clock.now(), closeReason: reason ?? null },
+        set: { status: 'closed', isOpen: false, closedAt, closeReason: reason ?? null, ...wakeFields(conversation, closedAt) },
         events: (after) => [
           stageEvent(
             'conversation.closed',
@@ -296,19 +302,24 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
-   * conversation after the change, or null when it is missing or closed.
+   * Records a message at `at` from `sender` (lastMessageAt; firstResponseAt on the first agent message: bot messages
+   * are no answer). Answers the conversation after the change, or null when it is missing or closed. The contact's
+   * message wakes a snoozed conversation, before the message itself is stored: a reply that is stored never leaves
+   * its conversation asleep (a crash in between leaves it awake, and the connector's retry stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
     at: Date,
-    isResponse: boolean,
+    sender: SenderType,
   ): Promise<ConversationView | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
-    return updated ? ConversationView.from(updated) : null;
+    const updated = await this.conversations.recordMessage(companyId, resolved, at, sender === 'agent');
+    if (!updated) return null;
+    if (sender !== 'contact' || !updated.snoozedUntil) return ConversationView.from(updated);
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', at));
+    return ConversationView.from(awake);
   }
 
   /** The satisfaction survey on a closed conversation awaiting its rating (see ConversationsRepository.recordSurveyMessage). */
@@ -325,7 +336,8 @@ export class ConversationsService {
     return ConversationView.from(stored);
   }
 
-  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
+  /** The stored record; 404 for a missing, malformed or foreign id. */
+  async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
     const conversation = await this.conversations.findById(companyId, id);
     if (!conversation) throw this.notFound(id);
     return conversation;
@@ -335,9 +347,10 @@ export class ConversationsService {
    * Applies what `plan` makes of the conversation (null: nothing to change), with its events, only if the
    * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
    * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
-   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state.
+   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state. Public for the rules
+   * kept beside this class (snoozes), which change conversations the same way.
    */
-  private async change(
+  async change(
     companyId: CompanyId,
     first: Stored<Conversation>,
     plan: (conversation: Stored<Conversation>) => PlannedChange | null,

@@ -1,4 +1,5 @@
 import type { Priority } from '../conversations/conversation.schema.js';
+import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
@@ -8,15 +9,19 @@ import type { SlaMetric } from '../sla-policies/sla-metrics.js';
  * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
  * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
  * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and the
- * service levels' (contract section 16): a priority changed (which may change the conversation's SLA policy), an SLA
- * deadline coming or missed, a satisfaction rating. A new event is added here, with both names, and its data below:
- * webhooks, the feed and streams take it from here.
+ * agent tools' (contract section 15): a private note added, a conversation snoozed and woken; and the service levels'
+ * (contract section 16): a priority changed (which may change the conversation's SLA policy), an SLA deadline coming
+ * or missed, a satisfaction rating. A new event is added here, with both names, and its data below: webhooks, the
+ * feed and streams take it from here.
  */
 export const EVENT_CATALOGUE = {
   'conversation.created': 'CONVERSATION_CREATED',
   'conversation.assigned': 'CONVERSATION_ASSIGNED',
   'conversation.queued': 'CONVERSATION_QUEUED',
   'conversation.closed': 'CONVERSATION_CLOSED',
+  'conversation.note_added': 'NOTE_ADDED',
+  'conversation.snoozed': 'CONVERSATION_SNOOZED',
+  'conversation.unsnoozed': 'CONVERSATION_UNSNOOZED',
   'conversation.priority_changed': 'CONVERSATION_PRIORITY_CHANGED',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
@@ -52,6 +57,10 @@ export interface DomainEventData {
   'conversation.assigned': { conversation: ConversationView; agentId: string; previousAgentId: string | null };
   'conversation.queued': { conversation: ConversationView; previousAgentId: string | null };
   'conversation.closed': { conversation: ConversationView; reason: string | null };
+  /** A private note (never sent to the contact); `mentions`: the ids of the agents it mentions. */
+  'conversation.note_added': { message: MessageView; conversation: ConversationView; mentions: string[] };
+  'conversation.snoozed': { conversation: ConversationView };
+  'conversation.unsnoozed': { conversation: ConversationView; reason: UnsnoozeReason };
   'conversation.priority_changed': { conversation: ConversationView; previousPriority: Priority };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };

@@ -3,7 +3,8 @@ import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
-export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** `internal`: a private note, never sent to the contact (contract section 15). */
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound', 'internal'] as const;
 export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
 export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
@@ -99,6 +100,14 @@ export class Message extends EventSource {
   @Prop({ type: MessageDeliverySchema })
   delivery?: MessageDelivery;
 
+  /** A private note (`direction: internal`); false on every other message (absent on those stored before notes). */
+  @Prop({ type: Boolean, default: false })
+  private?: boolean;
+
+  /** A note's mentioned agents (active agents of the company when it was written); absent on other messages. */
+  @Prop({ type: [SchemaTypes.ObjectId], default: undefined })
+  mentions?: Types.ObjectId[];
+
   /**
    * What makes a repeated send the same message (a sparse unique index), so a retried flow step sends once:
    * `flow:<execution id>:<step>`, unique across companies since execution ids are.
@@ -111,6 +120,12 @@ export const MessageSchema = SchemaFactory.createForClass(Message);
 MessageSchema.plugin(tenantScopePlugin);
 MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
 MessageSchema.index({ companyId: 1, createdAt: 1 });
+// A conversation's notes alone. Partial, so that only notes pay for it: the messages without notes walk the
+// { companyId, conversationId, createdAt, _id } index, past the notes among them.
+MessageSchema.index(
+  { companyId: 1, conversationId: 1, private: 1, createdAt: -1, _id: -1 },
+  { partialFilterExpression: { private: true }, name: 'notes_of_a_conversation' },
+);
 indexPendingEvents(MessageSchema);
 MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });
 // Inbound messages the connector identified: one per company, channel and channel message id.

@@ -57,6 +57,8 @@ export const MESSAGE_VIEW_FIELDS = {
   senderId: 1,
   externalId: 1,
   delivery: 1,
+  private: 1,
+  mentions: 1,
   createdAt: 1,
 } as const;
 
@@ -78,8 +80,12 @@ export class MessageView {
    * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
    */
   externalId: string | null;
-  /** Outbound: its delivery on the channel; null on inbound messages */
+  /** Outbound: its delivery on the channel; null on inbound messages and private notes */
   delivery: MessageDeliveryView | null;
+  /** A private note (`direction: internal`), never sent to the contact; false for every other message */
+  private: boolean;
+  /** A private note's mentioned agents (ids); empty for every other message */
+  mentions: string[];
   createdAt: string;
 
   static from(message: Stored<Message>): MessageView {
@@ -104,6 +110,8 @@ export class MessageView {
       senderId: message.senderId?.toHexString() ?? null,
       externalId: message.externalId ?? null,
       delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
+      private: message.private ?? false,
+      mentions: message.mentions?.map((id) => id.toHexString()) ?? [],
       createdAt: message.createdAt.toISOString(),
     };
   }

@@ -6,6 +6,7 @@ import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
+import { MessageComposer } from './message-composer.js';
 import { MessageView } from './message.view.js';
 import { MessagesService } from './messages.service.js';
 
@@ -15,7 +16,10 @@ import { MessagesService } from './messages.service.js';
 @ApiProblemResponses(400, 401, 429)
 @Controller('conversations')
 export class MessagesController {
-  constructor(private readonly messages: MessagesService) {}
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly composer: MessageComposer,
+  ) {}
 
   @Get(':id/messages')
   @ApiOperation({
@@ -24,7 +28,8 @@ export class MessagesController {
       'Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` ' +
       'pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; ' +
       '`nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). ' +
-      'Messages of the same millisecond are ordered by id.',
+      'Messages of the same millisecond are ordered by id. Private notes are included (`private: true`); ' +
+      '`private=false` leaves them out, `private=true` lists only them.',
   })
   @ApiPageResponse(MessageView, 'One page, in ascending time order')
   @ApiProblemResponses(404)
@@ -38,17 +43,23 @@ export class MessagesController {
 
   @Post(':id/messages')
   @ApiOperation({
-    summary: 'Send a text message to the contact (outbound, from you)',
-    description: 'Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.',
+    summary: 'Send a text message or a canned response to the contact, or add a private note',
+    description:
+      'Give exactly one of `text` and `cannedResponseId` (400 naming the field otherwise).\n\n' +
+      '- `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s ' +
+      'firstResponseAt on its first reply.\n' +
+      '- `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, ' +
+      'you, your company; a missing value renders as empty), sent as your text message. A response that is not your ' +
+      'company’s answers 400.\n' +
+      '- `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, ' +
+      '`delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, ' +
+      'SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; ' +
+      '`mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.\n\n' +
+      'Sending to the contact on a closed conversation answers 400.',
   })
   @ApiCreatedResponse({ type: MessageView })
   @ApiProblemResponses(404)
-  async send(
-    @CurrentAgent() agent: AgentPrincipal,
-    @Param('id') id: string,
-    @Body() dto: SendMessageDto,
-  ): Promise<MessageView> {
-    const sent = await this.messages.sendText(agent.companyId, id, dto.text, { type: 'agent', id: agent.agentId });
-    return sent.message;
+  send(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: SendMessageDto): Promise<MessageView> {
+    return this.composer.send(agent, id, dto);
   }
 }

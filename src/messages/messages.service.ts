@@ -181,6 +181,7 @@ export class MessagesService {
             direction: window.direction,
             position: { createdAt: last.createdAt, id: last._id },
             until: window.until,
+            private: window.private,
           })
         : null;
     if (window.direction === 'older') page.reverse();
@@ -193,13 +194,16 @@ export class MessagesService {
         throw new BadRequestException('cursor already carries its position and bounds: send it without before or after');
       }
       const cursor = decodeMessageCursor(query.cursor);
-      return { direction: cursor.direction, from: cursor.position, until: cursor.until };
+      if (query.private !== undefined && query.private !== cursor.private) {
+        throw new BadRequestException('cursor already carries its private filter: send it without private, or with the same one');
+      }
+      return { direction: cursor.direction, from: cursor.position, until: cursor.until, private: cursor.private };
     }
     const before = query.before === undefined ? null : parseTimestamp(query.before);
     const after = query.after === undefined ? null : parseTimestamp(query.after);
-    if (!after) return { direction: 'older', from: before, until: null };
+    if (!after) return { direction: 'older', from: before, until: null, private: query.private };
     if (before && before.getTime() <= after.getTime()) throw new BadRequestException('before must be later than after');
-    return { direction: 'newer', from: after, until: before };
+    return { direction: 'newer', from: after, until: before, private: query.private };
   }
 
   private async append(
@@ -210,11 +214,10 @@ export class MessagesService {
   ): Promise<DeliveredMessage | null> {
     // The Clock's time, as every deadline measured from a message (SLA clocks) is.
     const at = this.clock.now();
-    // Only an agent's message answers the contact (firstResponseAt): bot messages and auto-replies do not.
     const conversation =
       options.survey && typeof target === 'string'
         ? await this.conversations.recordSurveyMessage(companyId, target, at)
-        : await this.conversations.recordMessage(companyId, target, at, draft.senderType === 'agent');
+        : await this.conversations.recordMessage(companyId, target, at, draft.senderType);
     if (!conversation) return null;
     // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
     // chosen here so that its event, written with it, shows it exactly as stored.
@@ -224,6 +227,7 @@ export class MessagesService {
       companyId: toObjectId(companyId),
       conversationId: toObjectId(conversation.id),
       channel: conversation.channel,
+      private: false,
       createdAt: at,
       updatedAt: at,
       ...(draft.direction === 'outbound' ? { delivery: { status: 'pending', updatedAt: at } } : {}),

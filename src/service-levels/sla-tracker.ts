@@ -22,6 +22,8 @@ import { SlaTimers } from './sla-timers.js';
 export const SLA_EVENTS = [
   'conversation.created',
   'conversation.priority_changed',
+  'conversation.snoozed',
+  'conversation.unsnoozed',
   'conversation.closed',
   'message.received',
   'message.sent',
@@ -159,6 +161,10 @@ export class SlaTracker {
         break;
       case 'conversation.closed':
         if (sla) next = { ...sla, closedAt: sla.closedAt ?? at };
+        break;
+      case 'conversation.snoozed':
+      case 'conversation.unsnoozed':
+        // The sleeps moved the deadlines: computed again below, from the conversation's sleeps as they are.
         break;
     }
     if (!next) return null;

@@ -7,6 +7,9 @@ describe('webhook event names', () => {
     ['conversation.created', 'CONVERSATION_CREATED'],
     ['conversation.assigned', 'CONVERSATION_ASSIGNED'],
     ['conversation.closed', 'CONVERSATION_CLOSED'],
+    ['conversation.note_added', 'NOTE_ADDED'],
+    ['conversation.snoozed', 'CONVERSATION_SNOOZED'],
+    ['conversation.unsnoozed', 'CONVERSATION_UNSNOOZED'],
     ['message.received', 'CHAT_RECEIVED'],
     ['message.sent', 'CHAT_SENT'],
     ['message.status_changed', 'CHAT_STATUS_CHANGED'],
@@ -22,9 +25,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the twenty-four names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(24);
-    expect(DOMAIN_EVENTS).toHaveLength(12);
+  it('accepts exactly the thirty names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(30);
+    expect(DOMAIN_EVENTS).toHaveLength(15);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

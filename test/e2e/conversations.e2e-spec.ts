@@ -30,6 +30,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         queuedAt: null,
         closedAt: null,
         closeReason: null,
+        snoozedUntil: null,
         sla: null,
         csat: null,
         createdAt: expect.any(String),

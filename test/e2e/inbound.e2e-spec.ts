@@ -65,6 +65,8 @@ describe('POST /api/external/messages', () => {
       senderId: conversation.contactId,
       externalId: null,
       delivery: null,
+      private: false,
+      mentions: [],
       createdAt: expect.any(String),
     });
 

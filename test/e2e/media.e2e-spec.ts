@@ -122,6 +122,8 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: response.body.createdAt },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
 

@@ -108,6 +108,8 @@ describe('/v1/conversations/:id/messages', () => {
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: expect.any(String) },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
       expect(response.body.delivery.updatedAt).toBe(response.body.createdAt);
@@ -345,6 +347,8 @@ describe('/v1/conversations/:id/messages', () => {
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: message.createdAt },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
       const conversation = await storedConversation(acme, id);
@@ -383,7 +387,7 @@ describe('/v1/conversations/:id/messages', () => {
     const { body: document } = await t.http.get('/docs-json').expect(200);
     const path = document.paths['/v1/conversations/{id}/messages'];
     expect(path.get.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(
-      ['after', 'before', 'cursor', 'id', 'limit'],
+      ['after', 'before', 'cursor', 'id', 'limit', 'private'],
     );
     expect(Object.keys(path.get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '429']));
     expect(path.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/SendMessageDto');
