@@ -69,15 +69,20 @@ export class SlaTracker {
       byConversation.set(id, [...(byConversation.get(id) ?? []), slaEvent]);
     }
     if (byConversation.size === 0) return;
-    // Messages and closes only matter to conversations with an SLA: the others are not read one by one.
+    // Only conversations with an SLA, or that may take one now (opened, priority changed, and the company has an
+    // active policy), are read one by one.
     const withSla = await this.conversations.withSla(companyId, [...byConversation.keys()].map(toObjectId));
     const matching = (event: SlaEvent) => event.type === 'conversation.created' || event.type === 'conversation.priority_changed';
+    const mayMatch = [...byConversation].some(([id, conversationEvents]) => !withSla.has(id) && conversationEvents.some(matching));
+    const active = mayMatch ? await this.policies.active(companyId) : [];
     for (const [id, conversationEvents] of byConversation) {
-      if (!withSla.has(id) && !conversationEvents.some(matching)) byConversation.delete(id);
+      if (!withSla.has(id) && (active.length === 0 || !conversationEvents.some(matching))) byConversation.delete(id);
     }
-    let active: Promise<Stored<SlaPolicy>[]> | undefined;
+    if (byConversation.size === 0) return;
+    let policies: Promise<Stored<SlaPolicy>[]> | undefined;
     const context: CompanyContext = {
-      policies: () => (active ??= this.policies.active(companyId)),
+      // A priority change of a conversation with an SLA may need them when none was read above.
+      policies: () => (policies ??= mayMatch ? Promise.resolve(active) : this.policies.active(companyId)),
       calendar: await this.businessHours.calendar(companyId),
     };
     for (const [id, conversationEvents] of byConversation) await this.applyTo(companyId, toObjectId(id), conversationEvents, context);
