@@ -12,6 +12,9 @@ import { findRequest, readDocuments, runFind } from './read.js';
 
 function planStage(stats: ExecutionStats, keyPattern: Document | undefined): Document {
   let stage: Document;
+  if (stats.stage === 'COUNT_SCAN') {
+    return { stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN', indexName: stats.indexName, keyPattern } };
+  }
   if (stats.stage === 'IXSCAN') {
     stage = {
       stage: 'FETCH',
@@ -52,7 +55,7 @@ export function explainBody(ctx: CommandContext, body: Document): Document {
     case 'count':
     case 'distinct': {
       const name = collectionName(inner, command);
-      const { stats } = readDocuments(inner, name, findRequest(inner, name, 'query'));
+      const { stats } = readDocuments(inner, name, { ...findRequest(inner, name, 'query'), countOnly: command === 'count' });
       return explainReply(ctx, name, stats, body);
     }
     case 'aggregate': {

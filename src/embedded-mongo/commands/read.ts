@@ -94,8 +94,9 @@ const killCursors: CommandHandler = (ctx) => {
 
 const count: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'count');
-  const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit') };
-  return { n: readDocuments(ctx, name, request).docs.length };
+  const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit'), countOnly: true };
+  const result = readDocuments(ctx, name, request);
+  return { n: result.count ?? result.docs.length };
 };
 
 const distinct: CommandHandler = (ctx) => {

@@ -23,7 +23,8 @@ import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
-import { textSearch } from './text-plan.js';
+import { textSearch, type TextPlan, type TextScores } from './text-plan.js';
+import { topDocuments } from './top-documents.js';
 
 export interface FindRequest {
   filter?: Document;
@@ -38,13 +39,17 @@ export interface FindRequest {
   variables?: Document;
   /** `Date.now()` past which the read fails with MaxTimeMSExpired. */
   deadline?: number;
+  /** Only the number of matches is wanted (`count`): an index range that guarantees the whole filter is counted, not read. */
+  countOnly?: boolean;
 }
 
 export interface FindResult {
   docs: Document[];
   stats: ExecutionStats;
   /** `$text` scores of the returned documents. */
-  scores?: Map<Document, number>;
+  scores?: TextScores;
+  /** With `countOnly`: the number of matches (after skip and limit), when counted without reading them into `docs`. */
+  count?: number;
 }
 
 /** How often (in documents examined) a scan compares the clock with a maxTimeMS deadline. */
@@ -55,7 +60,7 @@ export function checkDeadline(deadline: number | undefined): void {
 }
 
 export interface ExecutionStats {
-  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT';
+  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT' | 'COUNT_SCAN';
   indexName?: string;
   direction?: 'forward' | 'backward';
   intervals?: number;
@@ -169,6 +174,39 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
+/** The eligible index that serves the most of the query (see `betterPlan`), or null for a collection scan. */
+function choosePlan(coll: Collection, filter: Document, sort: SortSpec | null, collator: Collator | null): IndexPlan | null {
+  const bounds = fieldBounds(filter, collator);
+  let plan: IndexPlan | null = null;
+  let query: FilterTree | undefined;
+  for (const index of coll.indexes.values()) {
+    // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
+    // query implies its filter, so that it holds every document the query matches.
+    if (index.kind !== 'btree' || index.spec.hidden === true) continue;
+    if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
+    const p = planIndex(index, bounds, sort, false, collator);
+    if (p && (!plan || betterPlan(p, plan))) plan = p;
+  }
+  return plan;
+}
+
+/**
+ * Whether a `$text` read is cheaper as a walk of `plan`'s index in sort order, testing the search on each document,
+ * than as its candidates sorted: only for a limited read the index fully sorts, when the expected walk
+ * (`need` matches at the search's density in the index's range) is shorter than the candidates.
+ */
+function walkBeatsCandidates(text: TextPlan, plan: IndexPlan, sort: SortSpec | null, need: number): boolean {
+  if (!sort || plan.sortedKeys < sort.keys.length || !Number.isFinite(need)) return false;
+  const { index } = plan;
+  let range = 0;
+  for (const interval of cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)))) {
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
+    range += index.entries.rank(to) - index.entries.rank(from);
+  }
+  const walk = text.expectedMatches === 0 ? range : Math.min(range, (need * range) / text.expectedMatches);
+  return walk < text.candidateCount;
+}
+
 /** Runs a find-style read: matching documents (stored references, not copies) in order, after skip and limit. */
 export function findDocuments(coll: Collection | undefined, req: FindRequest): FindResult {
   const collator = req.collation ?? null;
@@ -187,7 +225,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   const scoreOf = text ? (doc: Document) => text.scores.get(doc) ?? 0 : undefined;
   const finish = (docs: Document[], sorted: boolean): FindResult => {
     if (sort && !sorted) {
-      sortDocuments(docs, sort, collator, scoreOf);
+      // Many candidates of a small limited read (`$text`): keep the best ones rather than sort them all.
+      docs = need < docs.length / 4 ? topDocuments(docs, sort, need, collator, scoreOf) : sortDocuments(docs, sort, collator, scoreOf);
       stats.inMemorySort = true;
     }
     const out = skip || need < docs.length ? docs.slice(skip, need) : docs;
@@ -198,18 +237,30 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
     testOnly(filter);
     return finish([], true);
   }
-  const examine = (doc: Document) => {
+  // A `$text` read that walks an index tests each document it meets against the search as well.
+  let textTest: TextPlan | null = null;
+  const examine = (doc: Document, ik?: string) => {
     if (++stats.docsExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
-    return matcher === null || matcher.test(doc);
+    return (matcher === null || matcher.test(doc)) && (textTest === null || textTest.matches(doc, ik ?? coll.keyOf(doc)));
   };
 
+  let textWalk: IndexPlan | null = null;
   if (text) {
-    testOnly(filter);
-    stats.stage = 'TEXT';
-    return finish(text.docs.filter(examine), false);
+    textWalk = req.hint === undefined && sort?.natural === undefined ? choosePlan(coll, filter, sort, collator) : null;
+    if (!textWalk || !walkBeatsCandidates(text, textWalk, sort, need)) {
+      testOnly(filter);
+      stats.stage = 'TEXT';
+      const docs: Document[] = [];
+      for (const ik of text.candidates()) {
+        const doc = coll.docs.get(ik);
+        if (doc && text.matches(doc, ik) && examine(doc)) docs.push(doc);
+      }
+      return finish(docs, false);
+    }
+    textTest = text;
   }
 
-  const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
+  const ids = req.hint === undefined && !text ? idLookups(coll, filter, collator) : null;
   if (ids) {
     stats.stage = 'IDHACK';
     testOnly(residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)));
@@ -225,20 +276,11 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
     return finish(docs, false);
   }
 
-  const bounds = fieldBounds(filter, collator);
   let plan: IndexPlan | null = null;
   if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
-    plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true, collator);
+    plan = planIndex(chooseHinted(coll, req.hint), fieldBounds(filter, collator), sort, true, collator);
   } else if (req.hint === undefined && sort?.natural === undefined) {
-    let query: FilterTree | undefined;
-    for (const index of coll.indexes.values()) {
-      // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
-      // query implies its filter, so that it holds every document the query matches.
-      if (index.kind !== 'btree' || index.spec.hidden === true) continue;
-      if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
-      const p = planIndex(index, bounds, sort, false, collator);
-      if (p && (!plan || betterPlan(p, plan))) plan = p;
-    }
+    plan = textWalk ?? choosePlan(coll, filter, sort, collator);
   }
 
   if (!plan) {
@@ -272,6 +314,18 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   const runFields = sort ? sort.keys.slice(0, plan.sortedKeys).map((k) => index.fields.indexOf(k.field)).filter((i) => i >= 0) : [];
   const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i], index.collator) === 0);
   const seen = index.multikey ? new Set<string>() : null;
+  if (req.countOnly && matcher === null && !seen && !textTest) {
+    // The intervals hold exactly the matches: count them by their ends' ranks (MongoDB's COUNT_SCAN), reading none.
+    let total = 0;
+    for (const interval of intervals) {
+      const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
+      total += index.entries.rank(to) - index.entries.rank(from);
+    }
+    stats.stage = 'COUNT_SCAN';
+    stats.keysExamined = total;
+    stats.nReturned = Math.max(0, Math.min(total, need) - skip);
+    return { docs: [], stats, count: stats.nReturned };
+  }
   const docs: Document[] = [];
   for (const interval of intervals) {
     const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
@@ -288,7 +342,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
         seen.add(entry.ik);
       }
       const doc = coll.docs.get(entry.ik)!;
-      if (examine(doc)) {
+      if (examine(doc, entry.ik)) {
         docs.push(doc);
         lastTaken = entry;
       }
