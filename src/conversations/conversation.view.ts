@@ -1,6 +1,7 @@
 import { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
+import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
+import type { AssignerKind, Conversation, ConversationLastMessage, ConversationStatus, Priority } from './conversation.schema.js';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
@@ -17,6 +18,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   tags: 1,
   subject: 1,
   lastMessageAt: 1,
+  lastMessage: 1,
   firstResponseAt: 1,
   queuedAt: 1,
   closedAt: 1,
@@ -30,6 +32,32 @@ export class AssignedByView {
   kind: AssignerKind;
   /** The agent's or flow's id; null for auto */
   id: string | null;
+}
+
+/** The newest message of a conversation, enough for an inbox row (private notes are never its last message). */
+export class LastMessageView {
+  /** @example 6650f0c2a1b2c3d4e5f60721 */
+  id: string;
+  direction: MessageDirection;
+  senderType: SenderType;
+  type: MessageType;
+  /**
+   * The first 160 characters of the text or caption; for media without caption its type in brackets
+   * @example Where is my order? It was due yesterday.
+   */
+  preview: string;
+  createdAt: string;
+
+  static from(last: ConversationLastMessage): LastMessageView {
+    return {
+      id: last.id.toHexString(),
+      direction: last.direction,
+      senderType: last.senderType,
+      type: last.type,
+      preview: last.preview,
+      createdAt: last.createdAt.toISOString(),
+    };
+  }
 }
 
 /**
@@ -54,6 +82,8 @@ export class ConversationView {
   tags: string[];
   subject: string | null;
   lastMessageAt: string | null;
+  /** Its newest message (in events: as of the event); null before the first */
+  lastMessage: LastMessageView | null;
   /** The first outbound message (agent or bot); for a conversation you started with `message`, that message */
   firstResponseAt: string | null;
   /** When it last entered the queue */
@@ -79,6 +109,7 @@ export class ConversationView {
       tags: conversation.tags,
       subject: conversation.subject ?? null,
       lastMessageAt: iso(conversation.lastMessageAt),
+      lastMessage: conversation.lastMessage ? LastMessageView.from(conversation.lastMessage) : null,
       firstResponseAt: iso(conversation.firstResponseAt),
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { InboxModule } from '../inbox/inbox.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsModule } from './conversations.module.js';
@@ -8,7 +9,7 @@ import { ConversationsModule } from './conversations.module.js';
  * import: starting a conversation may send its first message, and one module holding both would make an import cycle.
  */
 @Module({
-  imports: [ConversationsModule, MessagesModule],
+  imports: [ConversationsModule, MessagesModule, InboxModule],
   controllers: [ConversationsController],
 })
 export class ConversationsApiModule {}

@@ -6,14 +6,19 @@ import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
+import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
+import { ReadMarkersRepository } from './read-markers.repository.js';
 
 @Module({
   imports: [
-    MongooseModule.forFeature([{ name: Conversation.name, schema: ConversationSchema }]),
+    MongooseModule.forFeature([
+      { name: Conversation.name, schema: ConversationSchema },
+      { name: ReadMarker.name, schema: ReadMarkerSchema },
+    ]),
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ContactSummarySync],
-  exports: [ConversationsService, ConversationsRepository],
+  providers: [ConversationsRepository, ConversationsService, ContactSummarySync, ReadMarkersRepository],
+  exports: [ConversationsService, ConversationsRepository, ReadMarkersRepository],
 })
 export class ConversationsModule {}

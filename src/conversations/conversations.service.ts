@@ -2,7 +2,8 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { mapPage, type Page } from '../common/pagination/page.js';
+import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
+import { parseTimestamp } from '../messages/timestamp.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
@@ -19,15 +20,18 @@ import {
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, ConversationContact, Priority } from './conversation.schema.js';
+import { CONVERSATION_STATUSES, type AssignerKind, type Conversation, type ConversationContact, type ConversationLastMessage, type Priority } from './conversation.schema.js';
+import type { ConversationCountsView } from './conversation-counts.view.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { ReadMarkersRepository } from './read-markers.repository.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
 const DEFAULT_CHANNEL = 'api';
+const OPEN_STATUSES = CONVERSATION_STATUSES.filter((status) => status !== 'closed');
 
 /** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
 export function channelOf(given: string | undefined): string {
@@ -52,6 +56,24 @@ export interface OpenConversationInput {
   priority?: Priority;
 }
 
+/**
+ * What a list page reads of each conversation: its view's fields, the inbound counter its reader's unread count is
+ * computed from, and the sort keys a cursor continues from.
+ */
+export const LISTED_CONVERSATION_FIELDS = { ...CONVERSATION_VIEW_FIELDS, inboundCount: 1, lastActivityAt: 1 } as const;
+
+/** A page of conversations as stored (LISTED_CONVERSATION_FIELDS), with the cursor of the next. */
+export interface StoredPage {
+  data: Stored<Conversation>[];
+  nextCursor: string | null;
+}
+
+/** A message just recorded on its conversation: the conversation after it, and its inbound count as of it. */
+export interface RecordedMessage {
+  conversation: ConversationView;
+  inboundCount: number;
+}
+
 export interface ConversationChanges {
   priority?: Priority;
   tags?: string[];
@@ -72,20 +94,45 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly agents: AgentsRepository,
     private readonly contacts: ContactsService,
+    private readonly readMarkers: ReadMarkersRepository,
   ) {}
 
-  async list(companyId: CompanyId, query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
-    const filter: QueryFilter<Conversation> = {};
-    if (query.status) filter.status = query.status;
-    if (query.priority) filter.priority = query.priority;
-    if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
-    const page = await this.conversations.page(companyId, filter, {
-      limit: query.limit,
-      cursor: query.startAfter,
-      projection: CONVERSATION_VIEW_FIELDS,
-      plain: true,
-    });
-    return mapPage(page, ConversationView.from);
+  /**
+   * One page of the list (contract section 14), as stored: the filters combine, the page follows `sort` and
+   * continues after `startAfter`. A contact of another company, like any of its ids, matches nothing.
+   */
+  async page(companyId: CompanyId, query: ListConversationsQueryDto): Promise<StoredPage> {
+    const after = query.startAfter === undefined ? null : decodeConversationCursor(query.startAfter, query.sort);
+    const page = await this.conversations.walk(companyId, listFilter(query), query.sort, after, query.limit, LISTED_CONVERSATION_FIELDS);
+    return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };
+  }
+
+  /**
+   * The inbox's counts over open conversations, for the calling agent (contract section 14): one `count` each, every
+   * one an index range counted without reading the conversations. Snoozed conversations are open ones (closing one
+   * wakes it).
+   */
+  async counts(companyId: CompanyId, agentId: string): Promise<ConversationCountsView> {
+    const me = toObjectId(agentId);
+    const count = (filter: QueryFilter<Conversation>) => this.conversations.countPlain(companyId, filter);
+    const [bot, queued, human, unassigned, snoozed, mine, mineUnread] = await Promise.all([
+      count({ status: 'bot' }),
+      count({ status: 'queued' }),
+      count({ status: 'human' }),
+      count({ assignedAgentId: null, status: { $in: OPEN_STATUSES } }),
+      count({ snoozedUntil: { $gte: EARLIEST_DATE } }),
+      count({ assignedAgentId: me, status: 'human' }),
+      count({ assignedAgentId: me, status: 'human', assigneeUnread: true }),
+    ]);
+    return { bot, queued, human, unassigned, snoozed, mine, mineUnread };
+  }
+
+  /** The ids of a contact's conversations (none for a contact of another company). */
+  async idsOfContact(companyId: CompanyId, contactId: string): Promise<Types.ObjectId[]> {
+    const contact = parseObjectId(contactId);
+    if (!contact) return [];
+    const rows = await this.conversations.find(companyId, { contactId: contact }, { projection: { _id: 1 } });
+    return rows.map((row) => row._id);
   }
 
   /** The conversation's id, for a read of something under it; 404 for a missing, malformed or foreign id. */
@@ -163,6 +210,8 @@ export class ConversationsService {
         { field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' },
       ]);
     }
+    // Whether the new agent has read every inbound message so far: what its `mineUnread` count needs.
+    const marker = await this.readMarkers.markerOf(companyId, agent._id, current._id);
     const updated = await this.change(companyId, current, (conversation) => {
       assertAssignable(conversation.status);
       if (options.fromStatus && conversation.status !== options.fromStatus) {
@@ -178,6 +227,7 @@ export class ConversationsService {
           assignedAgentId: agent._id,
           assignedAt: new Date(),
           assignedBy: { kind: actor.kind, id: actor.id ? toObjectId(actor.id) : null },
+          assigneeUnread: (conversation.inboundCount ?? 0) > (marker?.readCount ?? 0),
         },
         events: (after) => [
           stageEvent(
@@ -283,19 +333,18 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
-   * conversation after the change, or null when it is missing or closed.
+   * Records a message on its conversation (its lastMessage, lastMessageAt, counters; firstResponseAt on the first
+   * response). Answers the conversation after the change, or null when it is missing or closed.
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    at: Date,
-    isResponse: boolean,
-  ): Promise<ConversationView | null> {
+    message: ConversationLastMessage,
+  ): Promise<RecordedMessage | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
-    return updated ? ConversationView.from(updated) : null;
+    const updated = await this.conversations.recordMessage(companyId, resolved, message);
+    return updated ? { conversation: ConversationView.from(updated), inboundCount: updated.inboundCount ?? 0 } : null;
   }
 
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
@@ -343,4 +392,27 @@ export class ConversationsService {
   private notFound(id: string): NotFoundException {
     return new NotFoundException(`Conversation ${id} not found`);
   }
+}
+
+/** The list's filters as a query on stored types (ObjectIds, Dates): 400 naming the field for contradictory ones. */
+function listFilter(query: ListConversationsQueryDto): QueryFilter<Conversation> {
+  const filter: QueryFilter<Conversation> = {};
+  if (query.status) filter.status = query.status.length === 1 ? query.status[0] : { $in: query.status };
+  if (query.priority) filter.priority = query.priority;
+  if (query.unassigned !== undefined && query.assignedAgentId) {
+    throw new RequestValidationException([{ field: 'unassigned', message: 'unassigned cannot be combined with assignedAgentId' }]);
+  }
+  if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
+  if (query.unassigned !== undefined) filter.assignedAgentId = query.unassigned ? null : { $ne: null };
+  if (query.contactId) filter.contactId = toObjectId(query.contactId);
+  if (query.channel) filter.channel = query.channel;
+  if (query.tags?.length) filter.tags = { $all: query.tags };
+  const after = query.createdAfter === undefined ? null : parseTimestamp(query.createdAfter);
+  const before = query.createdBefore === undefined ? null : parseTimestamp(query.createdBefore);
+  if (after && before && before.getTime() <= after.getTime()) {
+    throw new RequestValidationException([{ field: 'createdBefore', message: 'createdBefore must be later than createdAfter' }]);
+  }
+  if (after || before) filter.createdAt = { ...(after ? { $gte: after } : {}), ...(before ? { $lt: before } : {}) };
+  if (query.snoozed !== undefined) filter.snoozedUntil = query.snoozed ? { $gte: EARLIEST_DATE } : null;
+  return filter;
 }

@@ -3,6 +3,7 @@ import { MulterModule } from '@nestjs/platform-express';
 import { AppConfig } from '../config/app-config.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { GridFsStorageEngine } from './gridfs-storage.engine.js';
+import { MediaLinksModule } from './media-links.module.js';
 import { MediaStorageModule } from './media-storage.module.js';
 import { MediaStorage } from './media-storage.js';
 import { MediaController } from './media.controller.js';
@@ -15,6 +16,7 @@ const MAX_FIELD_BYTES = 4096;
 @Module({
   imports: [
     MediaStorageModule,
+    MediaLinksModule,
     MessagesModule,
     MulterModule.registerAsync({
       imports: [MediaStorageModule],

@@ -15,6 +15,14 @@ export class MediaView {
    * @example /v1/media/6650f0c2a1b2c3d4e5f60720
    */
   url: string;
+  /**
+   * REST answers only (never in events or webhooks): a link that serves the file without credentials until
+   * `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+   * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+   */
+  downloadUrl?: string;
+  /** When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer */
+  downloadUrlExpiresAt?: string;
 }
 
 export class MessageDeliveryErrorView {

@@ -9,8 +9,10 @@ import { Types } from 'mongoose';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { MediaLinks } from '../media/media-links.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
+import { messagePreview } from './message-preview.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
 import { MessagesRepository, type MessageWindow } from './messages.repository.js';
@@ -66,6 +68,7 @@ export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly links: MediaLinks,
   ) {}
 
   /**
@@ -180,7 +183,7 @@ export class MessagesService {
           })
         : null;
     if (window.direction === 'older') page.reverse();
-    return { data: page.map((message) => MessageView.from(message)), nextCursor };
+    return { data: page.map((message) => this.links.forMessage(companyId, MessageView.from(message))), nextCursor };
   }
 
   private windowOf(query: ListMessagesQueryDto): Omit<MessageWindow, 'limit'> {
@@ -205,16 +208,26 @@ export class MessagesService {
     options: SendOptions = {},
   ): Promise<DeliveredMessage | null> {
     const at = new Date();
-    const conversation = await this.conversations.recordMessage(companyId, target, at, draft.direction === 'outbound');
-    if (!conversation) return null;
-    // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
-    // chosen here so that its event, written with it, shows it exactly as stored.
+    // The message's id and time are chosen here: the conversation records it as its lastMessage (and lastMessageAt)
+    // in the write that finds it, so the two always agree, and its event, written with it, shows it exactly as stored.
+    const _id = new Types.ObjectId();
+    const recorded = await this.conversations.recordMessage(companyId, target, {
+      id: _id,
+      direction: draft.direction,
+      senderType: draft.senderType,
+      type: draft.type,
+      preview: messagePreview(draft),
+      createdAt: at,
+    });
+    if (!recorded) return null;
+    const { conversation, inboundCount } = recorded;
     const record = {
       ...draft,
-      _id: new Types.ObjectId(),
+      _id,
       companyId: toObjectId(companyId),
       conversationId: toObjectId(conversation.id),
       channel: conversation.channel,
+      inboundCount,
       createdAt: at,
       updatedAt: at,
       ...(draft.direction === 'outbound' ? { delivery: { status: 'pending', updatedAt: at } } : {}),

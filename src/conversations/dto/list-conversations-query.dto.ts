@@ -1,13 +1,43 @@
-import { OmitType } from '@nestjs/swagger';
-import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsMongoId, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { QueryBoolean } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
+import { IsTimestamp } from '../../messages/timestamp.js';
+import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
+import { CONVERSATION_SORTS, type ConversationSort } from '../conversation-order.js';
 import { CONVERSATION_STATUSES, PRIORITIES, type ConversationStatus, type Priority } from '../conversation.schema.js';
 
-/** Conversations page with `startAfter` (the specification's name) instead of `cursor`. */
+/** `a,b` (or the parameter repeated): the listed values, each once; anything but strings is left to the validators. */
+function commaList(normalize: (parts: string[]) => string[] = (parts) => [...new Set(parts.map((part) => part.trim()))]) {
+  return Transform(({ value }: { value: unknown }) => {
+    const parts = Array.isArray(value) ? value : [value];
+    if (!parts.every((part) => typeof part === 'string')) return value;
+    return normalize(parts.flatMap((part: string) => part.split(',')));
+  });
+}
+
+const TIMESTAMP = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
+
+/** Conversations page with `startAfter` (the specification's name) instead of `cursor`, its filters and orders. */
 export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor'] as const) {
+  @ApiPropertyOptional({
+    type: String,
+    description: `One status or a comma-separated list (\`queued,human\`): conversations in any of them. ${CONVERSATION_STATUSES.join(', ')}`,
+    example: 'queued,human',
+  })
   @IsOptional()
-  @IsIn(CONVERSATION_STATUSES)
-  status?: ConversationStatus;
+  @commaList()
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(CONVERSATION_STATUSES, { each: true })
+  status?: ConversationStatus[];
+
+  /** `true`: only conversations without an assigned agent; `false`: only those with one */
+  @IsOptional()
+  @QueryBoolean()
+  @IsBoolean()
+  unassigned?: boolean;
 
   @IsOptional()
   @IsMongoId()
@@ -17,7 +47,62 @@ export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor']
   @IsIn(PRIORITIES)
   priority?: Priority;
 
-  /** The `nextCursor` of the previous page */
+  /** Only this contact's conversations (another company's contact matches none: an empty page) */
+  @IsOptional()
+  @IsMongoId()
+  contactId?: string;
+
+  /**
+   * Only conversations on this channel (compared in lower case)
+   * @example whatsapp
+   */
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @IsString()
+  @Length(1, 50)
+  channel?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,billing\`: only conversations having every one of them`,
+  })
+  @IsOptional()
+  @commaList(normalizeTags)
+  @IsArray()
+  @ArrayMaxSize(MAX_TAGS)
+  @IsString({ each: true })
+  @Length(1, MAX_TAG_LENGTH, { each: true })
+  tags?: string[];
+
+  @ApiPropertyOptional({ description: `Only conversations created at or after this time; ${TIMESTAMP}` })
+  @IsOptional()
+  @IsTimestamp()
+  createdAfter?: string;
+
+  @ApiPropertyOptional({ description: `Only conversations created strictly before this time; ${TIMESTAMP}` })
+  @IsOptional()
+  @IsTimestamp()
+  createdBefore?: string;
+
+  /** `true`: only snoozed conversations; `false`: only those awake; absent: both */
+  @IsOptional()
+  @QueryBoolean()
+  @IsBoolean()
+  snoozed?: boolean;
+
+  @ApiPropertyOptional({
+    enum: CONVERSATION_SORTS,
+    default: 'created',
+    description:
+      '`created`: newest created first. `lastActivity`: most recent message first (conversations without messages by ' +
+      'their creation). `waiting`: longest in the queue first (by `queuedAt`; conversations never queued come last). ' +
+      'A `startAfter` cursor continues the order it was made in (another order answers 400).',
+  })
+  @IsOptional()
+  @IsIn(CONVERSATION_SORTS)
+  sort: ConversationSort = 'created';
+
+  /** The `nextCursor` of the previous page (of the same `sort`) */
   @IsOptional()
   @IsString()
   @MaxLength(200)
