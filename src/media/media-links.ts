@@ -61,7 +61,9 @@ export class MediaLinks {
     const payload = Buffer.from(encoded ?? '', 'base64url');
     const given = Buffer.from(signature ?? '', 'base64url');
     const expected = this.signature(payload);
-    if (rest.length > 0 || payload.length !== PAYLOAD_BYTES || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    // Only the canonical encoding: base64 leaves unused bits in a last character, which would decode alike.
+    const canonical = payload.toString('base64url') === encoded && given.toString('base64url') === signature;
+    if (rest.length > 0 || !canonical || payload.length !== PAYLOAD_BYTES || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new ForbiddenException('This media link is not valid: it was changed or not issued by this server');
     }
     const expires = payload.readUInt32BE(2 * ID_BYTES);

@@ -256,12 +256,12 @@ describe('GET /v1/conversations: the inbox’s filters, orders and walks', () =>
       expect(after.lastMessage).toEqual({ id: media.body.id, direction: 'outbound', senderType: 'agent', type: 'image', preview: '[image]', createdAt: media.body.createdAt });
       const [sent] = await recorder.events();
       expect(sent.type).toBe('message.sent');
-      const conversation = (sent.data as { conversation: Record<string, unknown> }).conversation;
+      const conversation = (sent.data as unknown as { conversation: Record<string, unknown> }).conversation;
       expect(conversation.lastMessage).toEqual(after.lastMessage);
       expect(conversation).not.toHaveProperty('unreadCount');
       expect(conversation).not.toHaveProperty('lastReadAt');
       // A stored event's media has no signed link either.
-      expect((sent.data as { message: { media: Record<string, unknown> } }).message.media).not.toHaveProperty('downloadUrl');
+      expect((sent.data as unknown as { message: { media: Record<string, unknown> } }).message.media).not.toHaveProperty('downloadUrl');
     });
 
     it('is null before the first message', async () => {

@@ -22,6 +22,7 @@ import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
+import { withoutPartialConditions } from './partial-conditions.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
 import { textSearch, type TextPlan, type TextScores } from './text-plan.js';
 import { topDocuments } from './top-documents.js';
@@ -305,7 +306,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
   // an array's elements where the condition is about the whole array, and is tested in full).
   const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [index.fields[i], points]));
-  testOnly(residualFilter(filter, guaranteedFields(filter, prefix, collator)));
+  const residual = residualFilter(filter, guaranteedFields(filter, prefix, collator));
+  testOnly(withoutPartialConditions(residual, index.spec.partialFilterExpression as Document | undefined, index.collator, collator));
   // Repeated `$in` values would read their documents twice.
   const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
   stats.intervals = intervals.length;

@@ -196,4 +196,15 @@ describe('count: an index range that guarantees the filter is counted by its end
     expect(explained.queryPlanner.winningPlan).toMatchObject({ stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN' } });
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
+
+  it('a condition that repeats a partial index’s filter needs no test: the range alone is counted', async () => {
+    await items.createIndex({ companyId: 1, status: 1, n: 1 }, { partialFilterExpression: { flagged: true }, name: 'flagged' });
+    await items.updateMany({ companyId: company, n: { $lt: 40 } }, { $set: { flagged: true } });
+    const query = { companyId: company, status: 'human', flagged: true };
+    expect(await fx.db.command({ count: 'items', query })).toMatchObject({ n: 10 });
+    const explained = await fx.db.command({ explain: { count: 'items', query }, verbosity: 'executionStats' });
+    expect(explained.queryPlanner.winningPlan).toMatchObject({ stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN', indexName: 'flagged' } });
+    // Another condition on the same field is still tested.
+    expect(await fx.db.command({ count: 'items', query: { ...query, flagged: { $eq: true } } })).toMatchObject({ n: 10 });
+  });
 });
