@@ -1,9 +1,10 @@
+import { isoTime } from '../common/iso-time.js';
 import { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { AssignerKind, Conversation, ConversationLastMessage, ConversationStatus, Priority } from './conversation.schema.js';
 
-const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+const iso = (date: Date | null | undefined) => (date ? isoTime(date) : null);
 
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
@@ -26,6 +27,12 @@ export const CONVERSATION_VIEW_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 } as const;
+
+/**
+ * What a list page reads of each conversation: its view's fields, the inbound counter its reader's unread count is
+ * computed from, and the sort keys a cursor continues from.
+ */
+export const LISTED_CONVERSATION_FIELDS = { ...CONVERSATION_VIEW_FIELDS, inboundCount: 1, lastActivityAt: 1 } as const;
 
 export class AssignedByView {
   /** agent (through the API), flow (a flow step) or auto */
@@ -55,7 +62,7 @@ export class LastMessageView {
       senderType: last.senderType,
       type: last.type,
       preview: last.preview,
-      createdAt: last.createdAt.toISOString(),
+      createdAt: isoTime(last.createdAt),
     };
   }
 }
@@ -114,8 +121,8 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
-      createdAt: conversation.createdAt.toISOString(),
-      updatedAt: conversation.updatedAt.toISOString(),
+      createdAt: isoTime(conversation.createdAt),
+      updatedAt: isoTime(conversation.updatedAt),
     };
   }
 }

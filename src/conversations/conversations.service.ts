@@ -22,7 +22,7 @@ import {
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import { CONVERSATION_STATUSES, type AssignerKind, type Conversation, type ConversationContact, type ConversationLastMessage, type Priority } from './conversation.schema.js';
 import type { ConversationCountsView } from './conversation-counts.view.js';
-import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
+import { ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
@@ -55,12 +55,6 @@ export interface OpenConversationInput {
   subject?: string;
   priority?: Priority;
 }
-
-/**
- * What a list page reads of each conversation: its view's fields, the inbound counter its reader's unread count is
- * computed from, and the sort keys a cursor continues from.
- */
-export const LISTED_CONVERSATION_FIELDS = { ...CONVERSATION_VIEW_FIELDS, inboundCount: 1, lastActivityAt: 1 } as const;
 
 /** A page of conversations as stored (LISTED_CONVERSATION_FIELDS), with the cursor of the next. */
 export interface StoredPage {

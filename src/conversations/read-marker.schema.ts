@@ -31,6 +31,9 @@ export class ReadMarker {
   readAt: Date;
 }
 
+/** The fields an agent's view of a conversation needs of its marker (what a list page reads of the markers). */
+export const READ_MARKER_VIEW_FIELDS = { conversationId: 1, readCount: 1, readAt: 1 } as const;
+
 export const ReadMarkerSchema = SchemaFactory.createForClass(ReadMarker);
 ReadMarkerSchema.plugin(tenantScopePlugin);
 // One per agent and conversation; a list page reads its conversations' markers for the caller in one `$in`.

@@ -3,13 +3,10 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Model, Types } from 'mongoose';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { TenantRepository } from '../database/tenancy/tenant-repository.js';
-import { ReadMarker } from './read-marker.schema.js';
+import { READ_MARKER_VIEW_FIELDS, ReadMarker } from './read-marker.schema.js';
 
 /** Where a marker would move: a message of the conversation, its place, and the inbound count as of it. */
 export type ReadPosition = Pick<ReadMarker, 'messageId' | 'messageAt' | 'readCount'>;
-
-/** The fields an agent's view of a conversation needs of its marker. */
-export const READ_MARKER_VIEW_FIELDS = { conversationId: 1, readCount: 1, readAt: 1 } as const;
 
 @Injectable()
 export class ReadMarkersRepository extends TenantRepository<ReadMarker> {

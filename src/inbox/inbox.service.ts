@@ -5,7 +5,8 @@ import { RequestValidationException } from '../common/errors/request-validation.
 import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
-import { ConversationsService, LISTED_CONVERSATION_FIELDS } from '../conversations/conversations.service.js';
+import { LISTED_CONVERSATION_FIELDS } from '../conversations/conversation.view.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
 import type { ListConversationsQueryDto } from '../conversations/dto/list-conversations-query.dto.js';
 import { ReadMarkersRepository, type ReadPosition } from '../conversations/read-markers.repository.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';

@@ -1,3 +1,4 @@
+import { isoTime } from '../common/iso-time.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { DeliveryStatus, Message, MessageDelivery, MessageDirection, MessageType, SenderType } from './message.schema.js';
 
@@ -112,15 +113,15 @@ export class MessageView {
       senderId: message.senderId?.toHexString() ?? null,
       externalId: message.externalId ?? null,
       delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
-      createdAt: message.createdAt.toISOString(),
+      createdAt: isoTime(message.createdAt),
     };
   }
 }
 
 /** An outbound message stored before delivery receipts existed has no delivery: pending since it was sent. */
 function deliveryView(delivery: MessageDelivery | undefined, sentAt: Date): MessageDeliveryView {
-  if (!delivery) return { status: 'pending', updatedAt: sentAt.toISOString() };
-  const view: MessageDeliveryView = { status: delivery.status, updatedAt: delivery.updatedAt.toISOString() };
+  if (!delivery) return { status: 'pending', updatedAt: isoTime(sentAt) };
+  const view: MessageDeliveryView = { status: delivery.status, updatedAt: isoTime(delivery.updatedAt) };
   if (delivery.externalId) view.externalId = delivery.externalId;
   if (delivery.error) view.error = { code: delivery.error.code, message: delivery.error.message };
   return view;

@@ -197,6 +197,16 @@ describe('count: an index range that guarantees the filter is counted by its end
     expect(explained.executionStats.totalDocsExamined).toBe(0);
   });
 
+  it('equality to null is a range of null keys (missing fields included): counted alike', async () => {
+    await items.insertMany(Array.from({ length: 5 }, (_, i) => ({ companyId: company, ...(i % 2 ? { status: null } : {}) })));
+    const query = { companyId: company, status: null };
+    expect(await fx.db.command({ count: 'items', query })).toMatchObject({ n: 5 });
+    expect(await fx.db.command({ count: 'items', query: { companyId: company, status: { $eq: null } } })).toMatchObject({ n: 5 });
+    const explained = await fx.db.command({ explain: { count: 'items', query }, verbosity: 'executionStats' });
+    expect(explained.queryPlanner.winningPlan).toMatchObject({ stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN' } });
+    expect(await items.countDocuments({ companyId: company, status: null })).toBe(5);
+  });
+
   it('a condition that repeats a partial index’s filter needs no test: the range alone is counted', async () => {
     await items.createIndex({ companyId: 1, status: 1, n: 1 }, { partialFilterExpression: { flagged: true }, name: 'flagged' });
     await items.updateMany({ companyId: company, n: { $lt: 40 } }, { $set: { flagged: true } });
