@@ -20,7 +20,15 @@ import {
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import { CONVERSATION_STATUSES, type AssignerKind, type Conversation, type ConversationContact, type ConversationLastMessage, type Priority } from './conversation.schema.js';
+import {
+  CONVERSATION_STATUSES,
+  type AssignerKind,
+  type Conversation,
+  type ConversationContact,
+  type ConversationLastMessage,
+  type ConversationStatus,
+  type Priority,
+} from './conversation.schema.js';
 import type { ConversationCountsView } from './conversation-counts.view.js';
 import { ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
@@ -391,7 +399,8 @@ export class ConversationsService {
 /** The list's filters as a query on stored types (ObjectIds, Dates): 400 naming the field for contradictory ones. */
 function listFilter(query: ListConversationsQueryDto): QueryFilter<Conversation> {
   const filter: QueryFilter<Conversation> = {};
-  if (query.status) filter.status = query.status.length === 1 ? query.status[0] : { $in: query.status };
+  const statuses = query.status as ConversationStatus[] | undefined;
+  if (statuses) filter.status = statuses.length === 1 ? statuses[0] : { $in: statuses };
   if (query.priority) filter.priority = query.priority;
   if (query.unassigned !== undefined && query.assignedAgentId) {
     throw new RequestValidationException([{ field: 'unassigned', message: 'unassigned cannot be combined with assignedAgentId' }]);

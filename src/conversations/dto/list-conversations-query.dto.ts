@@ -1,12 +1,12 @@
 import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsMongoId, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsMongoId, IsOptional, IsString, Length, MaxLength, ValidateBy } from 'class-validator';
 import { QueryBoolean } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { IsTimestamp } from '../../messages/timestamp.js';
 import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
 import { CONVERSATION_SORTS, type ConversationSort } from '../conversation-order.js';
-import { CONVERSATION_STATUSES, PRIORITIES, type ConversationStatus, type Priority } from '../conversation.schema.js';
+import { CONVERSATION_STATUSES, PRIORITIES, type Priority } from '../conversation.schema.js';
 
 /** `a,b` (or the parameter repeated): the listed values, each once; anything but strings is left to the validators. */
 function commaList(normalize: (parts: string[]) => string[] = (parts) => [...new Set(parts.map((part) => part.trim()))]) {
@@ -17,21 +17,33 @@ function commaList(normalize: (parts: string[]) => string[] = (parts) => [...new
   });
 }
 
+/**
+ * A non-empty list of values among `allowed` (the Swagger plugin would document class-validator's `IsIn` with
+ * `each` as an array parameter, where the query takes one comma-separated string).
+ */
+const IsListOf = (allowed: readonly string[]) =>
+  ValidateBy({
+    name: 'isListOf',
+    validator: {
+      validate: (value: unknown) => Array.isArray(value) && value.length > 0 && value.every((item) => allowed.includes(item as string)),
+      defaultMessage: (args) => `${args?.property} must be one or a comma-separated list of: ${allowed.join(', ')}`,
+    },
+  });
+
 const TIMESTAMP = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
 
 /** Conversations page with `startAfter` (the specification's name) instead of `cursor`, its filters and orders. */
 export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor'] as const) {
   @ApiPropertyOptional({
     type: String,
-    description: `One status or a comma-separated list (\`queued,human\`): conversations in any of them. ${CONVERSATION_STATUSES.join(', ')}`,
-    example: 'queued,human',
+    description: `One status or a comma-separated list (\`queued,human\`): conversations in any of them; statuses: ${CONVERSATION_STATUSES.join(', ')}`,
+    pattern: `^(${CONVERSATION_STATUSES.join('|')})(,(${CONVERSATION_STATUSES.join('|')}))*$`,
   })
   @IsOptional()
   @commaList()
-  @IsArray()
-  @ArrayMinSize(1)
-  @IsIn(CONVERSATION_STATUSES, { each: true })
-  status?: ConversationStatus[];
+  @IsListOf(CONVERSATION_STATUSES)
+  // Typed as strings: the Swagger plugin would document a list of the status type as an array (IsListOf checks them).
+  status?: string[];
 
   /** `true`: only conversations without an assigned agent; `false`: only those with one */
   @IsOptional()
@@ -52,10 +64,7 @@ export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor']
   @IsMongoId()
   contactId?: string;
 
-  /**
-   * Only conversations on this channel (compared in lower case)
-   * @example whatsapp
-   */
+  /** Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
   @IsString()

@@ -32,10 +32,7 @@ export class SearchMessagesQueryDto extends PageQueryDto {
   @IsMongoId()
   contactId?: string;
 
-  /**
-   * Only messages on this channel (compared in lower case)
-   * @example whatsapp
-   */
+  /** Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
   @IsString()
