@@ -1,9 +1,50 @@
 import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { BoundedMap } from './bounded-map.js';
 import { RequestValidationException } from './errors/request-validation.exception.js';
+
+/** Query strings kept validated, per DTO class. */
+const CACHED_QUERIES = 500;
+
+/**
+ * The global ValidationPipe, which also keeps the DTOs of valid query strings: GET requests repeat (an inbox polls the
+ * same page), and converting and validating a query with its many optional fields costs as much as building several
+ * of the page's rows. A query object (strings, or arrays of strings, from the URL) converts to the same DTO every
+ * time, so the DTO made once is answered again, as a copy (the handler may change its copy). Refused queries are
+ * not kept: they are validated each time.
+ */
+class QueryCachingValidationPipe extends ValidationPipe {
+  private readonly validated = new WeakMap<object, BoundedMap<string, object>>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const metatype = metadata.metatype;
+    if (metadata.type !== 'query' || !metatype || !isFlatQuery(value)) return super.transform(value, metadata);
+    let cache = this.validated.get(metatype);
+    if (!cache) this.validated.set(metatype, (cache = new BoundedMap(CACHED_QUERIES)));
+    const key = JSON.stringify(value);
+    let dto = cache.get(key);
+    if (!dto) {
+      dto = (await super.transform(value, metadata)) as object;
+      cache.set(key, dto);
+    }
+    return copyOf(dto);
+  }
+}
+
+/** A query object as Express parses a URL's query string: strings, and arrays of strings for repeated names. */
+function isFlatQuery(value: unknown): value is Record<string, string | string[]> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v === 'string' || (Array.isArray(v) && v.every((item) => typeof item === 'string')));
+}
+
+function copyOf<T extends object>(dto: T): T {
+  const copy = Object.create(Object.getPrototypeOf(dto) as object | null) as Record<string, unknown>;
+  for (const [key, v] of Object.entries(dto)) copy[key] = Array.isArray(v) ? [...v] : v;
+  return copy as T;
+}
 
 /** Unknown fields are refused, values are converted to the DTO's types, every problem is listed. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new QueryCachingValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
