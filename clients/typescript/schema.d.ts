@@ -3280,7 +3280,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Comma-separated tags (at most 50), e.g. `vip,churn-risk`: only contacts having every one of them */
+                /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only contacts having every one of them */
                 tags?: string;
                 /**
                  * @description Case-insensitive text found anywhere in the name, e-mail or phone, e.g. `grace`; for the phone, spaces, dashes,
@@ -3950,6 +3950,8 @@ export interface operations {
                 limit?: number;
                 /** @description One status or a comma-separated list (`queued,human`): conversations in any of them; statuses: bot, queued, human, closed */
                 status?: string;
+                /** @description Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
                 /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only conversations having every one of them */
                 tags?: string;
                 /** @description Only conversations created at or after this time; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
@@ -3964,8 +3966,6 @@ export interface operations {
                 priority?: "low" | "medium" | "high";
                 /** @description Only this contact's conversations (another company's contact matches none: an empty page) */
                 contactId?: string;
-                /** @description Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
-                channel?: string;
                 /** @description `true`: only snoozed conversations; `false`: only those awake; absent: both */
                 snoozed?: boolean;
                 /** @description The `nextCursor` of the previous page (of the same `sort`) */
@@ -10565,6 +10565,8 @@ export interface operations {
                 limit?: number;
                 /** @description The words to find (1 to 200 characters, trimmed). A message matches when it contains every word, in its text or caption, whatever the case and accents; a `"quoted phrase"` must appear as written (its words in that order, case and accents aside). */
                 q: string;
+                /** @description Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
                 /** @description Only messages strictly newer than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
                 after?: string;
                 /** @description Only messages strictly older than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
@@ -10573,8 +10575,6 @@ export interface operations {
                 conversationId?: string;
                 /** @description Only messages of this contact's conversations (another company's matches none) */
                 contactId?: string;
-                /** @description Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
-                channel?: string;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
             };

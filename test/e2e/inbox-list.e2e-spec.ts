@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
+import { DataMigration } from '../../src/database/migrations/data-migration.schema.js';
+import { InboxBackfill } from '../../src/inbox/inbox-backfill.js';
+import { Message } from '../../src/messages/message.schema.js';
 import type { AgentConversationView } from '../../src/inbox/agent-conversation.view.js';
 import * as samples from '../fixtures/media/samples.js';
 import { EventRecorder } from '../support/event-log.js';
@@ -262,6 +265,38 @@ describe('GET /v1/conversations: the inbox’s filters, orders and walks', () =>
       expect(conversation).not.toHaveProperty('lastReadAt');
       // A stored event's media has no signed link either.
       expect((sent.data as unknown as { message: { media: Record<string, unknown> } }).message.media).not.toHaveProperty('downloadUrl');
+    });
+
+    it('conversations stored before the inbox existed get its fields once, at start-up', async () => {
+      const acme = await company('Older data');
+      const companyId = new Types.ObjectId(acme.companyId);
+      const conversations = t.model<Conversation>(Conversation.name).collection;
+      const messages = t.model<Message>(Message.name).collection;
+      const at = (minutes: number) => new Date(Date.UTC(2024, 4, 1, 10, minutes));
+      const old = { companyId, contactId: new Types.ObjectId(), channel: 'whatsapp', status: 'bot', priority: 'medium', assignedAgentId: null, tags: [], isOpen: true, updatedAt: at(9) };
+      const talked = new Types.ObjectId();
+      const silent = new Types.ObjectId();
+      await conversations.insertMany([
+        { _id: talked, ...old, lastMessageAt: at(9), createdAt: at(0) },
+        { _id: silent, ...old, contactId: new Types.ObjectId(), lastMessageAt: null, createdAt: at(1) },
+      ] as never[]);
+      const message = (minutes: number, direction: string, text: string) =>
+        ({ _id: new Types.ObjectId(), companyId, conversationId: talked, direction, type: 'text', text, caption: null, media: null, senderType: direction === 'inbound' ? 'contact' : 'agent', createdAt: at(minutes), updatedAt: at(minutes) }) as never;
+      const last = message(9, 'outbound', 'On its way');
+      await messages.insertMany([message(2, 'inbound', 'Hi'), message(5, 'inbound', 'Where is it?'), last]);
+
+      await t.model<DataMigration>(DataMigration.name).collection.deleteOne({ _id: 'conversations.inbox' } as never);
+      await t.app.get(InboxBackfill).onApplicationBootstrap();
+
+      expect(await conversations.findOne({ _id: talked })).toMatchObject({
+        lastActivityAt: at(9),
+        inboundCount: 2,
+        assigneeUnread: true,
+        lastMessage: { id: (last as { _id: Types.ObjectId })._id, direction: 'outbound', senderType: 'agent', type: 'text', preview: 'On its way', createdAt: at(9) },
+      });
+      expect(await conversations.findOne({ _id: silent })).toMatchObject({ lastActivityAt: at(1), inboundCount: 0, lastMessage: null });
+      const [row] = (await acme.list({ sort: 'lastActivity', limit: 1 })).data;
+      expect(row).toMatchObject({ id: talked.toHexString(), unreadCount: 2, lastMessage: { preview: 'On its way' } });
     });
 
     it('is null before the first message', async () => {

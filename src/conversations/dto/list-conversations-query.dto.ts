@@ -1,21 +1,21 @@
 import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsMongoId, IsOptional, IsString, Length, MaxLength, ValidateBy } from 'class-validator';
+import { IsBoolean, IsIn, IsMongoId, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { QueryBoolean } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
-import { IsTimestamp } from '../../messages/timestamp.js';
-import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
+import { IsTimestamp, TIMESTAMP_FORMAT } from '../../messages/timestamp.js';
+import { IsTagFilter } from '../../tags/tag-list.decorator.js';
+import { IsChannelFilter } from './channel-filter.decorator.js';
 import { CONVERSATION_SORTS, type ConversationSort } from '../conversation-order.js';
 import { CONVERSATION_STATUSES, PRIORITIES, type Priority } from '../conversation.schema.js';
 
 /** `a,b` (or the parameter repeated): the listed values, each once; anything but strings is left to the validators. */
-function commaList(normalize: (parts: string[]) => string[] = (parts) => [...new Set(parts.map((part) => part.trim()))]) {
-  return Transform(({ value }: { value: unknown }) => {
+const CommaList = () =>
+  Transform(({ value }: { value: unknown }) => {
     const parts = Array.isArray(value) ? value : [value];
     if (!parts.every((part) => typeof part === 'string')) return value;
-    return normalize(parts.flatMap((part: string) => part.split(',')));
+    return [...new Set(parts.flatMap((part: string) => part.split(',').map((item) => item.trim())))];
   });
-}
 
 /**
  * A non-empty list of values among `allowed` (the Swagger plugin would document class-validator's `IsIn` with
@@ -30,7 +30,6 @@ const IsListOf = (allowed: readonly string[]) =>
     },
   });
 
-const TIMESTAMP = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
 
 /** Conversations page with `startAfter` (the specification's name) instead of `cursor`, its filters and orders. */
 export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor'] as const) {
@@ -40,7 +39,7 @@ export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor']
     pattern: `^(${CONVERSATION_STATUSES.join('|')})(,(${CONVERSATION_STATUSES.join('|')}))*$`,
   })
   @IsOptional()
-  @commaList()
+  @CommaList()
   @IsListOf(CONVERSATION_STATUSES)
   // Typed as strings: the Swagger plugin would document a list of the status type as an array (IsListOf checks them).
   status?: string[];
@@ -64,31 +63,18 @@ export class ListConversationsQueryDto extends OmitType(PageQueryDto, ['cursor']
   @IsMongoId()
   contactId?: string;
 
-  /** Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
-  @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
-  @IsString()
-  @Length(1, 50)
+  @IsChannelFilter('conversations')
   channel?: string;
 
-  @ApiPropertyOptional({
-    type: String,
-    description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,billing\`: only conversations having every one of them`,
-  })
-  @IsOptional()
-  @commaList(normalizeTags)
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsString({ each: true })
-  @Length(1, MAX_TAG_LENGTH, { each: true })
+  @IsTagFilter('conversations')
   tags?: string[];
 
-  @ApiPropertyOptional({ description: `Only conversations created at or after this time; ${TIMESTAMP}` })
+  @ApiPropertyOptional({ description: `Only conversations created at or after this time; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   createdAfter?: string;
 
-  @ApiPropertyOptional({ description: `Only conversations created strictly before this time; ${TIMESTAMP}` })
+  @ApiPropertyOptional({ description: `Only conversations created strictly before this time; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   createdBefore?: string;

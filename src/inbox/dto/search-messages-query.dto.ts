@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsMongoId, IsOptional, IsString, Length } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
-import { IsTimestamp } from '../../messages/timestamp.js';
+import { IsChannelFilter } from '../../conversations/dto/channel-filter.decorator.js';
+import { IsTimestamp, TIMESTAMP_FORMAT } from '../../messages/timestamp.js';
 
-const TIMESTAMP = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
 export const MAX_QUERY_LENGTH = 200;
 
 export class SearchMessagesQueryDto extends PageQueryDto {
@@ -32,19 +32,15 @@ export class SearchMessagesQueryDto extends PageQueryDto {
   @IsMongoId()
   contactId?: string;
 
-  /** Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
-  @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
-  @IsString()
-  @Length(1, 50)
+  @IsChannelFilter('messages')
   channel?: string;
 
-  @ApiPropertyOptional({ description: `Only messages strictly newer than this; ${TIMESTAMP}` })
+  @ApiPropertyOptional({ description: `Only messages strictly newer than this; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   after?: string;
 
-  @ApiPropertyOptional({ description: `Only messages strictly older than this; ${TIMESTAMP}` })
+  @ApiPropertyOptional({ description: `Only messages strictly older than this; ${TIMESTAMP_FORMAT}` })
   @IsOptional()
   @IsTimestamp()
   before?: string;
