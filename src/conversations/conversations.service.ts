@@ -2,14 +2,13 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
-import { parseTimestamp } from '../messages/timestamp.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { parseTimestamp } from '../messages/timestamp.js';
 import {
   CHANGE_ATTEMPTS,
   queuedEvent,
@@ -19,6 +18,7 @@ import {
   type EventOptions,
   type PlannedChange,
 } from './conversation-changes.js';
+import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import {
   CONVERSATION_STATUSES,
@@ -110,9 +110,9 @@ export class ConversationsService {
   }
 
   /**
-   * The inbox's counts over open conversations, for the calling agent (contract section 14): one `count` each, every
-   * one an index range counted without reading the conversations. Snoozed conversations are open ones (closing one
-   * wakes it).
+   * The inbox's counts over open conversations, for the calling agent (contract section 14): one `count` each on an
+   * index range, which holds exactly the conversations counted (counted from the index alone) but for the snoozed
+   * ones, a time range (their index range is read). Snoozed conversations are open ones: closing one wakes it.
    */
   async counts(companyId: CompanyId, agentId: string): Promise<ConversationCountsView> {
     const me = toObjectId(agentId);
