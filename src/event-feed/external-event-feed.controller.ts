@@ -12,6 +12,10 @@ import { EventFeed } from './event-feed.service.js';
 import { EventStreams } from './event-streams.service.js';
 import { ExternalEventPageView, ExternalEventView } from './event.view.js';
 
+const CHANNEL_SCOPE_DOC =
+  '**Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations ' +
+  'on them; the cursor still moves past the others, and a page is short only at the end of the log.';
+
 /** Interface B: the same feed, under Interface B's event names, the list in the envelope. */
 @ApiTags('Interface B: events')
 @ApiKeyAuth()
@@ -26,15 +30,18 @@ export class ExternalEventFeedController {
 
   @Get()
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: LIST_DOC })
+  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: `${LIST_DOC}\n\n${CHANNEL_SCOPE_DOC}` })
   @ApiOkResponse({ type: ExternalEventPageView })
   async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListEventsQueryDto): Promise<ExternalEventPageView> {
-    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from)) };
+    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from, key.channels)) };
   }
 
   @Get('stream')
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
+  @ApiOperation({
+    summary: "The workspace's events as they happen (Server-Sent Events), resumable",
+    description: `${STREAM_DOC}\n\n${CHANNEL_SCOPE_DOC}`,
+  })
   @ApiEventStream('CHAT_RECEIVED')
   @ApiEnvelopeErrorResponses(503)
   async stream(
@@ -43,6 +50,9 @@ export class ExternalEventFeedController {
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    await this.streams.open({ companyId: key.companyId, naming: 'external', types: query.types, cursor: lastEventId || query.after }, res);
+    await this.streams.open(
+      { companyId: key.companyId, naming: 'external', types: query.types, cursor: lastEventId || query.after, channels: key.channels },
+      res,
+    );
   }
 }
