@@ -176,10 +176,14 @@ async function measureFanOut({ fanOutHealthy, fanOutBad }) {
   const { client, db } = await connect(memory.databaseUri);
   try {
     for (let round = 0; round < fanOutRounds; round++) {
-      fan.healthy.push(await drain(api, db, fanOutHealthy, receivers, { events, withBad: false }));
-      fan.bad.push(await drain(api, db, fanOutBad, receivers, { events, withBad: true }));
+      fan.healthy.push(await drain(api, db, fanOutHealthy, receivers, { events, withBad: false, app, engine }));
+      fan.bad.push(await drain(api, db, fanOutBad, receivers, { events, withBad: true, app, engine }));
       const [healthy, bad] = [fan.healthy.at(-1), fan.bad.at(-1)];
-      log(`fan-out round ${round + 1}: ${healthy.perSecond.toFixed(0)} / ${bad.perSecond.toFixed(0)} healthy deliveries/s, p99 ${healthy.p99} / ${bad.p99} ms from the resume`);
+      log(
+        `fan-out round ${round + 1}: ${healthy.perSecond.toFixed(0)} / ${bad.perSecond.toFixed(0)} healthy deliveries/s, ` +
+          `p99 ${healthy.p99} / ${bad.p99} ms from the resume, app + engine CPU ${(healthy.appCpuUs + healthy.engineCpuUs).toFixed(0)} / ` +
+          `${(bad.appCpuUs + bad.engineCpuUs).toFixed(0)} µs per delivery`,
+      );
     }
   } finally {
     await client.close();

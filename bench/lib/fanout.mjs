@@ -41,9 +41,11 @@ async function waitUntil(check, timeoutMs, what) {
  * one `message.received`) and waits until the fan-out has recorded every delivery: the backlog. Then frees the
  * lanes (the resume) and waits until every healthy receiver holds every delivery. Deliveries per second and the
  * percentiles count from the resume, so they measure the drain alone, not how fast events got in (reported
- * apart as events/s). Last, deletes the webhooks (which drops the bad ones' pending deliveries).
+ * apart as events/s), with the CPU time the app and the engine spent on each healthy delivery meanwhile (what a
+ * machine shared with other loads disturbs least). Last, deletes the webhooks (which drops the bad ones' pending
+ * deliveries).
  */
-export async function drain(api, db, company, receivers, { events, withBad }) {
+export async function drain(api, db, company, receivers, { events, withBad, app, engine }) {
   const { healthy, slow, dead } = receivers;
   for (const receiver of [...healthy, slow]) receiver.reset();
   const hooks = [];
@@ -79,6 +81,7 @@ export async function drain(api, db, company, receivers, { events, withBad }) {
   );
   const backlogMs = Date.now() - started;
 
+  const cpuAtResume = { app: app.cpuMs(), engine: engine?.cpuMs() };
   const resumedAt = Date.now();
   await lanes.updateMany({ _id: { $in: ids } }, { $set: { leaseOwner: null, leaseUntil: new Date(0) } });
   const deadline = resumedAt + DRAIN_TIMEOUT_MS;
@@ -86,6 +89,7 @@ export async function drain(api, db, company, receivers, { events, withBad }) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
+  const cpu = { app: app.cpuMs() - cpuAtResume.app, engine: engine ? engine.cpuMs() - cpuAtResume.engine : NaN };
   const delivered = healthy.flatMap((r) => [...r.deliveries.values()]);
   const sinceResume = delivered.map((d) => d.receivedAt - resumedAt);
   const drainMs = Math.max(...sinceResume);
@@ -101,6 +105,8 @@ export async function drain(api, db, company, receivers, { events, withBad }) {
     drainMs,
     p50: percentile(sinceResume, 50),
     p99: percentile(sinceResume, 99),
+    appCpuUs: (1000 * cpu.app) / delivered.length,
+    engineCpuUs: (1000 * cpu.engine) / delivered.length,
     badSignatures: healthy.reduce((sum, r) => sum + r.badSignatures, 0) + slow.badSignatures,
     slowDelivered: slow.deliveries.size,
     deadAttempts,

@@ -50,7 +50,8 @@ function printRequestTable(rows) {
 
 function printFanOut(runs) {
   console.log(
-    `${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('drain ms', 10)}${pad('events/s in', 13)}${pad('backlog ms', 12)}  checks`,
+    `${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('drain ms', 10)}` +
+      `${pad('app µs/dlv', 12)}${pad('engine µs/dlv', 15)}${pad('CPU-bound/s', 13)}${pad('events/s in', 13)}${pad('backlog ms', 12)}  checks`,
   );
   for (const r of runs) {
     const label = r.withBad ? '3 healthy + dead + slow (2 s)' : '3 healthy only';
@@ -59,9 +60,13 @@ function printFanOut(runs) {
       (r.withBad ? `, slow got ${r.slowDelivered}, dead refused ${r.deadAttempts} attempts` : '');
     console.log(
       `${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.drainMs), 10)}` +
-        `${pad(num(r.eventsPerSecond), 13)}${pad(num(r.backlogMs), 12)}  ${checks}`,
+        `${pad(num(r.appCpuUs), 12)}${pad(num(r.engineCpuUs), 15)}${pad(num(cpuBound(r)), 13)}${pad(num(r.eventsPerSecond), 13)}${pad(num(r.backlogMs), 12)}  ${checks}`,
     );
   }
+  console.log(
+    'app / engine µs/dlv: CPU time each process spent per healthy delivery while the backlog drained; CPU-bound/s: the ' +
+      'healthy deliveries per second that CPU allows on one core of their own (the app and the engine share CPU 0)',
+  );
 }
 
 /** The fan-out's drain (medians across rounds) and its targets' checks. */
@@ -116,6 +121,9 @@ function printTargets(checks) {
   if (missed > 0) console.log(`\n*** ${missed} TARGET${missed > 1 ? 'S' : ''} MISSED ***`);
 }
 
+/** Healthy deliveries per second the app's and the engine's CPU per delivery allow on the one core they share. */
+const cpuBound = (r) => 1e6 / (r.appCpuUs + (Number.isFinite(r.engineCpuUs) ? r.engineCpuUs : 0));
+
 /** Medians across fan-out rounds; counts and checks from the worst round. */
 function summarizeFanOut(list) {
   return {
@@ -123,6 +131,8 @@ function summarizeFanOut(list) {
     perSecond: median(list.map((r) => r.perSecond)),
     eventsPerSecond: median(list.map((r) => r.eventsPerSecond)),
     drainMs: median(list.map((r) => r.drainMs)),
+    appCpuUs: median(list.map((r) => r.appCpuUs)),
+    engineCpuUs: median(list.map((r) => r.engineCpuUs)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
     delivered: Math.min(...list.map((r) => r.delivered)),
