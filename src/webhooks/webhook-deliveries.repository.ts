@@ -78,11 +78,14 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
 
   /**
    * Records attempts, in one write, each on a delivery still as the worker read it (pending, same attemptCount):
-   * one deleted or queued again meanwhile is left alone. False when any of them was not recorded.
+   * one deleted or queued again meanwhile is left alone. False when any of them was not recorded. Written through
+   * the driver: every value is already of its stored type (the hot write of webhook delivery, one per attempt,
+   * where Mongoose's casting of each update cost more than the rest of the write).
    */
   async recordAttempts(companyId: CompanyId, attempts: RecordedAttempt[]): Promise<boolean> {
     if (attempts.length === 0) return true;
-    const outcome = await this.model.bulkWrite(
+    const updatedAt = new Date();
+    const outcome = await this.model.collection.bulkWrite(
       attempts.map(({ delivery, attempt, result }) => {
         const done = result.status !== 'pending';
         const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
@@ -91,8 +94,15 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
             filter: this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }),
             update: {
               $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
-              $inc: { attemptCount: 1 },
-              $set: { status: result.status, nextAttemptAt: done ? null : result.nextAttemptAt, completedAt: done ? attempt.at : null, ...expiry },
+              $set: {
+                status: result.status,
+                // The filter pins the count read, so setting it is incrementing it.
+                attemptCount: delivery.attemptCount + 1,
+                nextAttemptAt: done ? null : result.nextAttemptAt,
+                completedAt: done ? attempt.at : null,
+                updatedAt,
+                ...expiry,
+              },
             },
           },
         };
