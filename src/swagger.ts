@@ -40,7 +40,8 @@ Unknown fields, malformed JSON and \`$\`-operators in bodies or queries answer 4
 foreign id in a path answers 404.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
-\`messages:write\`, \`events:read\`); every answer is \`{ success, data | message | error }\`.
+\`messages:write\`, \`events:read\`, \`media:read\`), and optionally limited to channels; every answer is
+\`{ success, data | message | error }\`.
 
 **Events**: the company's event log, with the webhook deliveries' event ids, as a resumable list
 (\`GET /v1/events\`, \`GET /api/external/events\`) and as Server-Sent Events streams (\`.../events/stream\`).
@@ -69,6 +70,7 @@ const TAGS: [string, string][] = [
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
   ['Interface B: delivery receipts', 'What became of the outbound messages your channel connector relayed'],
+  ['Interface B: media', "Files your channel connector uploads (a contact's photo or voice note) and downloads (an agent's attachment)"],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
   ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],

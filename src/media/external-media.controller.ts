@@ -26,6 +26,7 @@ export class ExternalMediaController {
   constructor(private readonly uploads: MediaUploadsService) {}
 
   @Post()
+  @ApiEnvelopeErrorResponses(400, 403, 413)
   @RequireScopes('messages:write')
   @RateLimitWeight(SEND_MEDIA_WEIGHT)
   @UseInterceptors(FileInterceptor('file'))
@@ -42,7 +43,6 @@ export class ExternalMediaController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: UPLOAD_MEDIA_FORM_SCHEMA })
   @ApiDataEnvelope(201, UploadedMediaView, { description: 'Stored; send its `id` as `mediaId`' })
-  @ApiEnvelopeErrorResponses(400, 413)
   async upload(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Body() dto: UploadMediaDto,
@@ -52,6 +52,7 @@ export class ExternalMediaController {
   }
 
   @Get(':id')
+  @ApiEnvelopeErrorResponses(403, 404)
   @RequireScopes('media:read')
   @MediaFileResponse()
   @ApiOperation({
@@ -62,7 +63,6 @@ export class ExternalMediaController {
       'to channels reads the files of messages on them and its own uploads. Another company’s id answers 404.',
   })
   @ApiParam(ID_PARAM)
-  @ApiEnvelopeErrorResponses(404)
   async download(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<StreamableFile> {
     return mediaFile(await this.uploads.open(key, id));
   }
