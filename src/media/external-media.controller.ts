@@ -1,19 +1,16 @@
-import { Body, Controller, Get, Param, Post, StreamableFile, UploadedFile, UseInterceptors, VERSION_NEUTRAL } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, StreamableFile, UploadedFile, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
 import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
-import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { UPLOAD_MEDIA_FORM_SCHEMA, UploadMediaDto } from './dto/upload-media.dto.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
-import { mediaFile, MediaFileResponse } from './media-download.js';
+import { mediaFile, MediaFileResponse, UPLOAD_WEIGHT, UploadsOneFile } from './media-routes.js';
 import { UploadedMediaView } from './media-upload.view.js';
 import { MediaUploadsService } from './media-uploads.service.js';
-import { SEND_MEDIA_WEIGHT } from './media.controller.js';
 
 const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60720', description: 'A `mediaId` you uploaded, or a message\'s `media.id`' };
 
@@ -28,8 +25,7 @@ export class ExternalMediaController {
   @Post()
   @ApiEnvelopeErrorResponses(400, 403, 413)
   @RequireScopes('messages:write')
-  @RateLimitWeight(SEND_MEDIA_WEIGHT)
-  @UseInterceptors(FileInterceptor('file'))
+  @UploadsOneFile(UPLOAD_MEDIA_FORM_SCHEMA)
   @ApiOperation({
     summary: 'Upload a file a contact sent (image, video, audio or document), for an inbound message to carry',
     description:
@@ -38,10 +34,8 @@ export class ExternalMediaController {
       'real type is read from its first bytes and must be on the allow-list (and match `type` when given); a file ' +
       'larger than MEDIA_MAX_BYTES answers 413. Nothing is kept of a refused upload. An upload no message refers to ' +
       'is removed after MEDIA_UPLOAD_TTL_HOURS (24 by default; `expiresAt`); each upload serves one message. ' +
-      `Counts ${SEND_MEDIA_WEIGHT} requests against the rate limits.`,
+      `Counts ${UPLOAD_WEIGHT} requests against the rate limits.`,
   })
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: UPLOAD_MEDIA_FORM_SCHEMA })
   @ApiDataEnvelope(201, UploadedMediaView, { description: 'Stored; send its `id` as `mediaId`' })
   async upload(
     @CurrentApiKey() key: ApiKeyPrincipal,

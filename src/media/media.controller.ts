@@ -1,18 +1,13 @@
-import { Body, Controller, Get, Param, Post, StreamableFile, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, StreamableFile, UploadedFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { MessageView } from '../messages/message.view.js';
 import { SEND_MEDIA_FORM_SCHEMA, SendMediaDto } from './dto/send-media.dto.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
-import { mediaFile, MediaFileResponse } from './media-download.js';
+import { mediaFile, MediaFileResponse, UPLOAD_WEIGHT, UploadsOneFile } from './media-routes.js';
 import { MediaService } from './media.service.js';
-
-/** An upload streams up to MEDIA_MAX_BYTES into GridFS while sniffing its type. */
-export const SEND_MEDIA_WEIGHT = 5;
 
 @ApiTags('Media')
 @ApiBearerAuth()
@@ -22,18 +17,15 @@ export class MediaController {
   constructor(private readonly media: MediaService) {}
 
   @Post('messages/send-media')
-  @RateLimitWeight(SEND_MEDIA_WEIGHT)
-  @UseInterceptors(FileInterceptor('file'))
+  @UploadsOneFile(SEND_MEDIA_FORM_SCHEMA)
   @ApiOperation({
     summary: 'Send a file (image, video, audio or document) as a message of a conversation',
     description:
       'multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its ' +
       'first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. ' +
       'The message answered carries `media.url`, to GET with your bearer token. ' +
-      `Counts ${SEND_MEDIA_WEIGHT} requests against the rate limits.`,
+      `Counts ${UPLOAD_WEIGHT} requests against the rate limits.`,
   })
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: SEND_MEDIA_FORM_SCHEMA })
   @ApiCreatedResponse({ type: MessageView })
   @ApiProblemResponses(400, 413, 415)
   send(

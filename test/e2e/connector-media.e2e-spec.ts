@@ -10,6 +10,7 @@ import { EventRecorder } from '../support/event-log.js';
 import { createApiKey, twoCompanies, type TestCompany } from '../support/factories.js';
 import { expectReplayOf, uniqueKey } from '../support/idempotency.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { expectEventually } from '../support/wait-for.js';
 
 const HOUR = 3_600_000;
 /** A little more than one GridFS chunk (255 KiB). */
@@ -113,7 +114,7 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       const before = await counts();
       const response = await upload(writer, content, fields as Record<string, string>).expect(status);
       expect(response.body).toEqual({ success: false, error: expect.stringMatching(error) });
-      await waitUntilCounts(before);
+      await expectEventually(counts, before);
     });
 
     it('refuses a request without a file (400) and a key without messages:write (403)', async () => {
@@ -124,20 +125,9 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       expect(forbidden.body).toEqual({ success: false, error: expect.stringContaining('messages:write') });
       const unauthenticated = await t.http.post('/api/external/media').attach('file', samples.png(), 'a.png').expect(401);
       expect(unauthenticated.body.success).toBe(false);
-      await waitUntilCounts(before);
+      await expectEventually(counts, before);
     });
   });
-
-  /** Clean-up of a refused upload may finish just after the answer. */
-  async function waitUntilCounts(expected: Awaited<ReturnType<typeof counts>>): Promise<void> {
-    const deadline = Date.now() + 2000;
-    let now = await counts();
-    while (JSON.stringify(now) !== JSON.stringify(expected) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      now = await counts();
-    }
-    expect(now).toEqual(expected);
-  }
 
   describe('media messages on POST /api/external/messages', () => {
     it('stores an inbound media message with its caption, text optional, and carries it in message.received', async () => {

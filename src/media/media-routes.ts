@@ -1,10 +1,27 @@
-import { applyDecorators, Header, Logger, StreamableFile } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { applyDecorators, Header, Logger, StreamableFile, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, type SchemaObject } from '@nestjs/swagger';
+import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { contentDisposition } from './file-name.js';
 import { MEDIA_FORMATS } from './media-formats.js';
 import type { MediaDownload } from './media-storage.js';
 
 const logger = new Logger('Media');
+
+/** An upload streams up to MEDIA_MAX_BYTES into GridFS while sniffing its type. */
+export const UPLOAD_WEIGHT = 5;
+
+/**
+ * A route that takes one file (`file`, multipart/form-data, streamed into storage by the module's GridFS engine)
+ * besides the text fields of `form`, counted UPLOAD_WEIGHT times against the rate limits.
+ */
+export const UploadsOneFile = (form: SchemaObject) =>
+  applyDecorators(
+    RateLimitWeight(UPLOAD_WEIGHT),
+    UseInterceptors(FileInterceptor('file')),
+    ApiConsumes('multipart/form-data'),
+    ApiBody({ schema: form }),
+  );
 
 /**
  * The headers and OpenAPI answer of a route that streams a stored file (both interfaces): never sniffed nor run by
