@@ -18,8 +18,8 @@ export interface ReceivedMessage extends DeliveredMessage {
 }
 
 /** The refusal of a channel a channel-scoped key does not hold. */
-export function channelRefused(channel: string | undefined, scope: readonly string[]): ForbiddenException {
-  return new ForbiddenException(`This API key is limited to the channels ${scope.join(', ')}; not ${channel ?? 'this message\'s channel'}`);
+function channelRefused(channel: string, scope: readonly string[]): ForbiddenException {
+  return new ForbiddenException(`This API key is limited to the channels ${scope.join(', ')}; not ${channel}`);
 }
 
 /**
