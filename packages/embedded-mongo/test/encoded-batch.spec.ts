@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { deserialize, type Document } from 'bson';
-import { encodeBatch } from './encoded-batch.js';
+import { encodeBatch } from '../src/encoded-batch.js';
 
 const asStored = { key: '', apply: (doc: Document) => doc };
 

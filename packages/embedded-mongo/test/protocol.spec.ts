@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BSON, MongoClient } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 import { frame, OP_COMPRESSED, OP_MSG, OP_QUERY, OP_REPLY, opMsg, RawConnection } from './raw-connection.js';
 
 describe('embedded engine: wire protocol robustness', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { MongoClient, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../src/index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

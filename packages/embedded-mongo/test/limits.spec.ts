@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo, type ServerLimits } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo, type ServerLimits } from '../src/index.js';
 import { opMsg, RawConnection } from './raw-connection.js';
 
 const started: EmbeddedMongo[] = [];

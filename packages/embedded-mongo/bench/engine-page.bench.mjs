@@ -5,8 +5,13 @@
 // background load on the machine and garbage collection affect both sizes alike.
 // Run: npm run bench:engine   (builds, then runs this file against dist/ with --expose-gc)
 import mongoose from 'mongoose';
-import { startEmbeddedMongo } from '../dist/embedded-mongo/index.js';
-import { percentile } from '../harness/stats.mjs';
+import { startEmbeddedMongo } from '../dist/index.js';
+
+/** The p-th percentile (0..100) of numbers, nearest rank. */
+function percentile(values, p) {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
 
 const COMPANIES = 4; // 4 companies x 4 statuses: 62 matches per page query at 1 000 docs, 6 250 at 100 000
 const STATUSES = ['bot', 'queued', 'human', 'closed'];

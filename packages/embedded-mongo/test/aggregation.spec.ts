@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -4,12 +4,12 @@
 // write must be there, nothing unacknowledged may appear but the one write per lane in flight at the kill (either
 // state is allowed for it), and the unique index must hold. A small journal size limit makes snapshots and journal
 // rotations happen during the run, so kills land around them too. Exits 1 on a violation.
-// Run: npm run drill -- engine-crash   (or node drill/engine-crash.mjs after nest build)
+// Run: npm run drill -- engine-crash   (or node drill/engine-crash.mjs after npm run build)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { startEngine } from './lib/processes.mjs';
+import { startEngine } from './lib/engine.mjs';
 
 const LANES = 20;
 const CYCLES = 3;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId, type Db } from 'mongodb';
 import mongoose from 'mongoose';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 const STANDALONE_ERROR = { code: 20, codeName: 'IllegalOperation' };
 const SERVER_MESSAGE = 'Transaction numbers are only allowed on a replica set member or mongos';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Binary, MongoClient } from 'mongodb';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 const USER = 'app';
 const PASSWORD = 'correct horse: battery staple';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Decimal128, Long, MongoClient, ObjectId, type Collection, type Document } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 /**
  * Filters, projections and operator updates without aggregation expressions run on a context of the

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ObjectId, type Collection } from 'mongodb';
 import mongoose, { Schema } from 'mongoose';
-import { stem } from '../query/stemmer.js';
-import { parseTextQuery, terms } from '../query/text-search.js';
+import { stem } from '../src/query/stemmer.js';
+import { parseTextQuery, terms } from '../src/query/text-search.js';
 import { engineFixture, type Loose } from './fixture.js';
 
 describe('text search: tokenizing, stop words, stemming', () => {

@@ -5,11 +5,11 @@
 // if a limit did not hold (RSS growth past the total buffer limit plus what decoding costs, a message neither
 // served nor refused with a MongoDB error, the bystander not served, more sockets held than allowed, idle ones
 // not closed).
-// Run: npm run drill -- engine-limits   (or node drill/engine-limits.mjs after nest build)
+// Run: npm run drill -- engine-limits   (or node drill/engine-limits.mjs after npm run build)
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { BSON, MongoClient } from 'mongodb';
-import { startEngine } from './lib/processes.mjs';
+import { startEngine } from './lib/engine.mjs';
 
 const BIG_CLIENTS = 10;
 const BIG_BYTES = 45_000_000;

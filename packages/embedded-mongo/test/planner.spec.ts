@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Double, Long, MongoClient, ObjectId, type CollationOptions, type Db, type Document } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 /** Test documents use free-form fields. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

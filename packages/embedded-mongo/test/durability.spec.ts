@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { frame } from '../durability/framing.js';
-import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../index.js';
+import { frame } from '../src/durability/framing.js';
+import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../src/index.js';
 
 const dirs: string[] = [];
 const opened: { engine: EmbeddedMongo; client: MongoClient }[] = [];

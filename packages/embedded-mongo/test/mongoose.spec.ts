@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GridFSBucket, MongoClient } from 'mongodb';
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 describe('embedded engine: Mongoose and GridFS', () => {
   let engine: EmbeddedMongo;

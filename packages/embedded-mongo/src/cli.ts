@@ -1,5 +1,5 @@
 /**
- * Standalone server: `node dist/embedded-mongo/cli.js [options]` (or `npm run db -- [options]`); `--help` lists
+ * Standalone server: `node dist/cli.js [options]` (or `npm run db -- [options]` at the repository root); `--help` lists
  * them. Logs the URI to connect to; SIGINT/SIGTERM stop it cleanly (with a data directory: journal flushed, a
  * snapshot written, the lock released).
  */

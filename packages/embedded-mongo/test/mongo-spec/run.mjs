@@ -7,13 +7,13 @@
 // options, views, capped collections).
 //
 // Run: npm run test:mongo-spec [-- [--verbose] [path-substring ...]]
-// The tests are read from MONGO_SPEC_DIR, by default <repository>/../shared/mongo-spec. They are test data under
-// their own licence and are never copied into this repository.
+// The tests are read from MONGO_SPEC_DIR (relative to where npm was started), by default
+// <repository>/../shared/mongo-spec. They are test data under their own licence and are never copied into this repository.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedMongo } from '../../dist/embedded-mongo/index.js';
+import { startEmbeddedMongo } from '../../dist/index.js';
 import { parseTestFile } from './match.mjs';
 import { runFile } from './runner.mjs';
 import { schemaUnsupported } from './requirements.mjs';
@@ -22,8 +22,9 @@ const TARGET = 0.95;
 const GROUPS = ['crud', 'collection-management', 'index-management', 'gridfs', 'versioned-api', 'read-write-concern', 'run-command'];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '../..');
-const specDir = path.resolve(process.env.MONGO_SPEC_DIR ?? path.join(repoRoot, '../shared/mongo-spec'));
+const repoRoot = path.resolve(here, '../../../..');
+// npm runs the package's scripts in the package's folder; INIT_CWD is where `npm run` was typed (e.g. the repository root).
+const specDir = path.resolve(process.env.INIT_CWD ?? process.cwd(), process.env.MONGO_SPEC_DIR ?? path.join(repoRoot, '../shared/mongo-spec'));
 const argv = process.argv.slice(2);
 const verbose = argv.includes('--verbose');
 const filters = argv.filter((a) => !a.startsWith('--'));
