@@ -176,6 +176,44 @@ export function idKey(id: unknown): string {
   return `x${formatValue(id)}`;
 }
 
+/**
+ * A string that two values share exactly when MongoDB finds them equal (strings compared binary): numbers of every
+ * BSON class by value, documents field by field in order, arrays element by element. `$group` keys use it.
+ */
+export function equalityKey(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isNaN(v) ? 'nNaN' : `n${v === 0 ? 0 : v}`;
+    case 'boolean':
+      return v ? 'T' : 'F';
+  }
+  if (v === null || v === undefined) return 'z';
+  if (Array.isArray(v)) return `[${v.map(equalityKey).join(',')}]`;
+  if (isPlainObject(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${equalityKey(v[k])}`).join(',')}}`;
+  switch (typeRank(v)) {
+    case 3: {
+      // Beyond 2^53 a Long is exact only as itself; doubles there are rarely equal to one, and then differ here.
+      const n = toNumber(v);
+      return v instanceof Long && !Number.isSafeInteger(n) ? `n${v.toString()}` : equalityKey(n);
+    }
+    case 4:
+      return JSON.stringify(String(v));
+    case 7: {
+      const b = v instanceof Binary ? v : new Binary(v as Uint8Array);
+      return `b${b.sub_type}:${Buffer.from(b.value()).toString('hex')}`;
+    }
+    case 8:
+      return `o${(v as ObjectId).toHexString()}`;
+    case 10:
+      return `d${(v as Date).getTime()}`;
+    case 12:
+      return `r${formatValue(v)}`;
+  }
+  return `${typeRank(v)}:${formatValue(v)}`;
+}
+
 /** Deep copy of plain objects and arrays; bson value objects are immutable here and shared, Dates are copied. */
 export function cloneDoc<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
@@ -225,8 +263,19 @@ export function isPlainObject(v: unknown): v is Document {
   return proto === Object.prototype || proto === null;
 }
 
-/** An operator object (`{ $gt: 1 }`), as against a value to compare with. */
-export const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'));
+/**
+ * A DBRef: `{ $ref: <collection>, $id: <value>, $db?: <database>, ...fields }`. MongoDB stores it as the plain
+ * document it is, and so does the engine (the wire decoder turns bson's DBRef objects back into documents), so that
+ * `ref.$id` paths, distinct, indexes and equality see its fields.
+ */
+export function isDbRef(v: unknown): v is Document {
+  if (!isPlainObject(v) || typeof v.$ref !== 'string' || !('$id' in v)) return false;
+  const keys = Object.keys(v);
+  return keys[0] === '$ref' && keys[1] === '$id';
+}
+
+/** An operator object (`{ $gt: 1 }`), as against a value to compare with (a DBRef's `$` fields are not operators). */
+export const isOperatorObject = (v: unknown): v is Document => isPlainObject(v) && !isDbRef(v) && Object.keys(v).some((k) => k.startsWith('$'));
 
 /** A regular expression, native or BSON. */
 export const isRegexValue = (v: unknown): boolean => v instanceof RegExp || (v as { _bsontype?: string })?._bsontype === 'BSONRegExp';

@@ -54,6 +54,22 @@ describe('embedded engine: aggregation', () => {
     ]);
   });
 
+  it('$project answers _id first and the fields in document order, computed fields after them', async () => {
+    const rows = await conversations()
+      .aggregate([{ $match: { _id: 1 } }, { $project: { n: 1, label: { $concat: ['#', '$status'] }, status: 1, _id: 1 } }])
+      .toArray();
+    expect(rows).toEqual([{ _id: 1, status: 'open', n: 3, label: '#open' }]);
+    expect(Object.keys(rows[0])).toEqual(['_id', 'status', 'n', 'label']);
+    // After a $group, _id is first as well; a computed field named like an existing one comes after the taken ones.
+    const grouped = await conversations()
+      .aggregate([{ $match: { companyId } }, { $group: { _id: '$status', n: { $sum: '$n' } } }, { $sort: { _id: 1 } }, { $limit: 1 }, { $project: { status: { $toUpper: '$_id' }, n: { $multiply: ['$n', 10] } } }])
+      .toArray();
+    expect(grouped).toEqual([{ _id: 'closed', status: 'CLOSED', n: 10 }]);
+    expect(Object.keys(grouped[0])).toEqual(['_id', 'status', 'n']);
+    // A later $match reads $regex with $options as find does.
+    expect(await conversations().aggregate([{ $project: { status: 1 } }, { $match: { status: { $regex: '^QUEUED$', $options: 'i' } } }]).toArray()).toEqual([{ _id: 4, status: 'queued' }]);
+  });
+
   it('$sort, $skip, $limit, $count, $addFields, $unwind', async () => {
     const page = await conversations().aggregate([{ $match: { companyId } }, { $sort: { createdAt: -1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { _id: 1 } }]).toArray();
     expect(page).toEqual([{ _id: 3 }, { _id: 2 }]);

@@ -46,6 +46,26 @@ describe('embedded engine: collection kinds and options (views, capped, validato
     expect((info as Loose).options).toMatchObject({ capped: true, size: 4096, max: 3 });
   });
 
+  it("create reads capped as MongoDB 7 does: a number is a boolean, size and capped need each other (72)", async () => {
+    // Mongoose sends `capped: 1` for a schema's `capped: { size, max }` (its suite, connection.test.js, gh-14611).
+    await fx.db.command({ create: 'numeric_capped', capped: 1, size: 4096, max: 2 });
+    const [info] = await fx.db.listCollections({ name: 'numeric_capped' }).toArray();
+    expect((info as Loose).options).toEqual({ capped: true, size: 4096, max: 2 });
+    const coll = fx.db.collection<Loose>('numeric_capped');
+    await coll.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
+    expect((await coll.find().toArray()).map((d) => d._id)).toEqual([2, 3]);
+    await fx.db.command({ create: 'not_capped', capped: 0 });
+    expect((await fx.db.listCollections({ name: 'not_capped' }).toArray())[0]).toMatchObject({ options: {} });
+
+    const sizeWithoutCapped = "the 'capped' field needs to be true when either the 'size' or 'max' fields are present";
+    await expect(fx.db.command({ create: 'size_only', size: 4096 })).rejects.toMatchObject({ code: 72, codeName: 'InvalidOptions', message: sizeWithoutCapped });
+    await expect(fx.db.command({ create: 'max_only', capped: false, max: 5 })).rejects.toMatchObject({ code: 72, message: sizeWithoutCapped });
+    await expect(fx.db.command({ create: 'no_size', capped: true })).rejects.toMatchObject({ code: 72, message: "the 'size' field is required when 'capped' is true" });
+    await expect(fx.db.command({ create: 'zero_size', capped: true, size: 0 })).rejects.toMatchObject({ code: 51024 });
+    await expect(fx.db.command({ create: 'text_capped', capped: 'yes', size: 10 })).rejects.toMatchObject({ code: 14 });
+    expect(await fx.db.listCollections({ name: { $in: ['size_only', 'max_only', 'no_size', 'zero_size', 'text_capped'] } }).toArray()).toEqual([]);
+  });
+
   it('validators: $jsonSchema and query validators, levels, actions, bypass, errInfo', async () => {
     await fx.db.createCollection('people', {
       validator: { $jsonSchema: { bsonType: 'object', required: ['name'], properties: { name: { bsonType: 'string', minLength: 2 }, age: { bsonType: 'int', minimum: 0 } } } },

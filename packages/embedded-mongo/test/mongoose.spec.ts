@@ -96,6 +96,24 @@ describe('embedded engine: Mongoose and GridFS', () => {
     expect(await Agent.countDocuments({ companyId })).toBe(1);
   });
 
+  it('Mongoose suite cases: an array of DBRefs queried with $elemMatch (gh-8577), a capped collection with capped: 1 (gh-14611)', async () => {
+    const Post = conn.model('Post', new Schema({ title: String, refs: [Schema.Types.Mixed] }));
+    const author = new mongoose.Types.ObjectId();
+    await Post.create([
+      { title: 'a', refs: [new mongoose.mongo.DBRef('authors', author), new mongoose.mongo.DBRef('tags', 1 as never)] },
+      { title: 'b', refs: [new mongoose.mongo.DBRef('tags', 1 as never)] },
+    ]);
+    const found = await Post.find({ refs: { $elemMatch: { $ref: 'authors', $id: author } } }).lean();
+    expect(found.map((p) => p.title)).toEqual(['a']);
+    expect(await Post.countDocuments({ 'refs.$id': 1 })).toBe(2);
+
+    await conn.createCollection('capped_log', { capped: 1, size: 4096, max: 2 } as never);
+    const log = conn.collection('capped_log');
+    await log.insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect((await log.find().toArray()).map((d) => d.n)).toEqual([2, 3]);
+    expect(await conn.db!.collection('capped_log').isCapped()).toBe(true);
+  });
+
   it('stores and reads back a multi-chunk GridFS file', async () => {
     const client = await new MongoClient(engine.uri).connect();
     try {

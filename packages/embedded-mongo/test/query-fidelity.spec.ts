@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Binary, Double, Long, UUID } from 'mongodb';
+import { Binary, DBRef, Double, Long, ObjectId, UUID } from 'mongodb';
 import { engineFixture, type Loose } from './fixture.js';
 
 const bin = (bytes: number[], subtype = 0) => new Binary(Buffer.from(bytes), subtype);
@@ -168,5 +168,61 @@ describe('embedded engine: query and projection fidelity (answers MongoDB 7 give
     expect(ix.collation).toMatchObject({ locale: 'en', strength: 2 });
     const [info] = await fx.db.listCollections({ name: 'default_collation' }).toArray();
     expect((info as Loose).options.collation).toMatchObject({ locale: 'en', strength: 2 });
+  });
+  it('DBRef fields: queries on ref.$id / ref.$ref, distinct, indexes, $elemMatch over DBRefs, $pull', async () => {
+    const c = fx.db.collection<Loose>('dbrefs');
+    const user = new ObjectId();
+    // A DBRef object and a plain { $ref, $id } document are the same BSON: MongoDB stores both as a subdocument.
+    await c.insertMany([
+      { _id: 1, ref: new DBRef('users', user), refs: [new DBRef('users', user), new DBRef('teams', 2 as never)] },
+      { _id: 2, ref: { $ref: 'teams', $id: 2, $db: 'other' }, refs: [{ $ref: 'teams', $id: 3 }] },
+      { _id: 3, ref: { x: 1 } },
+    ]);
+    const ids = async (filter: Loose) => (await c.find(filter).toArray()).map((d) => d._id);
+    expect(await ids({ 'ref.$id': user })).toEqual([1]);
+    expect(await ids({ 'ref.$ref': 'teams' })).toEqual([2]);
+    expect(await ids({ 'ref.$db': 'other' })).toEqual([2]);
+    expect(await ids({ 'refs.$id': 3 })).toEqual([2]);
+    expect(await c.distinct('ref.$id')).toEqual([2, user]);
+    expect(await c.distinct('refs.$ref')).toEqual(['teams', 'users']);
+    // Equality with a whole DBRef: every field, in order ($db included).
+    expect(await ids({ ref: new DBRef('users', user) })).toEqual([1]);
+    expect(await ids({ ref: { $ref: 'teams', $id: 2 } })).toEqual([]);
+    expect(await ids({ ref: { $in: [{ $ref: 'teams', $id: 2, $db: 'other' }] } })).toEqual([2]);
+    // $elemMatch on a DBRef's fields (Mongoose gh-8577), also with operators, also inside $all.
+    expect(await ids({ refs: { $elemMatch: { $ref: 'users', $id: user } } })).toEqual([1]);
+    expect(await ids({ refs: { $elemMatch: { $ref: 'teams', $id: { $gte: 2 } } } })).toEqual([1, 2]);
+    expect(await ids({ refs: { $all: [{ $elemMatch: { $ref: 'teams', $id: 3 } }] } })).toEqual([2]);
+    // Read back as DBRefs by the driver, byte for byte what was written.
+    expect((await c.findOne({ _id: 1 }))?.ref).toEqual(new DBRef('users', user));
+    await c.createIndex({ 'ref.$id': 1 });
+    const plan = await c.find({ 'ref.$id': user }).explain();
+    expect(JSON.stringify(plan)).toContain('IXSCAN');
+    expect(await ids({ 'ref.$id': user })).toEqual([1]);
+    await c.updateOne({ _id: 1 }, { $pull: { refs: { $ref: 'teams', $id: 2 } } } as Loose);
+    expect((await c.findOne({ _id: 1 }))?.refs).toEqual([new DBRef('users', user)]);
+  });
+
+  it('embedded documents are equal only with their fields in the same order (find, $in, $ne, $group)', async () => {
+    const c = fx.db.collection<Loose>('field_order');
+    await c.insertMany([
+      { _id: 1, k: { a: 1, b: 2 } },
+      { _id: 2, k: { b: 2, a: 1 } },
+      { _id: 3, k: [{ b: 2, a: 1 }] },
+      { _id: 4, k: { a: Long.fromNumber(1), b: 2 } },
+    ]);
+    const ids = async (filter: Loose) => (await c.find(filter).toArray()).map((d) => d._id);
+    expect(await ids({ k: { a: 1, b: 2 } })).toEqual([1, 4]);
+    expect(await ids({ k: { b: 2, a: 1 } })).toEqual([2, 3]);
+    expect(await ids({ k: { $in: [{ b: 2, a: 1 }] } })).toEqual([2, 3]);
+    expect(await ids({ k: { $ne: { a: 1, b: 2 } } })).toEqual([2, 3]);
+    expect(await ids({ k: [{ b: 2, a: 1 }] })).toEqual([3]);
+    const groups = await c.aggregate([{ $match: { _id: { $lte: 2 } } }, { $group: { _id: '$k', n: { $sum: 1 } } }, { $sort: { n: 1 } }]).toArray();
+    expect(groups).toHaveLength(2);
+    expect(groups.map((g) => Object.keys(g._id))).toEqual(expect.arrayContaining([['a', 'b'], ['b', 'a']]));
+    // Numbers of different BSON types that are equal are one group key, as in MongoDB; a missing key is null.
+    await c.insertMany([{ _id: 5, n: 1 }, { _id: 6, n: Long.fromNumber(1) }, { _id: 7, n: 1.0 }, { _id: 8 }]);
+    const byNumber = await c.aggregate([{ $match: { _id: { $gte: 5 } } }, { $group: { _id: '$n', count: { $sum: 1 } } }, { $sort: { count: -1 } }]).toArray();
+    expect(byNumber).toEqual([{ _id: 1, count: 3 }, { _id: null, count: 1 }]);
   });
 });

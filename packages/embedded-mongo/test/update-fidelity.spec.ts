@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Binary, MongoBulkWriteError, ObjectId, Timestamp } from 'mongodb';
+import { Binary, Decimal128, Double, Long, MongoBulkWriteError, ObjectId, Timestamp } from 'mongodb';
 import mongoose, { Schema } from 'mongoose';
 import { engineFixture, type Loose } from './fixture.js';
 
@@ -143,5 +143,45 @@ describe('embedded engine: update fidelity (what MongoDB 7 writes, accepts and r
     expect(doc!.at).toBeInstanceOf(Date);
     // Numbers sort before strings: $min keeps 5, $max keeps 'b'.
     expect(doc).toMatchObject({ lo: 5, hi: 'b', m: 0 });
+  });
+  it('new fields from an update come after the existing ones, in field-name order (MongoDB 5.0+)', async () => {
+    const c = fx.db.collection<Loose>('new_field_order');
+    await c.insertOne({ _id: 1, z: 1, m: { y: 1 } });
+    await c.updateOne({ _id: 1 }, { $set: { y: 1, b: 2, 'n.z': 1, 'n.c': 2, 'm.x': 1, 'm.a': 2, lit: { z: 1, a: 2 } }, $inc: { a: 1 }, $push: { arr: 1 } } as Loose);
+    const doc = await c.findOne({ _id: 1 });
+    expect(Object.keys(doc!)).toEqual(['_id', 'z', 'm', 'a', 'arr', 'b', 'lit', 'n', 'y']);
+    expect(Object.keys(doc!.m)).toEqual(['y', 'a', 'x']);
+    expect(Object.keys(doc!.n)).toEqual(['c', 'z']);
+    // A document given as a value keeps its own order.
+    expect(Object.keys(doc!.lit)).toEqual(['z', 'a']);
+    await c.updateOne({ _id: 1 }, { $rename: { z: 'zz', a: 'c' } });
+    expect(Object.keys((await c.findOne({ _id: 1 }))!)).toEqual(['_id', 'm', 'arr', 'b', 'lit', 'n', 'y', 'c', 'zz']);
+    // An upsert: the filter's equalities first, then the update's new fields in order.
+    await c.updateOne({ _id: 2, k: 1 }, { $set: { q: 1, e: 1 }, $setOnInsert: { d: 1 } }, { upsert: true });
+    expect(Object.keys((await c.findOne({ _id: 2 }))!)).toEqual(['_id', 'k', 'd', 'e', 'q']);
+  });
+
+  it('$inc and $mul on Decimal128: exact decimal arithmetic with MongoDB\'s result types', async () => {
+    const c = fx.db.collection<Loose>('decimals');
+    const dec = (s: string) => Decimal128.fromString(s);
+    await c.insertOne({ _id: 1, price: dec('1.5'), qty: 2, big: dec('9999999999999999999999999999999999'), tiny: dec('0.1') });
+    await c.updateOne({ _id: 1 }, { $inc: { price: dec('2.25'), qty: dec('0.50'), tiny: dec('0.2'), big: 1, fresh: dec('1.0') } });
+    let doc = await c.findOne({ _id: 1 });
+    expect(doc!.price).toEqual(dec('3.75'));
+    // An int32 field incremented by a Decimal128 becomes a Decimal128; 0.1 + 0.2 is exactly 0.3 in decimal.
+    expect(doc!.qty).toEqual(dec('2.50'));
+    expect(doc!.tiny).toEqual(dec('0.3'));
+    // 35 significant digits round (half-even) to 34.
+    expect(doc!.big).toEqual(dec('1.000000000000000000000000000000000E+34'));
+    expect(doc!.fresh).toEqual(dec('1.0'));
+    await c.updateOne({ _id: 1 }, { $mul: { price: 2, tiny: dec('-1.5') }, $inc: { qty: new Double(0.1) } });
+    doc = await c.findOne({ _id: 1 });
+    expect(doc!.price).toEqual(dec('7.50'));
+    expect(doc!.tiny).toEqual(dec('-0.45'));
+    // A double joins a decimal with 15 significant digits, as MongoDB converts it.
+    expect(doc!.qty).toEqual(dec('2.600000000000000'));
+    await c.updateOne({ _id: 1 }, { $inc: { price: Long.fromNumber(1) } });
+    expect((await c.findOne({ _id: 1 }))!.price).toEqual(dec('8.50'));
+    expect(await c.countDocuments({ price: { $gt: 8, $lt: 9 } })).toBe(1);
   });
 });

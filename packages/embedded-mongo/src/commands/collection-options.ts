@@ -49,6 +49,33 @@ function normalizeClustered(ci: unknown): Document {
   return { v: 2, key: { _id: 1 }, name: typeof ci.name === 'string' ? ci.name : '_id_', unique: true };
 }
 
+const isNumber = (v: unknown) => typeof v === 'number' || ['Double', 'Int32', 'Long', 'Decimal128'].includes((v as { _bsontype?: string })?._bsontype ?? '');
+
+/**
+ * `capped`, `size`, `max` as MongoDB 7.0's create reads them: `capped` is a boolean or a number (`capped: 1`, as
+ * Mongoose sends it, is true); a capped collection needs a `size`, and `size` or `max` need `capped` (on any but a
+ * clustered collection), both 72 InvalidOptions. Kept as `capped: true` with numeric `size` and `max`.
+ */
+function cappedOptions(options: Document): void {
+  const { capped, size, max } = options;
+  if (capped !== undefined && typeof capped !== 'boolean' && !isNumber(capped))
+    throw typeMismatch(`BSON field 'create.capped' is the wrong type '${typeof capped}', expected types '[bool, long, int, decimal, double]'`);
+  for (const [field, v] of [['size', size], ['max', max]] as const)
+    if (v !== undefined && !isNumber(v)) throw typeMismatch(`BSON field 'create.${field}' is the wrong type '${typeof v}', expected types '[long, int, decimal, double]'`);
+  const isCapped = capped === true || (isNumber(capped) && toNumber(capped) !== 0);
+  if (isCapped && size === undefined) throw new MongoCommandError(72, "the 'size' field is required when 'capped' is true");
+  if (!isCapped && (size !== undefined || max !== undefined) && options.clusteredIndex === undefined)
+    throw new MongoCommandError(72, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present");
+  if (!isCapped) {
+    delete options.capped;
+    return;
+  }
+  options.capped = true;
+  options.size = toNumber(size);
+  if (!(options.size >= 1)) throw new MongoCommandError(51024, `BSON field 'size' value must be >= 1, actual value '${options.size}'`);
+  if (max !== undefined) options.max = toNumber(max);
+}
+
 /** Validated `create` options, normalised as listCollections reports them. */
 export function createOptions(body: Document): Document {
   const options: Document = {};
@@ -57,14 +84,7 @@ export function createOptions(body: Document): Document {
     if (REFUSED.includes(k)) throw notSupported(`create option '${k}' is not supported by the embedded engine`);
     if (!CREATE_OPTIONS.has(k)) throw new MongoCommandError(40415, `BSON field 'create.${k}' is an unknown field.`);
   }
-  if (options.capped === true) {
-    if (options.size === undefined) throw badValue('the size field is required when creating a capped collection');
-    options.size = toNumber(options.size);
-    if (!(options.size > 0)) throw badValue('size has to be greater than 0 for a capped collection');
-    if (options.max !== undefined) options.max = toNumber(options.max);
-  } else {
-    delete options.capped;
-  }
+  cappedOptions(options);
   if (options.viewOn !== undefined) {
     if (typeof options.viewOn !== 'string') throw typeMismatch("BSON field 'viewOn' is the wrong type, expected type 'string'");
     const pipeline = options.pipeline ?? [];

@@ -4,7 +4,7 @@
  * A failing document is refused with 121 DocumentValidationFailure and an `errInfo` describing the failure.
  */
 import { calculateObjectSize, type Document } from 'bson';
-import { isPlainObject } from '../bson-values.js';
+import { isDbRef, isPlainObject } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { schemaFailures } from '../query/json-schema.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
@@ -21,7 +21,7 @@ export function checkSize(doc: Document, inserting: boolean): void {
 
 function dollarKey(value: unknown): string | undefined {
   if (Array.isArray(value)) return value.map(dollarKey).find(Boolean);
-  if (!isPlainObject(value)) return undefined;
+  if (!isPlainObject(value) || isDbRef(value)) return undefined;
   for (const [k, v] of Object.entries(value)) {
     if (k.startsWith('$')) return k;
     const nested = dollarKey(v);

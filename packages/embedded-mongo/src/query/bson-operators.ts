@@ -94,17 +94,25 @@ function leafValues(doc: unknown, parts: string[], depth = 0, out: unknown[] = [
 
 /**
  * Values compared by the engine rather than mingo: numbers of every BSON class (mingo compares Long and Decimal128 by
- * their strings), Binary (mingo ignores the subtype and orders by bytes, MongoDB by length, subtype, bytes) and, under
- * a collation, strings. Range operators also take dates, ObjectIds, timestamps and booleans, within their type.
+ * their strings), Binary (mingo ignores the subtype and orders by bytes, MongoDB by length, subtype, bytes), documents
+ * and arrays (mingo ignores the order of a document's fields, MongoDB compares them in order) and, under a collation,
+ * strings. Range operators also take dates, ObjectIds, timestamps and booleans, within their type.
  */
 const engineCompared = (value: unknown, collator: Collator | null) => {
   const rank = typeRank(value);
-  return rank === 3 || rank === 7 || (rank === 4 && collator !== null);
+  return rank === 3 || rank === 5 || rank === 6 || rank === 7 || (rank === 4 && collator !== null);
 };
 const RANGE_RANKS = new Set([3, 4, 7, 8, 9, 10, 11]);
 
-/** Values of a path as a comparison operator sees them: the value, or the elements of an array (and arrays of documents along the way). */
-const comparedValues = (obj: unknown, parts: string[]) => pathValues(obj, parts).values;
+/**
+ * Values of a path as a comparison operator sees them: the value, or the elements of an array (and arrays of documents
+ * along the way). A document or an array is compared with the whole value at the end of the path too.
+ */
+function comparedValues(obj: unknown, parts: string[], value: unknown): unknown[] {
+  const rank = typeRank(value);
+  if (rank !== 5 && rank !== 6) return pathValues(obj, parts).values;
+  return leafValues(obj, parts).flatMap((v) => (Array.isArray(v) ? [v, ...v] : [v]));
+}
 
 const sameValue = (v: unknown, value: unknown, collator: Collator | null) =>
   typeRank(v) === typeRank(value) && (typeRank(value) === 7 ? identical(v, value) : compareBson(v, value, collator) === 0);
@@ -114,7 +122,7 @@ const $eq: QueryOp = (selector, value, options) => {
   const collator = collatorOf(options);
   if (!engineCompared(value, collator)) return queryOperators.$eq(selector, value, options);
   const parts = selector.split('.');
-  return (obj) => comparedValues(obj, parts).some((v) => sameValue(v, value, collator));
+  return (obj) => comparedValues(obj, parts, value).some((v) => sameValue(v, value, collator));
 };
 
 /** Range operators: compared by the engine within the value's type (type bracketing), else mingo's. */
@@ -124,7 +132,7 @@ function range(base: QueryOp, accept: (cmp: number) => boolean): QueryOp {
     const collator = collatorOf(options);
     const rank = typeRank(value);
     const parts = selector.split('.');
-    return (obj) => comparedValues(obj, parts).some((v) => typeRank(v) === rank && accept(compareBson(v, value, collator)));
+    return (obj) => comparedValues(obj, parts, value).some((v) => typeRank(v) === rank && accept(compareBson(v, value, collator)));
   };
 }
 
@@ -136,19 +144,50 @@ const $in: QueryOp = (selector, values, options) => {
   const rest = values.filter((v) => !engineCompared(v, collator));
   const base = rest.length ? queryOperators.$in(selector, rest, options) : () => false;
   const parts = selector.split('.');
-  return (obj) => base(obj) || comparedValues(obj, parts).some((v) => ours.some((value) => sameValue(v, value, collator)));
+  const composite = (v: unknown) => typeRank(v) === 5 || typeRank(v) === 6;
+  return (obj) => {
+    if (base(obj)) return true;
+    // Each kind of candidate list is read once per document, however many values the list holds.
+    let scalars: unknown[] | undefined;
+    let composites: unknown[] | undefined;
+    return ours.some((value) => {
+      const candidates = composite(value) ? (composites ??= comparedValues(obj, parts, value)) : (scalars ??= pathValues(obj, parts).values);
+      return candidates.some((v) => sameValue(v, value, collator));
+    });
+  };
 };
 
 /** `$all`: every listed value (or `$elemMatch`) matches, also against a field that is not an array (MongoDB's `$and` of `$eq`s). */
 const $all: QueryOp = (selector, values, options) => {
   if (!Array.isArray(values)) throw badValue('$all needs an array');
-  const elemMatch = queryOperators.$elemMatch;
   const predicates = values.map((v) => {
-    if (isPlainObject(v) && Object.keys(v)[0] === '$elemMatch') return elemMatch(selector, v.$elemMatch, options);
+    if (isPlainObject(v) && Object.keys(v)[0] === '$elemMatch') return $elemMatch(selector, v.$elemMatch, options);
     if (v instanceof RegExp) return queryOperators.$regex(selector, v, options);
     return $eq(selector, v, options);
   });
   return (obj) => predicates.length > 0 && predicates.every((p) => p(obj));
+};
+
+const DBREF_FIELDS = new Set(['$ref', '$id', '$db']);
+/** A DBRef field under a name mingo reads as a field (no BSON field name holds a NUL). */
+const dbRefAlias = (k: string) => (DBREF_FIELDS.has(k) ? `\0${k.slice(1)}` : k);
+
+function withDbRefAliases(doc: Document): Document {
+  const out: Document = {};
+  for (const k of Object.keys(doc)) out[dbRefAlias(k)] = doc[k];
+  return out;
+}
+
+/**
+ * `$elemMatch` whose criteria name a DBRef's `$ref`, `$id` or `$db` (`{ $elemMatch: { $ref: 'users', $id: id } }`,
+ * as Mongoose sends for an array of DBRefs, gh-8577): MongoDB reads them as field names, mingo as unknown operators.
+ * They are renamed on both sides; anything else is mingo's `$elemMatch`.
+ */
+const $elemMatch: QueryOp = (selector, criteria, options) => {
+  if (!isPlainObject(criteria) || !Object.keys(criteria).some((k) => DBREF_FIELDS.has(k))) return queryOperators.$elemMatch(selector, criteria as Document, options);
+  const query = new Query(withDbRefAliases(criteria), options as never);
+  const parts = selector.split('.');
+  return (obj) => leafValues(obj, parts).some((v) => Array.isArray(v) && v.some((el) => isPlainObject(el) && query.test(withDbRefAliases(el))));
 };
 
 const negate =
@@ -205,6 +244,7 @@ export const queryOverrides = {
   $in,
   $nin: negate($in),
   $all,
+  $elemMatch,
   ...bitwiseOperators,
   $gt: range(queryOperators.$gt, (c) => c > 0),
   $gte: range(queryOperators.$gte, (c) => c >= 0),

@@ -8,7 +8,7 @@
  * - mingo's expression evaluation sees plain numbers (`plainNumbers`), and documents rewritten by a pipeline get back
  *   the `Double` of every value they kept unchanged (`restoreDoubles`).
  */
-import { Double, type Document } from 'bson';
+import { Double, type DBRef, type Document } from 'bson';
 import { isPlainObject, setOwn } from '../bson-values.js';
 
 const bsonType = (v: unknown) => (v as { _bsontype?: string } | null)?._bsontype;
@@ -26,6 +26,7 @@ export function decodeValues(value: unknown): unknown {
     return Number.isInteger(n) ? value : n;
   }
   if (t === 'BSONSymbol') return (value as { value: string }).value;
+  if (t === 'DBRef') return dbRefDocument(value as DBRef);
   if (t) return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = decodeValues(value[i]);
@@ -36,6 +37,14 @@ export function decodeValues(value: unknown): unknown {
     }
   }
   return value;
+}
+
+/** bson decodes `{ $ref, $id, $db?, ...}` as a DBRef object; the engine keeps the document MongoDB stores. */
+function dbRefDocument(ref: DBRef): Document {
+  const doc: Document = { $ref: ref.collection, $id: decodeValues(ref.oid) };
+  if (ref.db) doc.$db = ref.db;
+  for (const [k, v] of Object.entries(ref.fields)) setOwn(doc, k, decodeValues(v));
+  return doc;
 }
 
 /** `value` with every `Double` as a plain number; objects are copied only where something changed. */

@@ -18,14 +18,15 @@ import { Query } from 'mingo/query';
 import type { Options } from 'mingo/types';
 import { update as mingoUpdate } from 'mingo/updater';
 import { evalExpr } from 'mingo/core';
-import { cloneDoc } from '../bson-values.js';
+import { cloneDoc, equalityKey, isPlainObject } from '../bson-values.js';
 import { fromMingoError, MongoCommandError } from '../errors.js';
 import { expressionOverrides, projectionOverrides, queryOverrides } from './bson-operators.js';
 import { collatorOf, type Collator } from './collation.js';
 import { $dateTrunc } from './date-trunc.js';
 import { plainNumbers } from './doubles.js';
 import { jsonSchemaValidator } from './json-schema.js';
-import { normalizeRegex } from './regex.js';
+import { prepareFilter } from './filters.js';
+import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
@@ -67,13 +68,62 @@ const $sort: typeof pipelineOperators.$sort = (collection, spec, options) => {
   return collection.transform((docs) => Lazy(sortDocuments(docs as Document[], sort, collatorOf(options))));
 };
 
+/** `$match` reads its filter as find does (`$regex` with `$options`, DBRef values; see filters.ts). */
+const $match: typeof pipelineOperators.$match = (collection, expr, options) => pipelineOperators.$match(collection, prepareFilter(expr), options);
+
+/**
+ * `$project` with MongoDB's field order for an inclusion projection (projection-order.ts): mingo puts `_id` last and
+ * the fields in projection order. Each result is a projection of the document just read (the stage maps one to one).
+ */
+const $project: typeof pipelineOperators.$project = (collection, expr, options) => {
+  const order = isPlainObject(expr) ? projectionOrder(expr) : null;
+  if (!order) return pipelineOperators.$project(collection, expr, options);
+  let current: Document = {};
+  const read = collection.map((doc) => (current = doc as Document));
+  return pipelineOperators.$project(read, expr, options).map((doc) => order(doc as Document, current));
+};
+
+/** The private expression that turns a `$group` key into its equality key (never valid in a pipeline as sent). */
+const GROUP_KEY = '$__embeddedGroupKey';
+
+interface GroupKeyArgs {
+  id: unknown;
+  /** Equality key → the first key value seen with it. */
+  keys: Map<string, unknown>;
+}
+
+const $groupKey = (obj: object, args: unknown, options: Options) => {
+  const { id, keys } = (args ?? {}) as Partial<GroupKeyArgs>;
+  if (!(keys instanceof Map)) throw new MongoCommandError(168, `Unrecognized expression '${GROUP_KEY}'`);
+  const value = evalExpr(obj, id, options) ?? null;
+  const key = equalityKey(value);
+  if (!keys.has(key)) keys.set(key, value);
+  return key;
+};
+
+/**
+ * `$group` with MongoDB's key equality: mingo's ignores the order of a document's fields (`{ a: 1, b: 2 }` and
+ * `{ b: 2, a: 1 }` would be one group) and tells Long from int apart. Documents are grouped by the equality key of
+ * their `_id` value (bson-values.ts `equalityKey`), and each group answers the first such value as its `_id` (null
+ * for a missing one, as MongoDB does).
+ */
+const $group: typeof pipelineOperators.$group = (collection, expr, options) => {
+  if (!isPlainObject(expr) || !('_id' in expr)) return pipelineOperators.$group(collection, expr, options);
+  const keys = new Map<string, unknown>();
+  const grouped = pipelineOperators.$group(collection, { ...expr, _id: { [GROUP_KEY]: { id: expr._id, keys } } }, options);
+  return grouped.map((doc) => {
+    (doc as Document)._id = keys.get((doc as Document)._id as string);
+    return doc;
+  });
+};
+
 const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
 const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverrides };
 
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
-  expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc },
-  pipeline: { ...pipelineOperators, $lookup, $sort },
+  expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc, [GROUP_KEY]: $groupKey },
+  pipeline: { ...pipelineOperators, $group, $lookup, $match, $project, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,
@@ -165,7 +215,7 @@ const MATCH_ALL: Matcher = { test: () => true };
 /** A filter for `doc => boolean`, under the command's collation and variables. Expressions see plain numbers. */
 export function compileFilter(filter: Document | undefined | null, e?: EvalOptions): Matcher {
   if (!filter || Object.keys(filter).length === 0) return MATCH_ALL;
-  const normalized = normalizeRegex(filter);
+  const normalized = prepareFilter(filter);
   const expressions = usesExpressions(normalized);
   const query = withMingo(() => new Query(normalized, optionsFor(expressions, e)));
   if (expressions) return { test: (doc) => withMingo(() => query.test(plainNumbers(doc))) };
@@ -196,13 +246,13 @@ export function runPipeline(docs: Document[], pipeline: Document[], readCollecti
 
 /** Applies update operators to `doc` in place; returns the modified paths (empty when nothing changed). */
 export function applyOperators(doc: Document, modifier: Document, arrayFilters: Document[] | undefined, condition: Document | undefined, e?: EvalOptions): string[] {
-  const filters = arrayFilters?.map(normalizeRegex);
+  const filters = arrayFilters?.map(prepareFilter);
   const queryOptions = optionsFor(usesExpressions(filters) || usesExpressions(condition), e);
-  return withMingo(() => mingoUpdate(doc, modifier, filters, condition && normalizeRegex(condition), { queryOptions }));
+  return withMingo(() => mingoUpdate(doc, modifier, filters, condition && prepareFilter(condition), { queryOptions }));
 }
 
 /** A mingo Query for projections (positional `$` needs the filter), see projection.ts. */
 export function projectionQuery(filter: Document | undefined, needsExpressions: boolean, e?: EvalOptions): Query {
-  return withMingo(() => new Query(normalizeRegex(filter ?? {}), optionsFor(needsExpressions, e)));
+  return withMingo(() => new Query(prepareFilter(filter ?? {}), optionsFor(needsExpressions, e)));
 }
 

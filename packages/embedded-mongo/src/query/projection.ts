@@ -3,7 +3,7 @@
  * - a projection of only `$slice` (and `$meta`) entries, possibly with exclusions, keeps every other field (mingo
  *   would treat `$slice` as an inclusion);
  * - included fields come back in the document's order with `_id` first, computed fields after them (mingo builds the
- *   result in projection order, `_id` last);
+ *   result in projection order, `_id` last; `$project` in a pipeline gets the same order, see mingo.ts);
  * - `{ $meta: 'textScore' }` adds the score a `$text` query gave the document.
  */
 import type { Document } from 'bson';
@@ -11,6 +11,7 @@ import { cloneDoc, isPlainObject, setOwn } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { plainNumbers } from './doubles.js';
 import { projectionQuery, projectsExpressions, usesExpressions, withMingo, type EvalOptions } from './mingo.js';
+import { projectionOrder } from './projection-order.js';
 
 /**
  * Applies a projection to a batch. `perDocument`: the projection is a function of each document alone, named by
@@ -49,16 +50,6 @@ function applySlice(doc: unknown, parts: string[], spec: unknown): void {
   const v = doc[head];
   if (rest.length) applySlice(v, rest, spec);
   else if (Array.isArray(v)) setOwn(doc, head, slice(v, spec));
-}
-
-/** `result` with its keys in `source`'s order (recursively), keys not in `source` (computed ones) after them. */
-function orderLike(result: unknown, source: unknown): unknown {
-  if (Array.isArray(result) && Array.isArray(source)) return result.length === source.length ? result.map((r, i) => orderLike(r, source[i])) : result;
-  if (!isPlainObject(result) || !isPlainObject(source)) return result;
-  const out: Document = {};
-  for (const k of Object.keys(source)) if (k in result) setOwn(out, k, orderLike(result[k], source[k]));
-  for (const k of Object.keys(result)) if (!(k in out)) setOwn(out, k, result[k]);
-  return out;
 }
 
 const isInclusion = (v: unknown) => v === 1 || v === true;
@@ -136,11 +127,12 @@ export function compileProjection(
   const positionalFilter = Object.keys(included).some((k) => k.endsWith('.$')) ? filter : undefined;
   const expressions = projectsExpressions(included) || usesExpressions(positionalFilter);
   const query = projectionQuery(positionalFilter, expressions, e);
+  const order = projectionOrder(included);
   return (docs) => {
     const input = expressions ? docs.map(plainNumbers) : docs;
     const out = withMingo(() => query.find(input, included).all() as Document[]);
     return withScores(
-      out.map((d, i) => orderLike(d, docs[i]) as Document),
+      out.map((d, i) => (order ? order(d, docs[i]) : d)),
       docs,
     );
   };

@@ -1,10 +1,7 @@
 /**
- * `{ $regex: 'pattern', $options: 'imsx' }` as MongoDB reads it. mingo treats every key of an operator object as an
- * operator of its own (so `$options` is unknown to it); filters are rewritten here so each such pair becomes one
- * `$regex` holding a RegExp with those flags. Filters without `$options` are returned as they are.
+ * `{ $regex: 'pattern', $options: 'imsx' }` as MongoDB reads it: one RegExp with those flags (filters.ts puts it in
+ * place of the pair).
  */
-import type { Document } from 'bson';
-import { isPlainObject } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 
 const OPTION_FLAGS: Record<string, string> = { i: 'i', m: 'm', s: 's', x: '', u: '' };
@@ -59,38 +56,4 @@ export function regexWithOptions(source: unknown, options: unknown): RegExp {
   } catch (err) {
     throw new MongoCommandError(51091, `Regular expression is invalid: ${(err as Error).message}`);
   }
-}
-
-function rewrite(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((v) => {
-      const r = rewrite(v);
-      changed ||= r !== v;
-      return r;
-    });
-    return changed ? out : value;
-  }
-  if (!isPlainObject(value)) return value;
-  const doc = value as Document;
-  if ('$options' in doc) {
-    if (!('$regex' in doc)) throw badValue('$options needs a $regex');
-    const { $regex, $options, ...rest } = doc;
-    return { ...(rewrite(rest) as Document), $regex: regexWithOptions($regex, $options) };
-  }
-  let out: Document | undefined;
-  for (const [k, v] of Object.entries(doc)) {
-    const r = rewrite(v);
-    if (r !== v) (out ??= { ...doc })[k] = r;
-  }
-  return out ?? doc;
-}
-
-/** The filter with every `$regex`/`$options` pair merged (the same object when there is none). */
-export const normalizeRegex = (filter: Document): Document => (hasOptions(filter) ? (rewrite(filter) as Document) : filter);
-
-function hasOptions(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasOptions);
-  if (!isPlainObject(value)) return false;
-  return Object.entries(value).some(([k, v]) => k === '$options' || hasOptions(v));
 }

@@ -2,15 +2,16 @@
  * The update operators the engine applies itself, on concrete paths (positional paths are expanded first):
  * `$set`, `$setOnInsert`, `$unset`, `$inc`, `$mul`, `$min`, `$max`, `$currentDate`, `$rename`, `$pull`. They follow
  * MongoDB where mingo's do not: arithmetic over every BSON number class (int32 overflowing into int64, doubles kept
- * doubles), BSON comparison order for `$min`/`$max`, a new Binary subtype counts as a change, `$pull` criteria with
+ * doubles, Decimal128 exact), BSON comparison order for `$min`/`$max`, a new Binary subtype counts as a change, `$pull` criteria with
  * `$or`/`$and`, `__proto__` as an ordinary field name, array positions padded with null, and MongoDB's errors (14 for
  * arithmetic on a non-number, 28 for a field created inside a scalar or an array). mingo applies the array
  * operators (`$push`, `$addToSet`, `$pop`, `$pullAll`, `$bit`).
  */
 import { Double, Long, Timestamp, type Document } from 'bson';
-import { cloneDoc, compareBson, formatValue, isPlainObject, setOwn, toNumber, typeRank } from '../bson-values.js';
-import { badValue, MongoCommandError, notSupported, typeMismatch } from '../errors.js';
+import { cloneDoc, compareBson, formatValue, isDbRef, isPlainObject, setOwn, toNumber, typeRank } from '../bson-values.js';
+import { badValue, MongoCommandError, typeMismatch } from '../errors.js';
 import { bsonTypeName } from './bson-operators.js';
+import { decimalArithmetic } from './decimal.js';
 import { compileFilter, type EvalOptions } from './mingo.js';
 
 export const ENGINE_OPERATORS = new Set(['$set', '$setOnInsert', '$unset', '$inc', '$mul', '$min', '$max', '$currentDate', '$rename', '$pull']);
@@ -74,9 +75,12 @@ const isDecimal = (v: unknown) => (v as { _bsontype?: string })?._bsontype === '
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-/** `$inc`/`$mul` of two numbers with MongoDB's result type: double if either is, else int64 if either is or int32 overflows. */
+/**
+ * `$inc`/`$mul` of two numbers with MongoDB's result type: Decimal128 if either is (decimal.ts), else double if either
+ * is, else int64 if either is or int32 overflows.
+ */
 function arithmetic(op: '$inc' | '$mul', a: unknown, b: unknown): unknown {
-  if (isDecimal(a) || isDecimal(b)) throw notSupported(`${op} on Decimal128 values is not supported by the embedded engine`);
+  if (isDecimal(a) || isDecimal(b)) return decimalArithmetic(op, a, b);
   if (isDouble(a) || isDouble(b)) {
     const r = op === '$inc' ? toNumber(a) + toNumber(b) : toNumber(a) * toNumber(b);
     return Number.isInteger(r) ? new Double(r) : r;
@@ -90,6 +94,11 @@ function arithmetic(op: '$inc' | '$mul', a: unknown, b: unknown): unknown {
 
 /** Matches `$pull` criteria against one array element. */
 function pullMatcher(spec: unknown, e: EvalOptions | undefined): (el: unknown) => boolean {
+  if (isDbRef(spec)) {
+    // Criteria on a DBRef's `$ref`/`$id`/`$db` fields: the engine's `$elemMatch` reads them (mingo takes them for operators).
+    const m = compileFilter({ v: { $elemMatch: spec } }, e);
+    return (el) => m.test({ v: [el] });
+  }
   if (isPlainObject(spec)) {
     const keys = Object.keys(spec);
     const onElement = keys.length > 0 && keys.every((k) => k.startsWith('$') && !['$and', '$or', '$nor', '$expr', '$where', '$jsonSchema'].includes(k));

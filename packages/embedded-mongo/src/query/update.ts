@@ -4,7 +4,7 @@
  * touched: the result is a new document, compared with the old one to know whether anything changed.
  */
 import { ObjectId, type Document } from 'bson';
-import { cloneDoc, compareBson, formatValue, identical, isPlainObject, setOwn } from '../bson-values.js';
+import { cloneDoc, compareBson, formatValue, identical, isOperatorObject, isPlainObject, setOwn } from '../bson-values.js';
 import { badValue, failedToParse, MongoCommandError } from '../errors.js';
 import { plainNumbers, restoreDoubles } from './doubles.js';
 import { applyOperators, runPipeline, type CollectionReader, type EvalOptions } from './mingo.js';
@@ -115,12 +115,74 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
     seedMissingPushArrays(next, mingoPart.$push as Document | undefined);
     applyOperators(next, mingoPart, undefined, undefined, opts.evalOptions);
   }
+  orderNewFields(doc, next, pathTree(modifier));
   if ('_id' in doc && !opts.inserting) {
     // Setting `_id` to its own value is a no-op (as `findByIdAndUpdate(id, wholeDocument)` does); changing it is not.
     if (compareBson(doc._id, next._id) !== 0) throw immutableIdError();
     next._id = doc._id;
   }
   return { doc: next, changed: !identical(doc, next) };
+}
+
+/** The field names along an update's paths, as a tree (`$rename` targets included). */
+type PathTree = Map<string, PathTree>;
+
+function pathTree(modifier: Document): PathTree {
+  const root: PathTree = new Map();
+  const add = (path: string) => {
+    let node = root;
+    for (const part of path.split('.')) {
+      let child = node.get(part);
+      if (!child) node.set(part, (child = new Map()));
+      node = child;
+    }
+  };
+  for (const [op, fields] of Object.entries(modifier))
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      add(path);
+      if (op === '$rename' && typeof operand === 'string') add(operand);
+    }
+  return root;
+}
+
+const isDigit = (c: string) => c >= '0' && c <= '9';
+
+/**
+ * MongoDB's order of field names within an update (`pathsupport::cmpPathsAndArrayIndexes`): names that are numbers
+ * (no leading zero) by their value, everything else by bytes.
+ */
+export function compareFieldNames(a: string, b: string): number {
+  const bytes = a < b ? -1 : a > b ? 1 : 0;
+  if (!a || !b || !isDigit(a[0]) || !isDigit(b[0]) || (a[0] === '0' && a.length > 1) || (b[0] === '0' && b.length > 1)) return bytes;
+  return a.length !== b.length ? a.length - b.length : bytes;
+}
+
+/**
+ * MongoDB (5.0 and later) applies an update's paths in field-name order, so the fields an update creates come after
+ * the existing ones, sorted by `compareFieldNames`; the engine applied them in the order written. This moves the new
+ * fields created along the update's paths into that order. A document given as a value (`$set: { m: { z: 1, a: 2 } }`)
+ * keeps its own order: only names on the paths are sorted.
+ */
+function orderNewFields(before: unknown, after: unknown, tree: PathTree): void {
+  if (tree.size === 0) return;
+  if (Array.isArray(after)) {
+    for (const [name, child] of tree) if (/^\d+$/.test(name)) orderNewFields(Array.isArray(before) ? before[Number(name)] : undefined, after[Number(name)], child);
+    return;
+  }
+  if (!isPlainObject(after)) return;
+  const old = isPlainObject(before) ? before : undefined;
+  const added = Object.keys(after).filter((k) => !(old && Object.prototype.hasOwnProperty.call(old, k)));
+  if (added.length > 1) {
+    const sorted = added.slice().sort(compareFieldNames);
+    if (sorted.some((k, i) => k !== added[i])) {
+      for (const k of sorted) {
+        const value = after[k];
+        delete after[k];
+        setOwn(after, k, value);
+      }
+    }
+  }
+  for (const [name, child] of tree) if (Object.prototype.hasOwnProperty.call(after, name)) orderNewFields(old?.[name], after[name], child);
 }
 
 const PUSH_MODIFIERS = ['$slice', '$sort', '$position'];
@@ -163,7 +225,7 @@ export function upsertSeed(query: Document | undefined, seed: Document = {}): Do
   for (const [k, v] of Object.entries(query ?? {})) {
     if (k === '$and' && Array.isArray(v)) for (const sub of v) if (isPlainObject(sub)) upsertSeed(sub, seed);
     if (k.startsWith('$') || v instanceof RegExp) continue;
-    const ops = isPlainObject(v) ? Object.keys(v).filter((x) => x.startsWith('$')) : [];
+    const ops = isOperatorObject(v) ? Object.keys(v).filter((x) => x.startsWith('$')) : [];
     if (ops.length === 0) setPath(seed, k, v);
     else if (ops.length === 1 && ops[0] === '$eq') setPath(seed, k, (v as Document).$eq);
   }

@@ -51,8 +51,12 @@ export class SecondaryIndex {
     this.name = spec.name as string;
     const key = spec.key as Document;
     this.fields = Object.keys(key);
-    const wildcard = this.fields.find((f) => f.startsWith('$') || f.includes('.$'));
+    // `$**` is a wildcard index; after the first part, `$ref`, `$id` and `$db` are a DBRef's fields, which MongoDB indexes.
+    const dollar = (f: string) => f.split('.').some((part, i) => part.startsWith('$') && (i === 0 || !['$ref', '$id', '$db'].includes(part)));
+    const wildcard = this.fields.find((f) => f.includes('$**'));
     if (wildcard) throw new MongoCommandError(67, `Index key '${wildcard}' is not supported by the embedded engine (no wildcard indexes)`);
+    const illegal = this.fields.find(dollar);
+    if (illegal) throw new MongoCommandError(67, "Index key contains an illegal field name: field name starts with '$'.");
     this.hashedField = this.fields.findIndex((f) => key[f] === 'hashed');
     this.dirs = this.fields.map((f) => {
       const d = key[f];
