@@ -1,4 +1,4 @@
-// npm run drill [-- crash bad-input load engine-crash engine-limits]: runs the reliability drills (all of them by
+// npm run drill [-- crash bad-input load engine-crash engine-limits engine-regex]: runs the reliability drills (all of them by
 // default), one after another, each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark
 // measures at the same time. The engine-* drills are the @parley/embedded-mongo package's (its drill/ folder).
 // Exits 1 if any drill found a violation or failed to run.
@@ -12,7 +12,7 @@ const DRILLS = {
   crash: new URL('crash.mjs', import.meta.url),
   'bad-input': new URL('bad-input.mjs', import.meta.url),
   load: new URL('load.mjs', import.meta.url),
-  ...Object.fromEntries(['engine-crash', 'engine-limits'].map((name) => [name, new URL(`${name}.mjs`, engineDrills)])),
+  ...Object.fromEntries(['engine-crash', 'engine-limits', 'engine-regex'].map((name) => [name, new URL(`${name}.mjs`, engineDrills)])),
 };
 
 const requested = process.argv.slice(2);

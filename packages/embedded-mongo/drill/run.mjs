@@ -1,4 +1,4 @@
-// npm run drill [-- engine-crash engine-limits]: runs the engine's drills (all of them by default), one
+// npm run drill [-- engine-crash engine-limits engine-regex]: runs the engine's drills (all of them by default), one
 // after another, each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark or other drill
 // on the machine measures at the same time. Exits 1 if any drill found a violation or failed to run.
 import { spawn, spawnSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The lock every load on this machine takes (the app's benchmarks and drills too). */
 const LOCK = '/tmp/parley-load.lock';
-const DRILLS = ['engine-crash', 'engine-limits'];
+const DRILLS = ['engine-crash', 'engine-limits', 'engine-regex'];
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !DRILLS.includes(name));

@@ -28,6 +28,7 @@ import {
   parseOpQuery,
   ProtocolError,
   readHeader,
+  type IncomingCommand,
 } from './wire-protocol.js';
 
 /** What every connection of a server shares. */
@@ -74,7 +75,12 @@ export class Connection {
     private readonly services: ConnectionServices,
   ) {
     const { limits, users } = services;
-    this.state = { id, maxMessageBytes: Math.min(MAX_MESSAGE_SIZE, limits.maxConnectionBufferBytes), auth: users ? new Authentication(users) : null };
+    this.state = {
+      id,
+      maxMessageBytes: Math.min(MAX_MESSAGE_SIZE, limits.maxConnectionBufferBytes),
+      auth: users ? new Authentication(users) : null,
+      isClosed: () => this.closed || socket.destroyed,
+    };
     socket.setNoDelay(true);
     if (limits.idleTimeoutMs > 0) {
       socket.setTimeout(limits.idleTimeoutMs);
@@ -227,7 +233,10 @@ export class Connection {
     });
   }
 
-  /** Runs one message; answers a promise when the reply has to wait for the journal, else null (reply sent). */
+  /**
+   * Runs one message; answers a promise when the reply has to wait (for a command that gave up the thread on the way,
+   * or for the journal), else null (reply sent).
+   */
   private handle(message: Buffer): Promise<void> | null {
     const header = readHeader(message);
     const { engine, log, nextRequestId } = this.services;
@@ -240,17 +249,24 @@ export class Connection {
     if (header.opCode === OP_MSG) command = parseOpMsg(header, message);
     else if (header.opCode === OP_QUERY) command = parseOpQuery(header, message);
     else throw new ProtocolError(`unsupported opcode ${header.opCode}`);
+    const lsnBefore = engine.changeLog?.lsn;
+    const reply = runCommand(engine, command.db, command.body, this.state, log);
+    if (reply instanceof Promise) return reply.then((answer) => this.answer(answer, command, header.requestId, lsnBefore) ?? undefined);
+    return this.answer(reply, command, header.requestId, lsnBefore);
+  }
+
+  /** Sends a command's reply, once the changes it made (if any) are durable; a promise while it waits for them. */
+  private answer(reply: Document, command: IncomingCommand, requestId: number, lsnBefore: number | undefined): Promise<void> | null {
+    const { engine, nextRequestId } = this.services;
     const changeLog = engine.changeLog;
-    const lsnBefore = changeLog?.lsn;
-    const reply: Document = runCommand(engine, command.db, command.body, this.state, log);
     if (command.noReply) return null;
     const build = command.legacy ? buildOpReply : buildOpMsg;
     const encode = (doc: Document) => {
       try {
-        return build(doc, nextRequestId(), header.requestId);
+        return build(doc, nextRequestId(), requestId);
       } catch (err) {
         const error = new MongoCommandError(10334, `reply could not be encoded: ${(err as Error).message}`);
-        return build(error.toReply(), nextRequestId(), header.requestId);
+        return build(error.toReply(), nextRequestId(), requestId);
       }
     };
     // A command that changed data is acknowledged only once its changes are durable.

@@ -67,6 +67,7 @@ export class EmbeddedMongo {
       throw new Error(`listening on ${host} (not a loopback address) requires access control: give users (--auth with --user or --users-file)`);
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     const engine = new Engine();
+    engine.workLimits = { sliceMs: limits.sliceMs, regexMs: limits.regexMs };
     const dataDirectory = options.dataDir ? DataDirectory.open(options.dataDir, engine, { journalSizeLimit: options.journalSizeLimit, log }) : null;
     const server = new WireServer(engine, { limits, users, log });
     let port: number;

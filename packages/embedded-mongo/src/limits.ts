@@ -1,8 +1,9 @@
 /**
  * What one client may hold of the server: connections, bytes buffered per connection and across all of them, idle
- * time. A client over a limit gets a MongoDB-style error (or, past the connection limit, an error and a close) and
+ * time, and how long one command may keep the others waiting. A client over a limit gets a MongoDB-style error (or, past the connection limit, an error and a close) and
  * the others keep being served.
  */
+import { DEFAULT_WORK_LIMITS } from './query/work.js';
 import { MAX_MESSAGE_SIZE } from './wire-protocol.js';
 
 export interface ServerLimits {
@@ -20,6 +21,10 @@ export interface ServerLimits {
   maxTotalBufferBytes: number;
   /** A connection with no traffic for this long is closed; 0 keeps idle connections forever. */
   idleTimeoutMs: number;
+  /** Work one command does in one turn before other connections' commands run (query/work.ts). */
+  sliceMs: number;
+  /** How long one regex execution may run before it is abandoned (query/work.ts). */
+  regexMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -27,6 +32,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxConnectionBufferBytes: MAX_MESSAGE_SIZE,
   maxTotalBufferBytes: 128 * 1024 * 1024,
   idleTimeoutMs: 10 * 60_000,
+  sliceMs: DEFAULT_WORK_LIMITS.sliceMs,
+  regexMs: DEFAULT_WORK_LIMITS.regexMs,
 };
 
 /** Bytes counted against `maxTotalBufferBytes`, by every connection. */

@@ -7,9 +7,10 @@ import type { Document } from 'bson';
 import { cloneDoc, isPlainObject, toNumber } from '../bson-values.js';
 import { failedToParse, MongoCommandError } from '../errors.js';
 import { plainNumbers } from '../query/doubles.js';
-import { runPipeline } from '../query/mingo.js';
+import { runPipeline, runPipelineWork } from '../query/mingo.js';
 import { validatePipeline } from '../query/pipeline-check.js';
 import { findDocuments, type ExecutionStats, type FindRequest } from '../query/planner.js';
+import { then, type Maybe } from '../query/work.js';
 import { OUTPUT_STAGES, writeOutput } from './aggregate-output.js';
 import { collationFor, letVariables, optionalCount, type CommandContext, type CommandHandler } from './context.js';
 import { localSessions } from './sessions.js';
@@ -86,8 +87,14 @@ function databaseInput(ctx: CommandContext, pipeline: Document[]): Document[] {
   throw new MongoCommandError(73, `{aggregate: 1} is not valid for '${first ?? 'an empty pipeline'}'; a collection is required.`);
 }
 
+interface Aggregation {
+  ns: string;
+  docs: Document[];
+  stats: ExecutionStats | null;
+}
+
 /** Runs the aggregation; `stats` describes the planner part, for explain. */
-export function runAggregate(ctx: CommandContext): { ns: string; docs: Document[]; stats: ExecutionStats | null } {
+export function runAggregate(ctx: CommandContext): Maybe<Aggregation> {
   const body = ctx.body;
   const target = body.aggregate;
   const pipeline = body.pipeline;
@@ -97,7 +104,7 @@ export function runAggregate(ctx: CommandContext): { ns: string; docs: Document[
   const last = pipeline[pipeline.length - 1];
   const output = last && OUTPUT_STAGES.has(Object.keys(last)[0]) ? last : undefined;
   const stages = output ? pipeline.slice(0, -1) : pipeline.slice();
-  const finish = (ns: string, docs: Document[], stats: ExecutionStats | null) => {
+  const finish = (ns: string, docs: Document[], stats: ExecutionStats | null): Aggregation => {
     if (!output) return { ns, docs, stats };
     writeOutput(ctx, output, docs, variables);
     return { ns, docs: [], stats };
@@ -109,30 +116,33 @@ export function runAggregate(ctx: CommandContext): { ns: string; docs: Document[
   if (typeof target !== 'string' || !target) throw failedToParse("'aggregate' must be a collection name or 1");
   const ns = `${ctx.db}.${target}`;
   const coll = ctx.engine.collection(ctx.db, target);
-  if (coll?.isView) return finish(ns, aggregateView(ctx.engine, ctx.db, coll, stages, variables), null);
+  if (coll?.isView) return then(aggregateView(ctx.engine, ctx.db, coll, stages, variables, ctx.work), (docs) => finish(ns, docs, null));
   const collation = collationFor(body, coll);
   const { request, rest } = pushdown(stages);
-  const { docs, stats, scores } = findDocuments(coll, { ...request, hint: body.hint ?? undefined, collation, variables, deadline: ctx.deadline });
-  if (!scores && hasTextScore(rest)) throw new MongoCommandError(40218, 'query requires text score metadata, but it is not available');
-  let input: Document[];
-  let remaining = rest;
-  if (scores) {
-    input = docs.map((d) => ({ ...cloneDoc(plainNumbers(d)), [SCORE_FIELD]: scores.get(d) ?? 0 }));
-    remaining = [...(withScoreField(rest) as Document[]), { $unset: SCORE_FIELD }];
-  } else {
-    // Stored documents are shared and immutable; several mingo stages modify their input, so it gets copies.
-    input = isReadOnly(rest) ? docs.map(plainNumbers) : docs.map((d) => cloneDoc(plainNumbers(d)));
-  }
-  const result = remaining.length ? runPipeline(input, remaining, readCollection, { collation, variables }) : docs;
-  return finish(ns, result, stats);
+  const found = findDocuments(coll, { ...request, hint: body.hint ?? undefined, collation, variables, work: ctx.work });
+  return then(found, ({ docs, stats, scores }) => {
+    if (!scores && hasTextScore(rest)) throw new MongoCommandError(40218, 'query requires text score metadata, but it is not available');
+    if (!rest.length) return finish(ns, docs, stats);
+    let copy: (doc: Document) => Document;
+    let remaining = rest;
+    if (scores) {
+      copy = (d) => ({ ...cloneDoc(plainNumbers(d)), [SCORE_FIELD]: scores.get(d) ?? 0 });
+      remaining = [...(withScoreField(rest) as Document[]), { $unset: SCORE_FIELD }];
+    } else {
+      // Stored documents are shared and immutable; several mingo stages modify their input, so it gets copies.
+      copy = isReadOnly(rest) ? plainNumbers : (d) => cloneDoc(plainNumbers(d));
+    }
+    return then(runPipelineWork(docs, copy, remaining, readCollection, { collation, variables }, ctx.work), (result) => finish(ns, result, stats));
+  });
 }
 
 const aggregate: CommandHandler = (ctx) => {
   const cursor = ctx.body.cursor;
   if (!isPlainObject(cursor)) throw failedToParse("The 'cursor' option is required, except for aggregate with the explain argument");
-  const { ns, docs } = runAggregate(ctx);
-  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(cursor, 'batchSize'), null);
-  return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
+  return then(runAggregate(ctx), ({ ns, docs }) => {
+    const batch = ctx.engine.cursors.open(ns, docs, optionalCount(cursor, 'batchSize'), null);
+    return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
+  });
 };
 
 export const aggregateCommands: Record<string, CommandHandler> = { aggregate };

@@ -5,6 +5,7 @@ import type { Authentication } from '../auth/authentication.js';
 import { badValue, MongoCommandError, typeMismatch } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { evaluateVariables } from '../query/mingo.js';
+import type { Maybe, Work } from '../query/work.js';
 import type { Collection } from '../storage/collection.js';
 import type { Engine } from '../storage/engine.js';
 
@@ -15,6 +16,8 @@ export interface ConnectionState {
   readonly maxMessageBytes: number;
   /** Null when the server runs without access control (no `--auth`). */
   readonly auth: Authentication | null;
+  /** Whether the client has gone: a command still running then ends at its next turn. */
+  isClosed(): boolean;
 }
 
 export interface CommandContext {
@@ -23,12 +26,15 @@ export interface CommandContext {
   db: string;
   body: Document;
   connection: ConnectionState;
-  /** `Date.now()` past which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
-  deadline?: number;
+  /** The command's deadline (`maxTimeMS`) and turns on the thread (query/work.ts). */
+  work: Work;
 }
 
-/** A handler returns the reply without `ok`, or throws a MongoCommandError. */
-export type CommandHandler = (ctx: CommandContext) => Document;
+/**
+ * A handler returns the reply without `ok` (a promise when the command gave up the thread on the way, see
+ * query/work.ts), or throws a MongoCommandError.
+ */
+export type CommandHandler = (ctx: CommandContext) => Maybe<Document>;
 
 /** `ok: 1` is a double on the wire, as MongoDB sends it. */
 export const OK = new Double(1);

@@ -6,6 +6,7 @@ import type { Document } from 'bson';
 import { isPlainObject } from '../bson-values.js';
 import { failedToParse, notSupported } from '../errors.js';
 import type { ExecutionStats } from '../query/planner.js';
+import { then, type Maybe } from '../query/work.js';
 import { runAggregate } from './aggregate.js';
 import { collectionName, type CommandContext, type CommandHandler } from './context.js';
 import { findRequest, readDocuments, runFind } from './read.js';
@@ -41,24 +42,19 @@ function explainReply(ctx: CommandContext, name: string, stats: ExecutionStats |
 }
 
 /** Explains one read command given as a body (`{ find: ... }`, `{ aggregate: ... }`, ...). */
-export function explainBody(ctx: CommandContext, body: Document): Document {
+export function explainBody(ctx: CommandContext, body: Document): Maybe<Document> {
   const inner: CommandContext = { ...ctx, body };
   const command = Object.keys(body)[0];
   switch (command) {
-    case 'find': {
-      const { name, stats } = runFind(inner);
-      return explainReply(ctx, name, stats, body);
-    }
+    case 'find':
+      return then(runFind(inner), ({ name, stats }) => explainReply(ctx, name, stats, body));
     case 'count':
     case 'distinct': {
       const name = collectionName(inner, command);
-      const { stats } = readDocuments(inner, name, findRequest(inner, name, 'query'));
-      return explainReply(ctx, name, stats, body);
+      return then(readDocuments(inner, name, findRequest(inner, name, 'query')), ({ stats }) => explainReply(ctx, name, stats, body));
     }
-    case 'aggregate': {
-      const { stats } = runAggregate(inner);
-      return explainReply(ctx, String(body.aggregate), stats, body);
-    }
+    case 'aggregate':
+      return then(runAggregate(inner), ({ stats }) => explainReply(ctx, String(body.aggregate), stats, body));
     default:
       throw notSupported(`explain of '${command}' is not supported by the embedded engine (find, count, distinct, aggregate)`);
   }

@@ -6,6 +6,7 @@
 import type { Document } from 'bson';
 import { failedToParse } from '../errors.js';
 import { compileProjection } from '../query/projection.js';
+import { then } from '../query/work.js';
 import { collationFor, collectionName, letVariables, optionalDocument, type CommandHandler } from './context.js';
 import { performDelete, performUpdate } from './write-ops.js';
 
@@ -29,10 +30,10 @@ const findAndModify: CommandHandler = (ctx) => {
   const out = (doc: Document | undefined) => (doc ? (project ? project([doc])[0] : doc) : null);
 
   if (remove) {
-    const [doc] = performDelete(ctx.engine, ctx.db, name, { filter: query, justOne: true, sort, hint: body.hint, collation: collationSpec, variables, deadline: ctx.deadline });
-    return { lastErrorObject: { n: doc ? 1 : 0 }, value: out(doc) };
+    const removed = performDelete(ctx.engine, ctx.db, name, { filter: query, justOne: true, sort, hint: body.hint, collation: collationSpec, variables }, ctx.work);
+    return then(removed, ([doc]) => ({ lastErrorObject: { n: doc ? 1 : 0 }, value: out(doc) }));
   }
-  const r = performUpdate(ctx.engine, ctx.db, name, {
+  const updated = performUpdate(ctx.engine, ctx.db, name, {
     filter: query,
     update: update!,
     upsert: body.upsert === true,
@@ -43,12 +44,13 @@ const findAndModify: CommandHandler = (ctx) => {
     collation: collationSpec,
     variables,
     bypassValidation: body.bypassDocumentValidation === true,
-    deadline: ctx.deadline,
+  }, ctx.work);
+  return then(updated, (r) => {
+    if (r.upsertedId !== undefined)
+      return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: body.new === true ? out(r.after) : null };
+    if (r.matched === 0) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
+    return { lastErrorObject: { n: 1, updatedExisting: true }, value: out(body.new === true ? r.after : r.before) };
   });
-  if (r.upsertedId !== undefined)
-    return { lastErrorObject: { n: 1, updatedExisting: false, upserted: r.upsertedId }, value: body.new === true ? out(r.after) : null };
-  if (r.matched === 0) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
-  return { lastErrorObject: { n: 1, updatedExisting: true }, value: out(body.new === true ? r.after : r.before) };
 };
 
 export const findAndModifyCommands: Record<string, CommandHandler> = { findAndModify, findandmodify: findAndModify };

@@ -7,6 +7,7 @@ import type { Document } from 'bson';
 import { toNumber } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { commandValues } from '../query/doubles.js';
+import { Work, type Maybe } from '../query/work.js';
 import type { Engine } from '../storage/engine.js';
 import { aggregateCommands } from './aggregate.js';
 import { checkApiVersion } from './api-version.js';
@@ -49,23 +50,32 @@ function deadlineOf(body: Document): number | undefined {
   return ms === 0 ? undefined : Date.now() + ms;
 }
 
-export function runCommand(engine: Engine, db: string, body: Document, connection: ConnectionState, log: (line: string) => void): Document {
+/**
+ * Runs one command; the reply is a promise when the command gave up the thread on the way (query/work.ts), so that
+ * other connections' commands ran meanwhile.
+ */
+export function runCommand(engine: Engine, db: string, body: Document, connection: ConnectionState, log: (line: string) => void): Maybe<Document> {
   const name = Object.keys(body)[0] ?? '';
   if (connection.auth && connection.auth.user === null && !OPEN_COMMANDS.has(name))
     return new MongoCommandError(13, `Command ${name} requires authentication`).toReply();
   const handler = COMMANDS.get(name);
   if (!handler) return new MongoCommandError(59, `no such command: '${name}'`).toReply();
+  const failed = (err: unknown): Document => {
+    if (err instanceof MongoCommandError) return err.toReply();
+    // A bug in the engine: answer this command with an error and keep serving.
+    log(`embedded-mongo: internal error in '${name}': ${(err as Error)?.stack ?? String(err)}`);
+    return new MongoCommandError(1, `internal error in '${name}': ${(err as Error)?.message ?? String(err)}`).toReply();
+  };
+  const answered = (reply: Document): Document => ({ ...reply, ok: OK });
   try {
     refuseTransactions(body);
     commandValues(name, body);
     checkApiVersion(name, body);
     touchSession(engine, body.lsid);
     countOperation(engine, name, body);
-    return { ...handler({ engine, db, body, connection, deadline: deadlineOf(body) }), ok: OK };
+    const reply = handler({ engine, db, body, connection, work: new Work(deadlineOf(body), () => connection.isClosed(), engine.workLimits) });
+    return reply instanceof Promise ? reply.then(answered, failed) : answered(reply);
   } catch (err) {
-    if (err instanceof MongoCommandError) return err.toReply();
-    // A bug in the engine: answer this command with an error and keep serving.
-    log(`embedded-mongo: internal error in '${name}': ${(err as Error)?.stack ?? String(err)}`);
-    return new MongoCommandError(1, `internal error in '${name}': ${(err as Error)?.message ?? String(err)}`).toReply();
+    return failed(err);
   }
 }

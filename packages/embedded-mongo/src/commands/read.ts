@@ -5,6 +5,7 @@ import { badValue, MongoCommandError, notSupported, typeMismatch } from '../erro
 import { pathValues } from '../query/paths.js';
 import { findDocuments, type FindRequest, type FindResult } from '../query/planner.js';
 import { compileProjection } from '../query/projection.js';
+import { then, type Maybe } from '../query/work.js';
 import { collationFor, collectionName, letVariables, optionalCount, optionalDocument, type CommandContext, type CommandHandler } from './context.js';
 import { findInView } from './views.js';
 
@@ -21,16 +22,18 @@ export function findRequest(ctx: CommandContext, name: string, filterField: stri
     hint: body.hint ?? undefined,
     collation: collationFor(body, ctx.engine.collection(ctx.db, name)),
     variables: letVariables(body),
-    deadline: ctx.deadline,
+    work: ctx.work,
   };
 }
 
 /** Runs a read on a collection or a view. */
-export function readDocuments(ctx: CommandContext, name: string, request: FindRequest): FindResult {
+export function readDocuments(ctx: CommandContext, name: string, request: FindRequest): Maybe<FindResult> {
   const coll = ctx.engine.collection(ctx.db, name);
   if (coll?.isView) {
-    const docs = findInView(ctx.engine, ctx.db, coll, request);
-    return { docs, stats: { stage: 'COLLSCAN', inMemorySort: true, keysExamined: 0, docsExamined: docs.length, nReturned: docs.length } };
+    return then(findInView(ctx.engine, ctx.db, coll, request), (docs) => ({
+      docs,
+      stats: { stage: 'COLLSCAN', inMemorySort: true, keysExamined: 0, docsExamined: docs.length, nReturned: docs.length },
+    }));
   }
   return findDocuments(coll, request);
 }
@@ -50,22 +53,23 @@ export function runFind(ctx: CommandContext) {
   // A negative limit is the legacy way of asking for a single batch.
   const singleBatch = body.singleBatch === true || rawLimit < 0;
   const request = { ...findRequest(ctx, name, 'filter'), limit: Math.abs(rawLimit) };
-  const result = readDocuments(ctx, name, request);
-  const scoreOf = result.scores ? (doc: Document) => result.scores!.get(doc) ?? 0 : undefined;
-  const evalOptions = { collation: request.collation, variables: request.variables };
-  const projection = compileProjection(optionalDocument(body, 'projection'), request.filter, evalOptions, scoreOf);
-  return { name, coll, singleBatch, projection, tailable, request, ...result };
+  return then(readDocuments(ctx, name, request), (result) => {
+    const scoreOf = result.scores ? (doc: Document) => result.scores!.get(doc) ?? 0 : undefined;
+    const evalOptions = { collation: request.collation, variables: request.variables };
+    const projection = compileProjection(optionalDocument(body, 'projection'), request.filter, evalOptions, scoreOf);
+    return { name, coll, singleBatch, projection, tailable, request, ...result };
+  });
 }
 
-const find: CommandHandler = (ctx) => {
-  const { name, coll, singleBatch, projection, docs, tailable, request } = runFind(ctx);
-  const ns = `${ctx.db}.${name}`;
-  const tail = tailable ? { collection: coll!, request } : undefined;
-  // A collection's documents are its stored ones; a view's are computed.
-  const stored = !coll?.isView;
-  const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail, stored);
-  return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
-};
+const find: CommandHandler = (ctx) =>
+  then(runFind(ctx), ({ name, coll, singleBatch, projection, docs, tailable, request }) => {
+    const ns = `${ctx.db}.${name}`;
+    const tail = tailable ? { collection: coll!, request } : undefined;
+    // A collection's documents are its stored ones; a view's are computed.
+    const stored = !coll?.isView;
+    const batch = ctx.engine.cursors.open(ns, docs, optionalCount(ctx.body, 'batchSize'), projection, singleBatch, tail, stored);
+    return { cursor: { firstBatch: batch.docs, id: batch.cursorId, ns } };
+  });
 
 export const toCursorId = (v: unknown): Long => (v instanceof Long ? v : Long.fromNumber(toNumber(v)));
 
@@ -95,7 +99,7 @@ const killCursors: CommandHandler = (ctx) => {
 const count: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'count');
   const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit') };
-  return { n: readDocuments(ctx, name, request).docs.length };
+  return then(readDocuments(ctx, name, request), ({ docs }) => ({ n: docs.length }));
 };
 
 const distinct: CommandHandler = (ctx) => {
@@ -103,7 +107,10 @@ const distinct: CommandHandler = (ctx) => {
   const key = ctx.body.key;
   if (typeof key !== 'string' || !key) throw badValue("BSON field 'distinct.key' is missing or not a string");
   const request = findRequest(ctx, name, 'query');
-  const { docs } = readDocuments(ctx, name, request);
+  return then(readDocuments(ctx, name, request), ({ docs }) => distinctValues(docs, key, request));
+};
+
+function distinctValues(docs: Document[], key: string, request: FindRequest): Document {
   const parts = key.split('.');
   const values: unknown[] = [];
   for (const doc of docs) {
@@ -115,6 +122,6 @@ const distinct: CommandHandler = (ctx) => {
   const cmp = (a: unknown, b: unknown) => compareBson(a, b, request.collation);
   values.sort(cmp);
   return { values: values.filter((v, i) => i === 0 || cmp(v, values[i - 1]) !== 0) };
-};
+}
 
 export const readCommands: Record<string, CommandHandler> = { find, getMore, killCursors, count, distinct };

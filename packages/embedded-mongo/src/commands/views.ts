@@ -7,8 +7,9 @@ import type { Document } from 'bson';
 import { cloneDoc } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { plainNumbers } from '../query/doubles.js';
-import { runPipeline, type CollectionReader } from '../query/mingo.js';
+import { runPipeline, runPipelineWork, type CollectionReader } from '../query/mingo.js';
 import type { FindRequest } from '../query/planner.js';
+import type { Maybe, Work } from '../query/work.js';
 import type { Collection } from '../storage/collection.js';
 import type { Engine } from '../storage/engine.js';
 
@@ -33,21 +34,31 @@ export function resolveView(engine: Engine, db: string, view: Collection): Resol
   return { source: current, pipeline };
 }
 
-/** Runs `pipeline` after the view's own pipeline, over copies of the source documents. */
-export function aggregateView(engine: Engine, db: string, view: Collection, pipeline: Document[], variables?: Document): Document[] {
+const copy = (d: Document) => cloneDoc(plainNumbers(d));
+
+/**
+ * Runs `pipeline` after the view's own pipeline, over copies of the source documents; as part of a command's `work`
+ * (in turns, see query/work.ts) when one is given.
+ */
+export function aggregateView(engine: Engine, db: string, view: Collection, pipeline: Document[], variables?: Document): Document[];
+export function aggregateView(engine: Engine, db: string, view: Collection, pipeline: Document[], variables: Document | undefined, work: Work): Maybe<Document[]>;
+export function aggregateView(engine: Engine, db: string, view: Collection, pipeline: Document[], variables?: Document, work?: Work): Maybe<Document[]> {
   const { source, pipeline: viewPipeline } = resolveView(engine, db, view);
-  const input = [...(source?.docs.values() ?? [])].map((d) => cloneDoc(plainNumbers(d)));
-  return runPipeline(input, [...viewPipeline, ...pipeline], collectionReader(engine, db), { collation: view.collator, variables });
+  const stored = [...(source?.docs.values() ?? [])];
+  const stages = [...viewPipeline, ...pipeline];
+  const options = { collation: view.collator, variables };
+  if (work) return runPipelineWork(stored, copy, stages, collectionReader(engine, db), options, work);
+  return runPipeline(stored.map(copy), stages, collectionReader(engine, db), options);
 }
 
 /** A find-style read of a view: the view's documents matching the request, sorted, skipped and limited. */
-export function findInView(engine: Engine, db: string, view: Collection, req: FindRequest): Document[] {
+export function findInView(engine: Engine, db: string, view: Collection, req: FindRequest): Maybe<Document[]> {
   const stages: Document[] = [];
   if (req.filter && Object.keys(req.filter).length) stages.push({ $match: req.filter });
   if (req.sort && Object.keys(req.sort).length) stages.push({ $sort: req.sort });
   if (req.skip) stages.push({ $skip: req.skip });
   if (req.limit) stages.push({ $limit: req.limit });
-  return aggregateView(engine, db, view, stages, req.variables);
+  return req.work ? aggregateView(engine, db, view, stages, req.variables, req.work) : aggregateView(engine, db, view, stages, req.variables);
 }
 
 /**

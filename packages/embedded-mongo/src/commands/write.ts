@@ -9,6 +9,7 @@ import { isPlainObject, toNumber } from '../bson-values.js';
 import { fromMingoError, MongoCommandError, typeMismatch } from '../errors.js';
 import { evaluateVariables } from '../query/mingo.js';
 import { withIdFirst } from '../query/update.js';
+import { then, type Maybe } from '../query/work.js';
 import { collectionName, letVariables, optionalDocument, writableCollection, type CommandContext, type CommandHandler } from './context.js';
 import { checkId, checkMeasurement, checkSize, validateDocument } from './validation.js';
 import { refuseView } from './views.js';
@@ -29,23 +30,43 @@ function checkFields(command: string, field: string, statement: Document, allowe
   if (unknown) throw new MongoCommandError(40415, `BSON field '${command}.${field}.${unknown}' is an unknown field.`);
 }
 
-/** Runs `fn` for each statement, collecting write errors per MongoDB's ordered/unordered rules. */
-function eachStatement(ctx: CommandContext, list: Document[], fn: (s: Document, index: number) => void): Document[] {
+/**
+ * Runs `fn` for each statement in order, collecting write errors per MongoDB's ordered/unordered rules; a statement
+ * that gives up the thread (query/work.ts) is awaited before the next one starts.
+ */
+function eachStatement(ctx: CommandContext, list: Document[], fn: (s: Document, index: number) => Maybe<void>): Maybe<Document[]> {
   const ordered = ctx.body.ordered !== false;
   const writeErrors: Document[] = [];
-  for (let i = 0; i < list.length; i++) {
-    try {
-      fn(list[i], i);
-    } catch (err) {
-      const e = fromMingoError(err);
-      writeErrors.push({ index: i, code: e.code, errmsg: e.message, ...e.extra });
-      if (ordered) break;
+  /** Records a statement's error; false when the statements stop there. */
+  const failed = (i: number, err: unknown): boolean => {
+    // A command-level interruption ends the whole command, as in MongoDB.
+    if (err instanceof MongoCommandError && (err.code === 50 || err.code === 279)) throw err;
+    const e = fromMingoError(err);
+    writeErrors.push({ index: i, code: e.code, errmsg: e.message, ...e.extra });
+    return !ordered;
+  };
+  const from = (start: number): Maybe<Document[]> => {
+    for (let i = start; i < list.length; i++) {
+      let pending: Maybe<void>;
+      try {
+        pending = fn(list[i], i);
+      } catch (err) {
+        if (!failed(i, err)) break;
+        continue;
+      }
+      if (pending instanceof Promise)
+        return pending.then(
+          () => from(i + 1),
+          (err: unknown) => (failed(i, err) ? from(i + 1) : writeErrors),
+        );
     }
-  }
-  return writeErrors;
+    return writeErrors;
+  };
+  return from(0);
 }
 
-const withErrors = (reply: Document, writeErrors: Document[]) => (writeErrors.length ? { ...reply, writeErrors } : reply);
+const withErrors = (reply: () => Document, writeErrors: Maybe<Document[]>) =>
+  then(writeErrors, (errors) => (errors.length ? { ...reply(), writeErrors: errors } : reply()));
 
 const bypass = (body: Document) => body.bypassDocumentValidation === true;
 
@@ -65,7 +86,7 @@ const insert: CommandHandler = (ctx) => {
     coll.insert(doc);
     n++;
   });
-  return withErrors({ n }, writeErrors);
+  return withErrors(() => ({ n }), writeErrors);
 };
 
 const update: CommandHandler = (ctx) => {
@@ -88,16 +109,17 @@ const update: CommandHandler = (ctx) => {
       // Statement constants (`c`) join the command's `let` variables.
       variables: s.c ? { ...variables, ...evaluateVariables(optionalDocument(s, 'c')) } : variables,
       bypassValidation: bypass(ctx.body),
-      deadline: ctx.deadline,
+    }, ctx.work);
+    return then(r, (result) => {
+      n += result.matched;
+      nModified += result.modified;
+      if (result.upsertedId !== undefined) {
+        n++;
+        upserted.push({ index, _id: result.upsertedId });
+      }
     });
-    n += r.matched;
-    nModified += r.modified;
-    if (r.upsertedId !== undefined) {
-      n++;
-      upserted.push({ index, _id: r.upsertedId });
-    }
   });
-  return withErrors({ n, nModified, ...(upserted.length ? { upserted } : {}) }, writeErrors);
+  return withErrors(() => ({ n, nModified, ...(upserted.length ? { upserted } : {}) }), writeErrors);
 };
 
 const deleteCommand: CommandHandler = (ctx) => {
@@ -109,10 +131,12 @@ const deleteCommand: CommandHandler = (ctx) => {
     checkFields('delete', 'deletes', s, DELETE_FIELDS);
     const limit = toNumber(s.limit ?? 0);
     if (limit !== 0 && limit !== 1) throw typeMismatch(`The limit field in delete objects must be 0 or 1. Got ${limit}`);
-    const stmt = { filter: (s.q as Document) ?? {}, justOne: limit === 1, hint: s.hint, collation: optionalDocument(s, 'collation'), variables, deadline: ctx.deadline };
-    n += performDelete(ctx.engine, ctx.db, name, stmt).length;
+    const stmt = { filter: (s.q as Document) ?? {}, justOne: limit === 1, hint: s.hint, collation: optionalDocument(s, 'collation'), variables };
+    return then(performDelete(ctx.engine, ctx.db, name, stmt, ctx.work), (deleted) => {
+      n += deleted.length;
+    });
   });
-  return withErrors({ n }, writeErrors);
+  return withErrors(() => ({ n }), writeErrors);
 };
 
 export const writeCommands: Record<string, CommandHandler> = { insert, update, delete: deleteCommand };

@@ -14,6 +14,7 @@ import type { Document } from 'bson';
 import { compareBson, identical, isPlainObject, typeRank } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { bitwiseOperators } from './bitwise.js';
+import { GuardedRegExp, guardedRegex } from './guard.js';
 import { collatorOf, type Collator } from './collation.js';
 import { pathValues } from './paths.js';
 
@@ -136,8 +137,17 @@ function range(base: QueryOp, accept: (cmp: number) => boolean): QueryOp {
   };
 }
 
-const $in: QueryOp = (selector, values, options) => {
-  if (!Array.isArray(values)) throw badValue('$in needs an array');
+/**
+ * `$regex` with the guarded regex of its pattern (guard.ts): mingo hands operators its own copy of a filter's regex,
+ * a plain RegExp, each time it compiles the filter.
+ */
+const guarded = (v: unknown) => (v instanceof RegExp && !(v instanceof GuardedRegExp) ? guardedRegex(v.source, v.flags) : v);
+
+const $regex: QueryOp = (selector, value, options) => queryOperators.$regex(selector, guarded(value) as RegExp, options);
+
+const $in: QueryOp = (selector, list, options) => {
+  if (!Array.isArray(list)) throw badValue('$in needs an array');
+  const values = list.map(guarded);
   const collator = collatorOf(options);
   const ours = values.filter((v) => engineCompared(v, collator));
   if (ours.length === 0) return queryOperators.$in(selector, values, options);
@@ -162,7 +172,7 @@ const $all: QueryOp = (selector, values, options) => {
   if (!Array.isArray(values)) throw badValue('$all needs an array');
   const predicates = values.map((v) => {
     if (isPlainObject(v) && Object.keys(v)[0] === '$elemMatch') return $elemMatch(selector, v.$elemMatch, options);
-    if (v instanceof RegExp) return queryOperators.$regex(selector, v, options);
+    if (v instanceof RegExp) return $regex(selector, v, options);
     return $eq(selector, v, options);
   });
   return (obj) => predicates.length > 0 && predicates.every((p) => p(obj));
@@ -243,6 +253,7 @@ export const queryOverrides = {
   $ne: negate($eq),
   $in,
   $nin: negate($in),
+  $regex,
   $all,
   $elemMatch,
   ...bitwiseOperators,

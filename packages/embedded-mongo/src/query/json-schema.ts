@@ -8,6 +8,10 @@ import type { Document } from 'bson';
 import { compareBson, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { failedToParse } from '../errors.js';
 import { bsonTypeName } from './bson-operators.js';
+import { guardedRegex } from './guard.js';
+
+/** Schema patterns as GuardedRegExps (guard.ts): a command can cut their executions short. */
+const schemaRegex = (pattern: string) => guardedRegex(pattern, 'u');
 
 const KEYWORDS = new Set([
   'bsonType', 'type', 'enum', 'required', 'properties', 'additionalProperties', 'patternProperties', 'minProperties',
@@ -82,7 +86,7 @@ export function schemaFailures(schema: Document, value: unknown, path = ''): str
         if (typeof value === 'string' && (k === 'minLength' ? [...value].length < toNumber(spec) : [...value].length > toNumber(spec))) fail(`${k} ${String(spec)}`);
         break;
       case 'pattern':
-        if (typeof value === 'string' && !new RegExp(String(spec), 'u').test(value)) fail(`pattern ${String(spec)}`);
+        if (typeof value === 'string' && !schemaRegex(String(spec)).test(value)) fail(`pattern ${String(spec)}`);
         break;
       case 'minItems':
       case 'maxItems':
@@ -127,7 +131,7 @@ function objectFailures(schema: Document, value: Document, at: string, path: str
   if (schema.minProperties !== undefined && keys.length < toNumber(schema.minProperties)) out.push(`${at}: minProperties`);
   if (schema.maxProperties !== undefined && keys.length > toNumber(schema.maxProperties)) out.push(`${at}: maxProperties`);
   const props = (schema.properties as Document | undefined) ?? {};
-  const patterns = Object.entries((schema.patternProperties as Document | undefined) ?? {}).map(([p, s]) => [new RegExp(p, 'u'), s] as const);
+  const patterns = Object.entries((schema.patternProperties as Document | undefined) ?? {}).map(([p, s]) => [schemaRegex(p), s] as const);
   for (const k of keys) {
     let covered = false;
     if (k in props) {

@@ -26,6 +26,9 @@ import { $dateTrunc } from './date-trunc.js';
 import { plainNumbers } from './doubles.js';
 import { jsonSchemaValidator } from './json-schema.js';
 import { prepareFilter } from './filters.js';
+import { hasRegex } from './guard.js';
+import { then, type Maybe, type Task, type Work } from './work.js';
+import { regexExpressions } from './regex.js';
 import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
 
@@ -68,8 +71,15 @@ const $sort: typeof pipelineOperators.$sort = (collection, spec, options) => {
   return collection.transform((docs) => Lazy(sortDocuments(docs as Document[], sort, collatorOf(options))));
 };
 
-/** `$match` reads its filter as find does (`$regex` with `$options`, DBRef values; see filters.ts). */
-const $match: typeof pipelineOperators.$match = (collection, expr, options) => pipelineOperators.$match(collection, prepareFilter(expr), options);
+/** A stage's filter, prepared once: a pipeline run in pieces (runPipelineWork) must keep the same regex objects. */
+const preparedMatches = new WeakMap<Document, Document>();
+
+/** `$match` reads its filter as find does (`$regex` with `$options`, DBRef values, guarded regexes; see filters.ts). */
+const $match: typeof pipelineOperators.$match = (collection, expr, options) => {
+  let filter = preparedMatches.get(expr);
+  if (!filter) preparedMatches.set(expr, (filter = prepareFilter(expr)));
+  return pipelineOperators.$match(collection, filter, options);
+};
 
 /**
  * `$project` with MongoDB's field order for an inclusion projection (projection-order.ts): mingo puts `_id` last and
@@ -122,7 +132,7 @@ const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverride
 
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
-  expression: { ...expressionOperators, ...expressionOverrides, $dateTrunc, [GROUP_KEY]: $groupKey },
+  expression: { ...expressionOperators, ...expressionOverrides, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey },
   pipeline: { ...pipelineOperators, $group, $lookup, $match, $project, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
@@ -208,6 +218,8 @@ export function withMingo<T>(fn: () => T): T {
 
 export interface Matcher {
   test(doc: Document): boolean;
+  /** The filter runs regexes: its evaluation should be guarded (guard.ts, work.ts). */
+  guarded?: boolean;
 }
 
 const MATCH_ALL: Matcher = { test: () => true };
@@ -218,8 +230,9 @@ export function compileFilter(filter: Document | undefined | null, e?: EvalOptio
   const normalized = prepareFilter(filter);
   const expressions = usesExpressions(normalized);
   const query = withMingo(() => new Query(normalized, optionsFor(expressions, e)));
-  if (expressions) return { test: (doc) => withMingo(() => query.test(plainNumbers(doc))) };
-  return { test: (doc) => withMingo(() => query.test(doc)) };
+  const guarded = hasRegex(normalized);
+  if (expressions) return { test: (doc) => withMingo(() => query.test(plainNumbers(doc))), guarded };
+  return { test: (doc) => withMingo(() => query.test(doc)), guarded };
 }
 
 /** Evaluates `let` variables, which are expressions (`{ $add: [1, 2] }` is 3, `{ $literal: '$x' }` the string '$x'). */
@@ -235,13 +248,94 @@ export function evaluateVariables(variables: Document | undefined): Document | u
  * The input must hold plain numbers (see `doubles.ts`).
  */
 export function runPipeline(docs: Document[], pipeline: Document[], readCollection: CollectionReader, e?: EvalOptions): Document[] {
-  const options: EngineOptions = {
+  return withMingo(() => new Aggregator(pipeline, pipelineOptions(readCollection, e)).run(docs) as Document[]);
+}
+
+function pipelineOptions(readCollection: CollectionReader, e: EvalOptions | undefined): EngineOptions {
+  return {
     ...withEval(BASE_OPTIONS, e),
     readCollection,
     // $unionWith and $graphLookup feed other collections into later stages: they get copies.
     collectionResolver: (name: string) => readCollection(name).map((d) => cloneDoc(plainNumbers(d))),
   };
-  return withMingo(() => new Aggregator(pipeline, options).run(docs) as Document[]);
+}
+
+/** Stages that turn each document into at most one, alone: a pipeline that starts with them can run in pieces. */
+const PER_DOCUMENT_STAGES = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact']);
+
+/** A piece of a pipeline's input aims at this much work, so that a turn ends close to its slice. */
+const PIECE_TARGET_MS = 4;
+
+/**
+ * The leading per-document stages of a pipeline over `source`, a few documents at a time (copied by `copy` just
+ * before), so that the command can give up the thread between pieces; a piece the watchdog stopped is run again.
+ */
+class PipelinePieces implements Task {
+  readonly out: Document[] = [];
+  private at = 0;
+  private size = 16;
+  private unfinished = false;
+
+  constructor(
+    private readonly source: Document[],
+    private readonly copy: (doc: Document) => Document,
+    private readonly aggregator: Aggregator,
+  ) {}
+
+  step(until: number, maxItems: number): boolean {
+    // A piece stopped by the watchdog is run again one document at a time.
+    if (this.unfinished) this.size = 1;
+    for (let n = 0; this.at < this.source.length; n++) {
+      if (n >= maxItems || (n > 0 && performance.now() >= until)) return false;
+      const end = Math.min(this.at + this.size, this.source.length);
+      const started = performance.now();
+      this.unfinished = true;
+      const results = withMingo(() => this.aggregator.run(this.source.slice(this.at, end).map(this.copy)) as Document[]);
+      this.unfinished = false;
+      for (const doc of results) this.out.push(doc);
+      const perDoc = (performance.now() - started) / (end - this.at);
+      this.size = Math.max(1, Math.min(256, Math.floor(PIECE_TARGET_MS / Math.max(perDoc, 0.001))));
+      this.at = end;
+    }
+    return true;
+  }
+}
+
+/**
+ * `runPipeline` as part of a command's work (work.ts): its leading per-document stages run over `source` in pieces,
+ * with other connections' commands between turns; the rest (stages that need all their input, such as `$group`,
+ * `$sort`, `$facet`) runs in one turn, on a fresh copy of its input each time the watchdog makes it start again.
+ * Under the regex guard when the pipeline has regexes. `copy` makes each source document the caller's own.
+ */
+export function runPipelineWork(
+  source: Document[],
+  copy: (doc: Document) => Document,
+  pipeline: Document[],
+  readCollection: CollectionReader,
+  e: EvalOptions | undefined,
+  work: Work,
+): Maybe<Document[]> {
+  const options = pipelineOptions(readCollection, e);
+  const guarded = hasRegex(pipeline);
+  let split = 0;
+  while (split < pipeline.length && PER_DOCUMENT_STAGES.has(Object.keys(pipeline[split])[0])) split++;
+  const head = pipeline.slice(0, split);
+  const tail = pipeline.slice(split);
+  const pieces = head.length ? new PipelinePieces(source, copy, new Aggregator(head, options)) : null;
+  const headDone = pieces ? work.run(pieces, guarded) : undefined;
+  return then(headDone, () => {
+    if (!tail.length) return pieces!.out;
+    const input = pieces ? pieces.out : source;
+    const fresh = pieces ? (guarded ? (d: Document) => cloneDoc(d) : (d: Document) => d) : copy;
+    let result: Document[] = [];
+    const whole: Task = {
+      step: () => {
+        result = withMingo(() => new Aggregator(tail, options).run(input.map(fresh)) as Document[]);
+        return true;
+      },
+    };
+    return then(work.run(whole, guarded), () => result);
+  });
 }
 
 /** Applies update operators to `doc` in place; returns the modified paths (empty when nothing changed). */

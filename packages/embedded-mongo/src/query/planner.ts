@@ -15,7 +15,7 @@
  */
 import type { Document } from 'bson';
 import { compareBson, hasStrings, idKey, isPlainObject } from '../bson-values.js';
-import { badValue, MongoCommandError } from '../errors.js';
+import { badValue } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import { uniqueSorted, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
 import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter, type Bound, type FieldBounds } from './bounds.js';
@@ -24,6 +24,7 @@ import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
 import { textSearch } from './text-plan.js';
+import { then, type Maybe, type Task, type Work } from './work.js';
 
 export interface FindRequest {
   filter?: Document;
@@ -36,8 +37,11 @@ export interface FindRequest {
   collation?: Collator | null;
   /** `let` variables for `$expr`. */
   variables?: Document;
-  /** `Date.now()` past which the read fails with MaxTimeMSExpired. */
-  deadline?: number;
+  /**
+   * The command's work (deadline, turns, abandoned regex executions): the scan may then give up the thread between
+   * documents and answer a promise. Without it, the scan runs to its end at once.
+   */
+  work?: Work;
 }
 
 export interface FindResult {
@@ -47,12 +51,8 @@ export interface FindResult {
   scores?: Map<Document, number>;
 }
 
-/** How often (in documents examined) a scan compares the clock with a maxTimeMS deadline. */
+/** How often (in documents or keys examined) a scan compares the clock with a maxTimeMS deadline. */
 const DEADLINE_EVERY = 256;
-
-export function checkDeadline(deadline: number | undefined): void {
-  if (deadline !== undefined && Date.now() > deadline) throw new MongoCommandError(50, 'operation exceeded time limit');
-}
 
 export interface ExecutionStats {
   stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT';
@@ -169,17 +169,90 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
-/** Runs a find-style read: matching documents (stored references, not copies) in order, after skip and limit. */
-export function findDocuments(coll: Collection | undefined, req: FindRequest): FindResult {
+/** A document a scan looks at: its primary-map key, the document as the plan found it and, in an index scan, its entry. */
+interface Candidate {
+  ik: string;
+  doc: Document | undefined;
+  entry?: IndexEntry;
+}
+
+/** Where a scan's candidates come from, in order. */
+interface CandidateSource {
+  /** The next candidate, or null when there is none (or the scan may stop early). */
+  next(): Candidate | null;
+  /** The candidate matched (index scans end a run of equal sort keys after their limit). */
+  matched?(candidate: Candidate): void;
+  /** The command is about to give up the thread: keep what remains out of structures other commands may change. */
+  detach?(): void;
+}
+
+/**
+ * A scan as a resumable task (work.ts): candidates are tested one at a time, so the scan can stop between two of
+ * them and go on later. After it has given up the thread once, each candidate is read again by its key (skipped when
+ * deleted meanwhile) and tested against the whole filter, since what the plan guaranteed may no longer hold. As with
+ * MongoDB's yielding, a document another command changed meanwhile comes back where the scan found it.
+ */
+class Scan implements Task {
+  readonly docs: Document[] = [];
+  private readonly source: CandidateSource;
+  private pending: Candidate | null = null;
+  private resumed = false;
+  private full: Matcher | null | undefined;
+
+  constructor(
+    private readonly coll: Collection,
+    source: (docs: Document[]) => CandidateSource,
+    private readonly matcher: Matcher | null,
+    private readonly fullFilter: () => Matcher | null,
+    private readonly stats: ExecutionStats,
+    private readonly work: Work | undefined,
+  ) {
+    this.source = source(this.docs);
+  }
+
+  step(until: number, maxItems: number): boolean {
+    for (let n = 0; ; n++) {
+      if (this.pending === null && (this.pending = this.source.next()) === null) return true;
+      if (n >= maxItems || (n > 0 && (n & 15) === 0 && performance.now() >= until)) return false;
+      const candidate = this.pending;
+      const doc = this.resumed ? this.coll.docs.get(candidate.ik) : candidate.doc;
+      if (doc && this.examine(doc)) {
+        this.docs.push(doc);
+        this.source.matched?.(candidate);
+      }
+      this.pending = null;
+    }
+  }
+
+  suspend(): void {
+    this.source.detach?.();
+    this.resumed = true;
+  }
+
+  private examine(doc: Document): boolean {
+    if (++this.stats.docsExamined % DEADLINE_EVERY === 0) this.work?.checkDeadline();
+    const matcher = this.resumed ? (this.full === undefined ? (this.full = this.fullFilter()) : this.full) : this.matcher;
+    return matcher === null || matcher.test(doc);
+  }
+}
+
+const arraySource = (candidates: Candidate[]): CandidateSource => {
+  let i = 0;
+  return { next: () => (i < candidates.length ? candidates[i++] : null) };
+};
+
+/**
+ * Runs a find-style read: matching documents (stored references, not copies) in order, after skip and limit. With
+ * the command's `work`, a long scan gives up the thread between documents and answers a promise.
+ */
+export function findDocuments(coll: Collection | undefined, req: FindRequest & { work?: undefined }): FindResult;
+export function findDocuments(coll: Collection | undefined, req: FindRequest): Maybe<FindResult>;
+export function findDocuments(coll: Collection | undefined, req: FindRequest): Maybe<FindResult> {
   const collator = req.collation ?? null;
   const evalOptions = { collation: collator, variables: req.variables };
   const text = textSearch(coll, req.filter ?? {});
   const filter = text ? text.rest : (req.filter ?? {});
-  // Compiled once the plan is known, without the conditions its scan already guarantees.
-  let matcher: Matcher | null = null;
-  const testOnly = (rest: Document) => {
-    matcher = Object.keys(rest).length ? (pointMatcher(rest, collator) ?? compileFilter(rest, evalOptions)) : null;
-  };
+  const compile = (rest: Document): Matcher | null => (Object.keys(rest).length ? (pointMatcher(rest, collator) ?? compileFilter(rest, evalOptions)) : null);
   const sort = parseSort(req.sort);
   const skip = req.skip ?? 0;
   const need = req.limit ? skip + req.limit : Infinity;
@@ -195,34 +268,38 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
     return { docs: out, stats, scores: text?.scores };
   };
   if (!coll) {
-    testOnly(filter);
+    compile(filter);
     return finish([], true);
   }
-  const examine = (doc: Document) => {
-    if (++stats.docsExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
-    return matcher === null || matcher.test(doc);
+  /** Scans `source`, testing candidates with `rest` of the filter; `sorted`: the scan yields the requested order. */
+  const scan = (source: (docs: Document[]) => CandidateSource, rest: Document, sorted: () => boolean): Maybe<FindResult> => {
+    const matcher = compile(rest);
+    const task = new Scan(coll, source, matcher, () => (rest === filter ? matcher : compile(filter)), stats, req.work);
+    if (!req.work) {
+      task.step(Infinity, Infinity);
+      return finish(task.docs, sorted());
+    }
+    return then(req.work.run(task, matcher?.guarded === true), () => finish(task.docs, sorted()));
   };
 
   if (text) {
-    testOnly(filter);
     stats.stage = 'TEXT';
-    return finish(text.docs.filter(examine), false);
+    return scan(() => arraySource(text.docs.map((doc) => ({ ik: coll.keyOf(doc), doc }))), filter, () => false);
   }
 
   const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
   if (ids) {
     stats.stage = 'IDHACK';
-    testOnly(residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)));
     const seen = new Set<string>();
-    const docs: Document[] = [];
+    const candidates: Candidate[] = [];
     for (const id of ids) {
       const ik = idKey(id);
       const doc = coll.docs.get(ik);
       if (!doc || seen.has(ik)) continue;
       seen.add(ik);
-      if (examine(doc)) docs.push(doc);
+      candidates.push({ ik, doc });
     }
-    return finish(docs, false);
+    return scan(() => arraySource(candidates), residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)), () => false);
   }
 
   const bounds = fieldBounds(filter, collator);
@@ -243,17 +320,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
 
   if (!plan) {
     stats.stage = 'COLLSCAN';
-    testOnly(filter);
-    const docs: Document[] = [];
     const ordered = !sort || sort.natural !== undefined;
-    const source = sort?.natural === -1 ? [...coll.docs.values()].reverse() : coll.docs.values();
-    for (const doc of source) {
-      if (examine(doc)) {
-        docs.push(doc);
-        if (ordered && docs.length >= need) break;
-      }
-    }
-    return finish(docs, ordered);
+    return scan((docs) => collectionSource(coll, sort?.natural === -1, () => ordered && docs.length >= need), filter, () => ordered);
   }
 
   const { index } = plan;
@@ -263,37 +331,115 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): F
   // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
   // an array's elements where the condition is about the whole array, and is tested in full).
   const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [index.fields[i], points]));
-  testOnly(residualFilter(filter, guaranteedFields(filter, prefix, collator)));
   // Repeated `$in` values would read their documents twice.
   const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
   stats.intervals = intervals.length;
   const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
+  const chosen = plan;
+  return scan(
+    (docs) => indexSource(coll, chosen, intervals, { sort, need, fullySorted, docs, stats, work: req.work }),
+    residualFilter(filter, guaranteedFields(filter, prefix, collator)),
+    () => fullySorted && intervals.length === 1,
+  );
+}
+
+/** A collection scan in natural order (insertion order; `reverse`: newest first), until `enough()`. */
+function collectionSource(coll: Collection, reverse: boolean, enough: () => boolean): CandidateSource {
+  // The map's own iterator stays valid while other commands write; the reverse order is a copy of the keys.
+  const keys = reverse ? [...coll.docs.keys()].reverse() : null;
+  const entries = keys ? null : coll.docs.entries();
+  let i = 0;
+  return {
+    next() {
+      if (enough()) return null;
+      if (keys) {
+        if (i >= keys.length) return null;
+        const ik = keys[i++];
+        return { ik, doc: coll.docs.get(ik) };
+      }
+      const r = entries!.next();
+      return r.done ? null : { ik: r.value[0], doc: r.value[1] };
+    },
+  };
+}
+
+interface IndexScanState {
+  sort: SortSpec | null;
+  need: number;
+  fullySorted: boolean;
+  /** The scan's matches so far. */
+  docs: Document[];
+  stats: ExecutionStats;
+  work: Work | undefined;
+}
+
+/**
+ * The entries of an index plan's intervals in order. Enough results in index order end an interval: when the order
+ * only covers a prefix of the sort keys, at the end of the current run of equal prefix values (the in-memory sort
+ * orders within it); with no order, never. Before the command gives up the thread, the rest of the current interval
+ * is copied out of the index (which other commands may change meanwhile); later intervals are read when reached.
+ */
+function indexSource(coll: Collection, plan: IndexPlan, intervals: unknown[][], state: IndexScanState): CandidateSource {
+  const { index } = plan;
+  const { sort, need, fullySorted, docs, stats, work } = state;
   // Index positions of the sort keys the scan yields in order, to find where a run of equal values ends.
   const runFields = sort ? sort.keys.slice(0, plan.sortedKeys).map((k) => index.fields.indexOf(k.field)).filter((i) => i >= 0) : [];
   const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i], index.collator) === 0);
   const seen = index.multikey ? new Set<string>() : null;
-  const docs: Document[] = [];
-  for (const interval of intervals) {
-    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
-    const start = docs.length;
-    let lastTaken: IndexEntry | null = null;
-    for (const entry of index.entries.range(from, to, plan.reverse)) {
-      if (++stats.keysExamined % DEADLINE_EVERY === 0) checkDeadline(req.deadline);
-      // Enough results in index order: stop. When the order only covers a prefix of the sort keys, finish the
-      // current run of equal prefix values first (the in-memory sort orders within it); with no order, never stop.
-      const taken = docs.length - (sort ? start : 0);
-      if (taken >= need && (fullySorted || (plan.sortedKeys > 0 && lastTaken && !sameRun(entry, lastTaken)))) break;
-      if (seen) {
-        if (seen.has(entry.ik)) continue;
-        seen.add(entry.ik);
+  let next = 0;
+  let live: Iterator<IndexEntry> | null = null;
+  let copied: IndexEntry[] | null = null;
+  let at = 0;
+  let start = 0;
+  let lastTaken: IndexEntry | null = null;
+  const open = (): boolean => {
+    if (next >= intervals.length || (next > 0 && !sort && docs.length >= need)) return false;
+    const [from, to] = index.bounds(intervals[next++], plan.range?.low, plan.range?.high);
+    live = index.entries.range(from, to, plan.reverse);
+    start = docs.length;
+    lastTaken = null;
+    return true;
+  };
+  const pull = (): IndexEntry | undefined => {
+    if (copied) return at < copied.length ? copied[at++] : undefined;
+    const r = live!.next();
+    return r.done ? undefined : r.value;
+  };
+  const endInterval = () => {
+    live = null;
+    copied = null;
+  };
+  return {
+    next() {
+      for (;;) {
+        if (!live && !copied && !open()) return null;
+        const entry = pull();
+        if (!entry) {
+          endInterval();
+          continue;
+        }
+        if (++stats.keysExamined % DEADLINE_EVERY === 0) work?.checkDeadline();
+        const taken = docs.length - (sort ? start : 0);
+        if (taken >= need && (fullySorted || (plan.sortedKeys > 0 && lastTaken && !sameRun(entry, lastTaken)))) {
+          endInterval();
+          continue;
+        }
+        if (seen) {
+          if (seen.has(entry.ik)) continue;
+          seen.add(entry.ik);
+        }
+        return { ik: entry.ik, doc: coll.docs.get(entry.ik), entry };
       }
-      const doc = coll.docs.get(entry.ik)!;
-      if (examine(doc)) {
-        docs.push(doc);
-        lastTaken = entry;
-      }
-    }
-    if (!sort && docs.length >= need) break;
-  }
-  return finish(docs, fullySorted && intervals.length === 1);
+    },
+    matched(candidate) {
+      lastTaken = candidate.entry!;
+    },
+    detach() {
+      if (!live) return;
+      copied = [];
+      for (let r = live.next(); !r.done; r = live.next()) copied.push(r.value);
+      at = 0;
+      live = null;
+    },
+  };
 }

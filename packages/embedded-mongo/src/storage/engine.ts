@@ -5,6 +5,7 @@
  */
 import type { Document } from 'bson';
 import { MongoCommandError } from '../errors.js';
+import { DEFAULT_WORK_LIMITS, type WorkLimits } from '../query/work.js';
 import type { Change, ChangeLog, ChangeRecorder } from './changes.js';
 import { Collection } from './collection.js';
 import { CursorStore } from './cursors.js';
@@ -68,6 +69,8 @@ export class Engine implements ChangeRecorder {
   readonly cursors = new CursorStore();
   /** Set once recovery is done on a data directory; null while in memory or replaying. */
   changeLog: ChangeLog | null = null;
+  /** How long one command may keep the others waiting (query/work.ts). */
+  workLimits: WorkLimits = DEFAULT_WORK_LIMITS;
 
   get databases(): ReadonlyMap<string, Database> {
     return this.map;
