@@ -190,8 +190,16 @@ export function equalityKey(v: unknown): string {
       return v ? 'T' : 'F';
   }
   if (v === null || v === undefined) return 'z';
-  if (Array.isArray(v)) return `[${v.map(equalityKey).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${equalityKey(v[k])}`).join(',')}}`;
+  if (Array.isArray(v)) {
+    let key = '[';
+    for (let i = 0; i < v.length; i++) key += (i ? ',' : '') + equalityKey(v[i]);
+    return `${key}]`;
+  }
+  if (isPlainObject(v)) {
+    let key = '{';
+    for (const k of Object.keys(v)) key += `${key.length > 1 ? ',' : ''}${JSON.stringify(k)}:${equalityKey(v[k])}`;
+    return `${key}}`;
+  }
   switch (typeRank(v)) {
     case 3: {
       // Beyond 2^53 a Long is exact only as itself; doubles there are rarely equal to one, and then differ here.

@@ -18,7 +18,7 @@ import { Query } from 'mingo/query';
 import type { Options } from 'mingo/types';
 import { update as mingoUpdate } from 'mingo/updater';
 import { evalExpr } from 'mingo/core';
-import { cloneDoc, equalityKey, isPlainObject } from '../bson-values.js';
+import { cloneDoc, equalityKey, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { fromMingoError, MongoCommandError } from '../errors.js';
 import { expressionOverrides, projectionOverrides, queryOverrides } from './bson-operators.js';
 import { collatorOf, type Collator } from './collation.js';
@@ -93,37 +93,62 @@ const $project: typeof pipelineOperators.$project = (collection, expr, options) 
   return pipelineOperators.$project(read, expr, options).map((doc) => order(doc as Document, current));
 };
 
-/** The private expression that turns a `$group` key into its equality key (never valid in a pipeline as sent). */
+/** The private expression that turns a `$group` key into its group (never valid in a pipeline as sent). */
 const GROUP_KEY = '$__embeddedGroupKey';
+
+/** Marks a group key made by `$groupKey` (a string that starts with a NUL is made one too, so none is taken for another). */
+const TOKEN = '\0';
 
 interface GroupKeyArgs {
   id: unknown;
-  /** Equality key → the first key value seen with it. */
-  keys: Map<string, unknown>;
+  /** A group's key (a number, or a token) → the first key value seen in it, which the group answers as its `_id`. */
+  firsts: Map<unknown, unknown>;
 }
 
+/**
+ * A document's group, as mingo's `$group` compares keys: strings, booleans, null and dates as they are (mingo compares
+ * those as MongoDB does), numbers of every BSON type as one JS number when they are exactly one (`1`, `1.0` and
+ * `NumberLong(1)` are one group), anything else (documents, arrays, ObjectIds, other numbers) as a token string of its
+ * equality key (bson-values.ts `equalityKey`: documents in field order), which is also quicker for mingo to group.
+ */
 const $groupKey = (obj: object, args: unknown, options: Options) => {
-  const { id, keys } = (args ?? {}) as Partial<GroupKeyArgs>;
-  if (!(keys instanceof Map)) throw new MongoCommandError(168, `Unrecognized expression '${GROUP_KEY}'`);
+  const { id, firsts } = (args ?? {}) as Partial<GroupKeyArgs>;
+  if (!(firsts instanceof Map)) throw new MongoCommandError(168, `Unrecognized expression '${GROUP_KEY}'`);
   const value = evalExpr(obj, id, options) ?? null;
-  const key = equalityKey(value);
-  if (!keys.has(key)) keys.set(key, value);
+  if (value === null || typeof value === 'boolean' || value instanceof Date || (typeof value === 'string' && !value.startsWith(TOKEN))) return value;
+  let key: unknown;
+  if (typeof value === 'number') key = value;
+  else if (typeRank(value) === 3 && Number.isSafeInteger(toNumber(value))) key = toNumber(value);
+  else key = TOKEN + equalityKey(value);
+  if (!firsts.has(key)) firsts.set(key, value);
   return key;
 };
 
+/** A group key mingo compares as MongoDB does. */
+const plainKey = (v: unknown) => v === null || typeof v === 'boolean' || typeof v === 'number' || v instanceof Date || (typeof v === 'string' && !v.startsWith(TOKEN));
+
 /**
  * `$group` with MongoDB's key equality: mingo's ignores the order of a document's fields (`{ a: 1, b: 2 }` and
- * `{ b: 2, a: 1 }` would be one group) and tells Long from int apart. Documents are grouped by the equality key of
- * their `_id` value (bson-values.ts `equalityKey`), and each group answers the first such value as its `_id` (null
- * for a missing one, as MongoDB does).
+ * `{ b: 2, a: 1 }` would be one group) and tells `1` from `NumberLong(1)`. With the `_id` expression wrapped in
+ * `$groupKey`, each group answers the first key value seen in it (null for a missing key, as in MongoDB). A document
+ * `_id` (`{ day: ..., status: ... }`) is wrapped at once; any other is grouped by mingo first, which stands when every
+ * key it met was a plain one (the usual case, and then nothing is added to mingo's work).
  */
 const $group: typeof pipelineOperators.$group = (collection, expr, options) => {
   if (!isPlainObject(expr) || !('_id' in expr)) return pipelineOperators.$group(collection, expr, options);
-  const keys = new Map<string, unknown>();
-  const grouped = pipelineOperators.$group(collection, { ...expr, _id: { [GROUP_KEY]: { id: expr._id, keys } } }, options);
-  return grouped.map((doc) => {
-    (doc as Document)._id = keys.get((doc as Document)._id as string);
-    return doc;
+  const keyed = (source: Parameters<typeof pipelineOperators.$group>[0]) => {
+    const args: GroupKeyArgs = { id: expr._id, firsts: new Map() };
+    return pipelineOperators.$group(source, { ...expr, _id: { [GROUP_KEY]: args } }, options).map((doc) => {
+      const d = doc as Document;
+      if (args.firsts.has(d._id)) d._id = args.firsts.get(d._id);
+      return d;
+    });
+  };
+  const id = expr._id;
+  if (isPlainObject(id) && !Object.keys(id).some((k) => k.startsWith('$'))) return keyed(collection);
+  return collection.transform((items) => {
+    const groups = pipelineOperators.$group(Lazy(items), expr, options).collect<Document>();
+    return groups.every((g) => plainKey(g._id)) ? Lazy(groups) : keyed(Lazy(items));
   });
 };
 

@@ -169,10 +169,13 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
-/** A document a scan looks at: its primary-map key, the document as the plan found it and, in an index scan, its entry. */
+/**
+ * A document a scan looks at, as the plan found it; its primary-map key when it has to be read again after a pause
+ * (none from the collection's own live iterator) and, in an index scan, its entry.
+ */
 interface Candidate {
-  ik: string;
   doc: Document | undefined;
+  ik?: string;
   entry?: IndexEntry;
 }
 
@@ -215,7 +218,7 @@ class Scan implements Task {
       if (this.pending === null && (this.pending = this.source.next()) === null) return true;
       if (n >= maxItems || (n > 0 && (n & 15) === 0 && performance.now() >= until)) return false;
       const candidate = this.pending;
-      const doc = this.resumed ? this.coll.docs.get(candidate.ik) : candidate.doc;
+      const doc = this.resumed && candidate.ik !== undefined ? this.coll.docs.get(candidate.ik) : candidate.doc;
       if (doc && this.examine(doc)) {
         this.docs.push(doc);
         this.source.matched?.(candidate);
@@ -227,6 +230,9 @@ class Scan implements Task {
   suspend(): void {
     this.source.detach?.();
     this.resumed = true;
+    // The candidate waiting for the next turn is read again then, whatever its source.
+    const pending = this.pending;
+    if (pending?.doc && pending.ik === undefined) this.pending = { doc: pending.doc, ik: this.coll.keyOf(pending.doc) };
   }
 
   private examine(doc: Document): boolean {
@@ -345,20 +351,23 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
 
 /** A collection scan in natural order (insertion order; `reverse`: newest first), until `enough()`. */
 function collectionSource(coll: Collection, reverse: boolean, enough: () => boolean): CandidateSource {
-  // The map's own iterator stays valid while other commands write; the reverse order is a copy of the keys.
-  const keys = reverse ? [...coll.docs.keys()].reverse() : null;
-  const entries = keys ? null : coll.docs.entries();
-  let i = 0;
+  if (reverse) {
+    // A copy of the keys, newest first: each document is read by its key.
+    const keys = [...coll.docs.keys()].reverse();
+    let i = 0;
+    return { next: () => (enough() || i >= keys.length ? null : { ik: keys[i], doc: coll.docs.get(keys[i++]) }) };
+  }
+  // The map's own iterator stays valid while other commands write, and gives each document as it is now. One
+  // candidate object serves the whole scan (a scan holds one candidate at a time).
+  const values = coll.docs.values();
+  const candidate: Candidate = { doc: undefined };
   return {
     next() {
       if (enough()) return null;
-      if (keys) {
-        if (i >= keys.length) return null;
-        const ik = keys[i++];
-        return { ik, doc: coll.docs.get(ik) };
-      }
-      const r = entries!.next();
-      return r.done ? null : { ik: r.value[0], doc: r.value[1] };
+      const r = values.next();
+      if (r.done) return null;
+      candidate.doc = r.value;
+      return candidate;
     },
   };
 }
