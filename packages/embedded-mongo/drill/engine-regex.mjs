@@ -5,8 +5,9 @@
 //   1. find with maxTimeMS 2000 over the 200 000: must fail with 50 MaxTimeMSExpired within 2 s and a little.
 //   2. find without maxTimeMS, from a client that gives up after 10 s (socketTimeoutMS): the bystander must be served
 //      throughout; once the client is gone the engine must stop working on it (its CPU drops).
-//   3. count over the 20 catastrophic strings, without maxTimeMS: each regex execution is abandoned after 250 ms
-//      (it then matches nothing, as at PCRE2's match limit); the count answers 0 after about 20 × 270 ms.
+//   3. count over the 20 catastrophic strings, without maxTimeMS: each regex execution is stopped after 250 ms,
+//      tried alone and abandoned once it has taken 250 ms of CPU (it then matches nothing, as at PCRE2's match limit);
+//      the count answers 0 after about 20 × (270 + 250) ms.
 //   4. the same regex in $regexMatch: fails with 51156 after one budget.
 // Prints the bystander's longest ping per phase; exits 1 if any check fails or a ping took longer than the stated
 // bound (slice 20 ms + regex budget 250 ms) plus 330 ms of scheduling slack on a loaded machine.

@@ -6,11 +6,12 @@
  *   Past that, it continues in slices with a turn of the event loop between them, where other connections' commands
  *   run (the command's connection waits for its reply, as with MongoDB's yielding).
  * - Evaluations that run regexes are guarded (guard.ts): a watchdog stops a slice at `SLICE_MS + REGEX_MS`. A slice
- *   starts documents only within its first `SLICE_MS`, so a stopped slice means one document has run `REGEX_MS`;
- *   when a single regex execution alone has run that long it is abandoned (it answers no match from then on, as
- *   MongoDB answers when PCRE2 reaches its match limit; an aggregation expression's fails the command with 51156),
- *   and the document is evaluated again. A document that is slow without any one execution being so gets the whole
- *   of a turn, doubled at each try.
+ *   starts documents only within its first `SLICE_MS`, so a stopped slice means one document has run `REGEX_MS`.
+ *   When a single regex execution alone has run that long, it runs again alone in a turn of its own, and if it then
+ *   takes `REGEX_MS` of CPU time it is abandoned (it answers no match from then on, as MongoDB answers when PCRE2
+ *   reaches its match limit; an aggregation expression's fails the command with 51156); either way the document is
+ *   evaluated again. A document that is slow without any one execution being so gets the whole of a turn, doubled at
+ *   each try.
  * - `maxTimeMS` ends the command with 50 MaxTimeMSExpired when its deadline passes, also inside a regex (the
  *   watchdog's timeout is never past the deadline); a client that disconnects ends it with 279 at its next turn.
  *
@@ -18,9 +19,10 @@
  * a single document whose evaluation is slow without any one regex execution being slow, and behind stages that need
  * all their input at once ($group, $sort, ...), which run in one turn.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MongoCommandError } from '../errors.js';
-import { regexLimitError, runGuarded, type RegexBudget } from './guard.js';
+import { regexLimitError, runGuarded, type RegexBudget, type RunningRegex } from './guard.js';
 
 export type Maybe<T> = T | Promise<T>;
 
@@ -56,6 +58,8 @@ export class Work implements RegexBudget {
   /** The next guarded attempt evaluates only the pending item, with `budget` ms. */
   private single = false;
   private budget: number;
+  /** A regex execution the watchdog stopped, to be tried alone before anything else (trySuspect). */
+  private suspect: Suspect | null = null;
 
   constructor(
     /** `Date.now()` past which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
@@ -97,6 +101,10 @@ export class Work implements RegexBudget {
 
   /** One turn of `task`; true when it is done. */
   private attempt(task: Task, guarded: boolean): boolean {
+    if (this.suspect) {
+      this.trySuspect(this.suspect);
+      return false;
+    }
     const { sliceMs, regexMs } = this.limits;
     const start = performance.now();
     const until = this.single ? Infinity : start + sliceMs;
@@ -113,12 +121,10 @@ export class Work implements RegexBudget {
     this.checkDeadline();
     if (remaining <= allowed) throw maxTimeExpired();
     const culprit = result.running;
-    // Timers are not exact to the millisecond: an execution that ran nearly its budget is the one to blame.
+    // Timers are not exact to the millisecond: an execution that ran nearly its budget may be the one to blame. Its
+    // own turn tells (trySuspect).
     if (culprit && performance.now() - culprit.since >= regexMs * 0.9) {
-      if (culprit.regex.operator) throw regexLimitError(culprit.regex.operator);
-      let inputs = this.abandoned.get(culprit.regex);
-      if (!inputs) this.abandoned.set(culprit.regex, (inputs = new Set()));
-      inputs.add(culprit.input);
+      this.suspect = { ...culprit, allowed: regexMs };
       this.budget = regexMs;
     } else {
       this.budget = this.single ? this.budget * 2 : regexMs;
@@ -126,4 +132,55 @@ export class Work implements RegexBudget {
     this.single = true;
     return false;
   }
+
+  /**
+   * A turn for one regex execution the watchdog stopped: wall-clock time also counts time the thread did not run
+   * (a loaded machine, a garbage collection), so the execution runs again alone and the CPU time it takes decides.
+   * Done within its budget: it is innocent, the item is evaluated again as it was. Stopped after `regexMs` of CPU: it
+   * is abandoned (an aggregation expression's fails the command). Stopped with less: the thread was starved; it gets
+   * twice the time in its next turn.
+   */
+  private trySuspect(suspect: Suspect): void {
+    const { regexMs } = this.limits;
+    const remaining = this.deadline === undefined ? Infinity : this.deadline - Date.now();
+    const cpuBefore = threadCpuMs();
+    // The built-in exec: neither the abandoned executions nor the tracking of guard.ts apply to this run.
+    const result = runGuarded(this, () => RegExp.prototype.exec.call(suspect.regex, suspect.input), Math.min(suspect.allowed, Math.max(remaining, 1)));
+    const cpu = threadCpuMs() - cpuBefore;
+    suspect.regex.lastIndex = 0;
+    if (result.completed) {
+      this.suspect = null;
+      return;
+    }
+    this.checkDeadline();
+    if (remaining <= suspect.allowed) throw maxTimeExpired();
+    if (cpu < regexMs * 0.9) {
+      suspect.allowed *= 2;
+      return;
+    }
+    this.suspect = null;
+    if (suspect.regex.operator) throw regexLimitError(suspect.regex.operator);
+    let inputs = this.abandoned.get(suspect.regex);
+    if (!inputs) this.abandoned.set(suspect.regex, (inputs = new Set()));
+    inputs.add(suspect.input);
+  }
+}
+
+interface Suspect extends RunningRegex {
+  /** Wall-clock time its next run may take. */
+  allowed: number;
+}
+
+const THREAD_STAT = '/proc/thread-self/stat';
+const hasThreadStat = existsSync(THREAD_STAT);
+
+/** CPU time of this thread in ms (Linux; elsewhere the process's), read only when a regex execution is on trial. */
+function threadCpuMs(): number {
+  if (!hasThreadStat) {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  }
+  // Fields after the command name: state is the first, utime and stime the 12th and 13th, in clock ticks (1/100 s).
+  const fields = readFileSync(THREAD_STAT, 'latin1').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
