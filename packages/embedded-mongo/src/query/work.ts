@@ -7,17 +7,17 @@
  *   run (the command's connection waits for its reply, as with MongoDB's yielding).
  * - Evaluations that run regexes are guarded (guard.ts): a watchdog stops a slice at `SLICE_MS + REGEX_MS`. A slice
  *   starts documents only within its first `SLICE_MS`, so a stopped slice means one document has run `REGEX_MS`.
- *   When a single regex execution alone has run that long, it runs again alone in a turn of its own, and if it then
- *   takes `REGEX_MS` of CPU time it is abandoned (it answers no match from then on, as MongoDB answers when PCRE2
+ *   When a single regex execution alone has run that long while the thread had the CPU, or, on a starved thread,
+ *   when it takes `REGEX_MS` of CPU time running again alone in a turn of its own (trySuspect), it is abandoned (it answers no match from then on, as MongoDB answers when PCRE2
  *   reaches its match limit; an aggregation expression's fails the command with 51156); either way the document is
  *   evaluated again. A document that is slow without any one execution being so gets the whole of a turn, doubled at
  *   each try.
  * - `maxTimeMS` ends the command with 50 MaxTimeMSExpired when its deadline passes, also inside a regex (the
  *   watchdog's timeout is never past the deadline); a client that disconnects ends it with 279 at its next turn.
  *
- * So another connection's command waits at most about SLICE_MS + REGEX_MS (270 ms) behind any command, except behind
- * a single document whose evaluation is slow without any one regex execution being slow, and behind stages that need
- * all their input at once ($group, $sort, ...), which run in one turn.
+ * So another connection's command waits at most about SLICE_MS + REGEX_MS (270 ms of this thread's time) behind any
+ * command, except behind a single document whose evaluation is slow without any one regex execution being slow, and
+ * behind stages that need all their input at once ($group, $sort, ...), which run in one turn.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -112,6 +112,7 @@ export class Work implements RegexBudget {
     if (!guarded) return task.step(until, maxItems);
     const allowed = this.single ? this.budget : sliceMs + regexMs;
     const remaining = this.deadline === undefined ? Infinity : this.deadline - Date.now();
+    const cpuAtStart = process.cpuUsage();
     const result = runGuarded(this, () => task.step(until, maxItems), Math.min(allowed, Math.max(remaining, 1)));
     if (result.completed) {
       this.single = false;
@@ -121,10 +122,13 @@ export class Work implements RegexBudget {
     this.checkDeadline();
     if (remaining <= allowed) throw maxTimeExpired();
     const culprit = result.running;
-    // Timers are not exact to the millisecond: an execution that ran nearly its budget may be the one to blame. Its
-    // own turn tells (trySuspect).
+    // Timers are not exact to the millisecond: an execution that ran nearly its budget is the one to blame, when the
+    // thread had the CPU all along; when it did not, a turn of its own tells (trySuspect).
     if (culprit && performance.now() - culprit.since >= regexMs * 0.9) {
-      this.suspect = { ...culprit, allowed: regexMs };
+      const { user, system } = process.cpuUsage(cpuAtStart);
+      const share = (user + system) / 1000 / (performance.now() - start);
+      if (share >= 0.9) this.abandon(culprit);
+      else this.suspect = { ...culprit, allowed: trialTime(regexMs, share) };
       this.budget = regexMs;
     } else {
       this.budget = this.single ? this.budget * 2 : regexMs;
@@ -137,13 +141,14 @@ export class Work implements RegexBudget {
    * A turn for one regex execution the watchdog stopped: wall-clock time also counts time the thread did not run
    * (a loaded machine, a garbage collection), so the execution runs again alone and the CPU time it takes decides.
    * Done within its budget: it is innocent, the item is evaluated again as it was. Stopped after `regexMs` of CPU: it
-   * is abandoned (an aggregation expression's fails the command). Stopped with less: the thread was starved; it gets
-   * twice the time in its next turn.
+   * is abandoned (an aggregation expression's fails the command). Stopped with less: the thread was starved; its next
+   * turn gets the wall-clock time that `regexMs` of CPU takes at the share of a CPU it had.
    */
   private trySuspect(suspect: Suspect): void {
     const { regexMs } = this.limits;
     const remaining = this.deadline === undefined ? Infinity : this.deadline - Date.now();
     const cpuBefore = threadCpuMs();
+    const start = performance.now();
     // The built-in exec: neither the abandoned executions nor the tracking of guard.ts apply to this run.
     const result = runGuarded(this, () => RegExp.prototype.exec.call(suspect.regex, suspect.input), Math.min(suspect.allowed, Math.max(remaining, 1)));
     const cpu = threadCpuMs() - cpuBefore;
@@ -155,14 +160,19 @@ export class Work implements RegexBudget {
     this.checkDeadline();
     if (remaining <= suspect.allowed) throw maxTimeExpired();
     if (cpu < regexMs * 0.9) {
-      suspect.allowed *= 2;
+      suspect.allowed = Math.max(1.5 * suspect.allowed, trialTime(regexMs, cpu / (performance.now() - start)));
       return;
     }
     this.suspect = null;
-    if (suspect.regex.operator) throw regexLimitError(suspect.regex.operator);
-    let inputs = this.abandoned.get(suspect.regex);
-    if (!inputs) this.abandoned.set(suspect.regex, (inputs = new Set()));
-    inputs.add(suspect.input);
+    this.abandon(suspect);
+  }
+
+  /** From now on, in this command, `regex` on `input` answers no match (an aggregation expression's fails the command). */
+  private abandon({ regex, input }: RunningRegex): void {
+    if (regex.operator) throw regexLimitError(regex.operator);
+    let inputs = this.abandoned.get(regex);
+    if (!inputs) this.abandoned.set(regex, (inputs = new Set()));
+    inputs.add(input);
   }
 }
 
@@ -170,6 +180,9 @@ interface Suspect extends RunningRegex {
   /** Wall-clock time its next run may take. */
   allowed: number;
 }
+
+/** Wall-clock time in which a thread that had `share` of a CPU gets a little more than `cpuMs` of it. */
+const trialTime = (cpuMs: number, share: number) => (1.1 * cpuMs) / Math.min(1, Math.max(share, 0.1));
 
 const THREAD_STAT = '/proc/thread-self/stat';
 const hasThreadStat = existsSync(THREAD_STAT);
