@@ -20,6 +20,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -54,6 +55,12 @@ export class ConversationView {
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /**
+   * On a channel with a reply window: when it closes (the contact's last message + the channel's
+   * `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+   * Free-form messages after it answer 409 `reply-window-closed`; templates go through
+   */
+  replyWindowExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -76,6 +83,7 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
     };

@@ -20,7 +20,7 @@ import {
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
@@ -138,6 +138,40 @@ export class ConversationsService {
       await this.create(companyId, { contactId, channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+
+  /** The contact's open conversation on the channel, or null. */
+  async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
+    const open = await this.conversations.findOpen(companyId, contactId, channel);
+    return open ? ConversationView.from(open) : null;
+  }
+
+  /**
+   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
+   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
+   * already (a concurrent call opened it), answers that one as it is.
+   */
+  async openAssigned(companyId: CompanyId, contactId: Types.ObjectId, channel: string, agentId: string): Promise<ConversationView> {
+    const agent = toObjectId(agentId);
+    try {
+      const stored = await this.conversations.insert(
+        companyId,
+        { contactId, channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        (conversation) => {
+          const snapshot = ConversationView.from(conversation);
+          return [
+            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
+            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
+          ];
+        },
+      );
+      return ConversationView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const open = await this.findOpen(companyId, contactId, channel);
+      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
+      return open;
     }
   }
 
@@ -276,18 +310,17 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
-   * conversation after the change, or null when it is missing or closed.
+   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
+   * after the change, or null when it is missing or closed, or its reply window refused the message.
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    at: Date,
-    isResponse: boolean,
+    recorded: RecordedMessage,
   ): Promise<ConversationView | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
+    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
     return updated ? ConversationView.from(updated) : null;
   }
 

@@ -18,9 +18,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the sixteen names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(16);
-    expect(DOMAIN_EVENTS).toHaveLength(8);
+  it('accepts exactly the twenty names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(20);
+    expect(DOMAIN_EVENTS).toHaveLength(10);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });
