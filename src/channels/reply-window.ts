@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { problemExample, ProblemDetailsDto } from '../common/errors/api-error-responses.js';
 import { problemTypeUri, TypedProblemException } from '../common/errors/typed-problem.exception.js';
 
@@ -47,11 +47,11 @@ export class ReplyWindowClosedException extends TypedProblemException {
 
 /** The 409 body of a closed reply window, for the OpenAPI document. */
 export class ReplyWindowClosedProblemDto extends ProblemDetailsDto {
-  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'When the window closed; null when it never opened (the contact has not written on the channel yet)' })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'date-time', description: 'When the window closed; null when it never opened (the contact has not written on the channel yet)' })
   closedAt?: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '6650f0c2a1b2c3d4e5f60718', description: 'null for a proactive message that found no open conversation' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: '6650f0c2a1b2c3d4e5f60718', description: 'null for a proactive message that found no open conversation' })
   conversationId?: string | null;
-  @ApiProperty({ example: 'whatsapp' })
+  @ApiPropertyOptional({ example: 'whatsapp' })
   channel?: string;
 }
 
@@ -65,10 +65,10 @@ const CLOSED_EXAMPLE = {
 };
 
 /**
- * Documents the 409 of a free-form message outside the reply window: its problem type and members, with `other`
- * (the route's other 409s, if any) in the description and as a second example.
+ * Documents the 409 of a free-form message outside the reply window: its problem type and members, with the route's
+ * other conflict, if any, in the description.
  */
-export const ApiReplyWindowClosedResponse = (other?: { description: string; message: string }) =>
+export const ApiReplyWindowClosedResponse = (otherConflict?: string) =>
   applyDecorators(
     ApiExtraModels(ReplyWindowClosedProblemDto),
     ApiResponse({
@@ -76,15 +76,7 @@ export const ApiReplyWindowClosedResponse = (other?: { description: string; mess
       description:
         `The channel has a reply window and it is not open: problem type \`${REPLY_WINDOW_CLOSED}\` with \`closedAt\` ` +
         '(null: never opened); send an approved template instead' +
-        (other ? `; or ${other.description}` : ''),
-      content: {
-        'application/problem+json': {
-          schema: { $ref: getSchemaPath(ReplyWindowClosedProblemDto) },
-          examples: {
-            replyWindowClosed: { summary: 'Reply window closed', value: CLOSED_EXAMPLE },
-            ...(other ? { conflict: { summary: other.description, value: problemExample(409, other.message) } } : {}),
-          },
-        },
-      },
+        (otherConflict ? `; or ${otherConflict}` : ''),
+      content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ReplyWindowClosedProblemDto) }, example: CLOSED_EXAMPLE } },
     }),
   );

@@ -42,10 +42,7 @@ export class ConversationsController {
       'stored: start it with a template instead (`POST /v1/messages`).',
   })
   @ApiCreatedResponse({ type: ConversationWithContactView })
-  @ApiReplyWindowClosedResponse({
-    description: 'the contact already has an open conversation on the channel',
-    message: 'Contact 6650f0c2a1b2c3d4e5f60719 already has an open conversation on channel whatsapp (6650f0c2a1b2c3d4e5f60718)',
-  })
+  @ApiReplyWindowClosedResponse('the contact already has an open conversation on the channel (about:blank)')
   async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationWithContactView> {
     return this.contacts.embedOne(agent.companyId, await this.messages.startConversation(agent, dto));
   }

@@ -29,7 +29,7 @@ export class ProactiveMessagesController {
       'Send an `Idempotency-Key` so that a retry cannot send twice.',
   })
   @ApiCreatedResponse({ type: ProactiveMessageView })
-  @ApiReplyWindowClosedResponse({ description: 'the channel is inactive', message: 'Channel whatsapp is inactive: proactive messages cannot be sent on it' })
+  @ApiReplyWindowClosedResponse('the channel is inactive (about:blank)')
   send(@CurrentAgent() agent: AgentPrincipal, @Body() dto: ProactiveMessageDto): Promise<ProactiveMessageView> {
     return this.proactive.send(agent, dto);
   }
