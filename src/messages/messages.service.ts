@@ -122,7 +122,15 @@ export class MessagesService {
     sender: OutboundSender,
     options: SendOptions = {},
   ): Promise<DeliveredMessage> {
-    const draft = { direction: 'outbound', type: 'text', text, caption: null, media: null, senderType: sender.type, senderId: sender.id ? toObjectId(sender.id) : null } as const;
+    const draft = {
+      direction: 'outbound',
+      type: 'text',
+      text,
+      caption: null,
+      media: null,
+      senderType: sender.type,
+      senderId: sender.id ? toObjectId(sender.id) : null,
+    } as const;
     return this.sendFreeForm(companyId, conversationId, draft, options, async () => {
       await this.conversations.getOrThrow(companyId, conversationId);
     });
