@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { REPLY_WINDOW_CLOSED } from './channels/reply-window.js';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
 import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
@@ -37,7 +38,8 @@ Errors are RFC 9457 problem details (\`application/problem+json\`) with \`status
 \`message\`, \`requestId\` and, for a 400, \`errors: [{ field, message }]\`. Lists answer
 \`{ data, nextCursor }\`; pass \`nextCursor\` back to get the next page (\`limit\` 1..100, default 50).
 Unknown fields, malformed JSON and \`$\`-operators in bodies or queries answer 400; a malformed or
-foreign id in a path answers 404.
+foreign id in a path answers 404. A problem of a kind clients act on has a \`type\` of its own with its members:
+\`${REPLY_WINDOW_CLOSED}\` (409, \`closedAt\`) for a free-form message outside a channel's reply window.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
 \`messages:write\`, \`events:read\`, \`templates:manage\`); every answer is \`{ success, data | message | error }\`.
