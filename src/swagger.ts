@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { REPLY_WINDOW_CLOSED } from './channels/reply-window.js';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
 import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
@@ -37,10 +38,11 @@ Errors are RFC 9457 problem details (\`application/problem+json\`) with \`status
 \`message\`, \`requestId\` and, for a 400, \`errors: [{ field, message }]\`. Lists answer
 \`{ data, nextCursor }\`; pass \`nextCursor\` back to get the next page (\`limit\` 1..100, default 50).
 Unknown fields, malformed JSON and \`$\`-operators in bodies or queries answer 400; a malformed or
-foreign id in a path answers 404.
+foreign id in a path answers 404. A problem of a kind clients act on has a \`type\` of its own with its members:
+\`${REPLY_WINDOW_CLOSED}\` (409, \`closedAt\`) for a free-form message outside a channel's reply window.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
-\`messages:write\`, \`events:read\`); every answer is \`{ success, data | message | error }\`.
+\`messages:write\`, \`events:read\`, \`templates:manage\`); every answer is \`{ success, data | message | error }\`.
 
 **Events**: the company's event log, with the webhook deliveries' event ids, as a resumable list
 (\`GET /v1/events\`, \`GET /api/external/events\`) and as Server-Sent Events streams (\`.../events/stream\`).
@@ -58,18 +60,21 @@ carry a token, key or secret carry \`Cache-Control: no-store\`.
 const TAGS: [string, string][] = [
   ['Auth', 'Register a company, log in: the bearer token of Interface A'],
   ['Conversations', 'Start, list, assign, hand off, snooze and close conversations, one or in bulk; transcripts'],
-  ['Messages', 'The messages of a conversation, private notes included'],
+  ['Messages', 'The messages of a conversation (private notes included), and proactive messages that start one'],
   ['Canned responses', 'Saved replies agents send by short code, with placeholders'],
   ['Media', 'Send and read back images, video, audio and documents'],
   ['Contacts', 'The people conversations are with'],
   ['Flows', 'Automations that run steps on a conversation'],
   ['Agents', 'The people of your company who work conversations'],
+  ['Channels', 'The channels conversations run on, and their reply windows'],
+  ['Message templates', 'Messages a channel approves in advance: the only ones it lets through outside the reply window'],
   ['Settings', 'Time zone, business hours, welcome message, auto-assignment'],
   ['Analytics', 'Figures over time and right now'],
   ['Webhooks', 'Event subscriptions and their deliveries (Interface A)'],
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
   ['Interface B: delivery receipts', 'What became of the outbound messages your channel connector relayed'],
+  ['Interface B: message templates', "The channel's verdict on each template, reported by your channel connector"],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
   ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],

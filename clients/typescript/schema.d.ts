@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Start a conversation with a contact (status bot, priority medium unless given)
-         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409.
+         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is stored: start it with a template instead (`POST /v1/messages`).
          */
         post: operations["ConversationsController_start_v1"];
         delete?: never;
@@ -299,16 +299,43 @@ export interface paths {
         get: operations["MessagesController_list_v1"];
         put?: never;
         /**
-         * Send a text message or a canned response to the contact, or add a private note
-         * @description Give exactly one of `text` and `cannedResponseId` (400 naming the field otherwise).
+         * Send to the contact (text, a canned response or an approved template), or add a private note
+         * @description Give exactly one of `text`, `cannedResponseId` and `template` (400 naming the fields otherwise).
          *
          *     - `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s firstResponseAt on its first reply.
          *     - `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, you, your company; a missing value renders as empty), sent as your text message. A response that is not your company’s answers 400.
+         *     - `{ template: { name, language, variables } }`: an `approved` template of the conversation’s channel (400 `template.name` otherwise) with one variable per placeholder (400 `template.variables` otherwise). The message has `type: "template"`, `template: { id, name, language, variables }` and the rendered `text`; `message.sent` carries it, so the connector sends the template by name.
          *     - `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, `delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; `mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.
+         *
+         *     **Reply window.** On a channel with `replyWindowHours`, free-form messages (text, canned responses) go through only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 with problem type `urn:parley:problem:reply-window-closed` and `closedAt`. Templates and notes go through at any time.
          *
          *     Sending to the contact on a closed conversation answers 400.
          */
         post: operations["MessagesController_send_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Message a contact first: finds or creates the contact, uses its open conversation or opens one, sends
+         * @description `to` names the contact by `contactId`, `phone` or `email` (a phone or e-mail without a contact creates one, named `name`). The message goes into the contact’s open conversation on `channel`, or a new one assigned to you (`human`, with `conversation.created` and `conversation.assigned`). Exactly one of `text` or `template`.
+         *
+         *     **Reply window.** A new conversation on a channel with `replyWindowHours` has no open window, so only a `template` is accepted there; `text` answers 409 (problem type `urn:parley:problem:reply-window-closed`, `closedAt: null`), and so does text to an open conversation whose window has closed. Whatever is refused (400, 409) stores nothing: no contact, no conversation. An inactive channel answers 409.
+         *
+         *     Send an `Idempotency-Key` so that a retry cannot send twice.
+         */
+        post: operations["ProactiveMessagesController_send_v1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -407,6 +434,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels, newest first
+         * @description Any agent. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        get: operations["ChannelsController_list_v1"];
+        put?: never;
+        /**
+         * Create a channel (admin)
+         * @description `key` is what conversations on it carry in `channel`: unique in your company (409 when taken), lower-case `[a-z0-9_.:+-]{1,64}`, fixed once created, as is `type`. `replyWindowHours` defaults to 24 for `whatsapp`, null otherwise. At most 100 channels per company. Changes reach every API process within 2 seconds. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        post: operations["ChannelsController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["ChannelsController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel (admin)
+         * @description Its conversations and templates stay; its conversations then behave as on a key without a record (no reply window).
+         */
+        delete: operations["ChannelsController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel (admin): name, address, replyWindowHours, isActive
+         * @description A new `replyWindowHours` applies to each conversation from its next inbound message; windows already open keep their end. null removes the window: free-form messages go through again at once.
+         */
+        patch: operations["ChannelsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List message templates, newest first
+         * @description Any agent. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["MessageTemplatesController_list_v1"];
+        put?: never;
+        /**
+         * Create a message template (supervisor), pending the channel’s approval
+         * @description `channel` is the key of one of your channels (400 otherwise). `body` holds placeholders `{{1}}`..`{{n}}` numbered from 1 without gaps (400 naming the gap). Channel + name + language is unique: 409 when taken. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        post: operations["MessageTemplatesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message template
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["MessageTemplatesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message template (supervisor)
+         * @description It can no longer be sent; messages already sent with it keep their text and `template`.
+         */
+        delete: operations["MessageTemplatesController_remove_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace’s message templates, newest first (`status=pending`: those awaiting a verdict)
+         * @description API key with the `templates:manage` scope. Pass `nextCursor` back as `cursor`. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["ExternalMessageTemplatesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one message template
+         * @description API key with the `templates:manage` scope. A missing or other workspace's id answers 404.
+         */
+        get: operations["ExternalMessageTemplatesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Report the channel’s verdict on a template: approved, or rejected with a reason
+         * @description API key with the `templates:manage` scope. A new status emits `template.status_changed` (`TEMPLATE_STATUS_CHANGED`) with the template and its `previousStatus`; the status it already has answers 200 and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status.
+         */
+        patch: operations["ExternalMessageTemplatesController_report"];
+        trace?: never;
+    };
     "/api/external/messages": {
         parameters: {
             query?: never;
@@ -440,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Send a file (image, video, audio or document) as a message of a conversation
-         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. Counts 5 requests against the rate limits.
+         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). Counts 5 requests against the rate limits.
          */
         post: operations["MediaController_send_v1"];
         delete?: never;
@@ -560,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow (supervisor)
-         * @description Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
+         * @description Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
          */
         post: operations["FlowsController_create_v1"];
         delete?: never;
@@ -1171,7 +1342,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -1194,7 +1365,7 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1236,7 +1407,7 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1369,6 +1540,43 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        ReplyWindowClosedProblemDto: {
+            /** @example about:blank */
+            type: string;
+            /** @example Bad Request */
+            title: string;
+            /** @example 400 */
+            status: number;
+            /** @example email must be an email */
+            detail: string;
+            /** @example /v1/auth/register */
+            instance: string;
+            /** @example 400 */
+            statusCode: number;
+            /** @example Bad Request */
+            error: string;
+            /**
+             * @example [
+             *       "email must be an email"
+             *     ]
+             */
+            message: string | string[];
+            /** @example 2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a */
+            requestId: string;
+            errors?: components["schemas"]["FieldProblemDto"][];
+            /**
+             * Format: date-time
+             * @description When the window closed; null when it never opened (the contact has not written on the channel yet)
+             */
+            closedAt?: string | null;
+            /**
+             * @description null for a proactive message that found no open conversation
+             * @example 6650f0c2a1b2c3d4e5f60718
+             */
+            conversationId?: string | null;
+            /** @example whatsapp */
+            channel?: string;
+        };
         CreateConversationDto: {
             /**
              * @default api
@@ -1453,6 +1661,13 @@ export interface components {
             closeReason: string | null;
             /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
             snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1580,6 +1795,22 @@ export interface components {
              */
             url: string;
         };
+        MessageTemplateUseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example order_shipped */
+            name: string;
+            /** @example en-US */
+            language: string;
+            /**
+             * @description The values of its placeholders, `{{1}}` first
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables: string[];
+        };
         MessageDeliveryErrorView: {
             /**
              * @description The channel's error code
@@ -1617,10 +1848,13 @@ export interface components {
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
             text: string | null;
             caption: string | null;
             media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
             senderType: "agent" | "bot" | "contact";
             senderId: string | null;
@@ -1638,12 +1872,24 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        SendMessageDto: {
+        SendTemplateDto: {
+            /** @example order_shipped */
+            name: string;
             /**
-             * @description Mode `text`: the text, sent to the contact (or kept as a private note with `private: true`)
-             * @example Your refund is on its way.
+             * @description BCP 47, any case
+             * @example en-US
              */
-            text?: string;
+            language: string;
+            /**
+             * @description The values of the placeholders, `{{1}}` first: exactly as many as the template has (none: leave it out)
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables?: string[];
+        };
+        SendMessageDto: {
             /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
             private?: boolean;
             /**
@@ -1658,6 +1904,61 @@ export interface components {
              * @example 6650f0c2a1b2c3d4e5f60730
              */
             cannedResponseId?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveRecipientDto: {
+            /**
+             * @description A contact of your company
+             * @example 6650f0c2a1b2c3d4e5f60719
+             */
+            contactId?: string;
+            /**
+             * @description International format: the contact with this phone, or a new one
+             * @example +14155552671
+             */
+            phone?: string;
+            /**
+             * Format: email
+             * @description The contact with this e-mail, or a new one
+             * @example grace@example.com
+             */
+            email?: string;
+        };
+        ProactiveMessageDto: {
+            /**
+             * @description The channel key; a new conversation on a channel with a reply window has no open window, so only a template goes there
+             * @example whatsapp
+             */
+            channel: string;
+            /** @description Exactly one of contactId, phone or email */
+            to: components["schemas"]["ProactiveRecipientDto"];
+            /**
+             * @description The contact's name, when `to` is a phone or e-mail: given to a new contact, or to one without a name
+             * @example Grace Hopper
+             */
+            name?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveMessageView: {
+            message: components["schemas"]["MessageView"];
+            /** @description The conversation as it stands after the message: the contact's open one on the channel, or the one opened for it */
+            conversation: components["schemas"]["ConversationView"];
+            /** @description The contact, found or created */
+            contact: components["schemas"]["ContactView"];
         };
         ExternalErrorDto: {
             /** @example false */
@@ -1750,10 +2051,13 @@ export interface components {
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
             text: string | null;
             caption: string | null;
             media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
             senderType: "agent" | "bot" | "contact";
             senderId: string | null;
@@ -1779,6 +2083,170 @@ export interface components {
             contact: components["schemas"]["ContactView"] | null;
             /** @description Every message, oldest first (private notes only with includePrivate=true) */
             messages: components["schemas"]["TranscriptMessageView"][];
+        };
+        ChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /**
+             * @description What conversations on this channel carry in `channel`
+             * @example whatsapp
+             */
+            key: string;
+            /** @enum {string} */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id)
+             * @example +14155550100
+             */
+            address: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; outside it only approved
+             *     templates go through. null: the channel has no window
+             * @example 24
+             */
+            replyWindowHours: number | null;
+            /** @description false: switched off for new business: proactive messages (`POST /v1/messages`) on it answer 409; replies in its open conversations go on, under its reply window */
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /**
+             * @description What conversations on this channel carry in `channel`; unique in your company, fixed once created
+             * @example whatsapp
+             */
+            key: string;
+            /**
+             * @description Fixed once created
+             * @enum {string}
+             */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        UpdateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /** @example WhatsApp Business */
+            name?: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        DeletedChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        MessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /**
+             * @description The key of the channel it is approved on
+             * @example whatsapp
+             */
+            channel: string;
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /** @example Hi {{1}}, your order {{2}} has shipped. */
+            body: string;
+            /**
+             * @description How many `variables` a send must give: the body's placeholders {{1}}..{{n}}
+             * @example 2
+             */
+            placeholderCount: number;
+            /**
+             * @description `pending` until the channel connector reports the channel's verdict; only `approved` templates can be sent
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description Why the channel rejected it; null unless `rejected` */
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateMessageTemplateDto: {
+            /**
+             * @description The key of a channel of your company (POST /v1/channels), lower-cased
+             * @example whatsapp
+             */
+            channel: string;
+            /**
+             * @description Lower-case letters, digits and "_"; unique with channel and language
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description A BCP 47 language tag, stored in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /**
+             * @description Placeholders {{1}}..{{n}}, numbered from 1 without gaps (each may appear more than once)
+             * @example Hi {{1}}, your order {{2}} has shipped.
+             */
+            body: string;
+        };
+        DeletedMessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        ReportTemplateStatusDto: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /**
+             * @description Why the channel rejected it; only with status `rejected`
+             * @example INVALID_FORMAT: variables must not be at the start or end
+             */
+            rejectionReason?: string;
         };
         InboundSenderDto: {
             /**
@@ -1904,6 +2372,11 @@ export interface components {
             autoAssignment: components["schemas"]["AutoAssignmentView"];
             /** @example en */
             language: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+             * @example 60
+             */
+            replyWindowWarningMinutes: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1954,6 +2427,12 @@ export interface components {
              * @example pt-BR
              */
             language?: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+             *     applies to windows opened or extended from then on
+             * @example 60
+             */
+            replyWindowWarningMinutes?: number;
         };
         SendMessageStepDto: {
             /**
@@ -1963,6 +2442,15 @@ export interface components {
             type: "send_message";
             /** @example Thanks! An agent will be with you shortly. */
             text: string;
+        };
+        SendTemplateStepDto: {
+            /**
+             * @description An approved template of the conversation's channel: it goes through also outside the reply window (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "send_template";
+            /** @description Checked when the step runs: an unknown or unapproved template, or a wrong number of variables, fails the step */
+            template: components["schemas"]["SendTemplateDto"];
         };
         AssignStepDto: {
             /**
@@ -2033,7 +2521,7 @@ export interface components {
             keywords: string[];
         };
         FlowView: {
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example Pricing questions */
@@ -2091,7 +2579,7 @@ export interface components {
              *       }
              *     ]
              */
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example Pricing questions */
             name: string;
         };
@@ -2168,7 +2656,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -2194,7 +2682,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2217,7 +2705,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2247,7 +2735,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2330,7 +2818,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2361,7 +2849,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2382,7 +2870,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2419,7 +2907,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -4229,7 +4717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the contact already has an open conversation on the channel (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,18 +4725,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A contact with this e-mail already exists",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A contact with this e-mail already exists",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -5683,7 +6174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5691,18 +6182,182 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ProactiveMessagesController_send_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProactiveMessageDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProactiveMessageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the channel is inactive (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
+                     *       "status": 409,
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -6751,6 +7406,1629 @@ export interface operations {
             };
         };
     };
+    ChannelsController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["ChannelView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the admin role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the admin role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the admin role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageTemplateView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplateDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the supervisor role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an email",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an email"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an email"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     Requires the supervisor role or above
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"][];
+                        /** @description Opaque; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description Missing or invalid credentials
+             *
+             *     Missing, unknown or revoked API key
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     The API key lacks the scope templates:manage
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description Missing or invalid credentials
+             *
+             *     Missing, unknown or revoked API key
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     The API key lacks the scope templates:manage
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Webhook wh_3kTq9 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportTemplateStatusDto"];
+            };
+        };
+        responses: {
+            /** @description The template as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an email"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description Missing or invalid credentials
+             *
+             *     Missing, unknown or revoked API key
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing bearer token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     The API key lacks the scope templates:manage
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This action requires the admin role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Webhook wh_3kTq9 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A contact with this e-mail already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "ThrottlerException: Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
     InboundMessagesController_receive: {
         parameters: {
             query?: never;
@@ -7000,7 +9278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,18 +9286,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description Request body or file too large */
@@ -10802,7 +13083,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -10922,7 +13203,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -11080,7 +13361,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -11202,7 +13483,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };

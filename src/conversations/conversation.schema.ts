@@ -40,7 +40,7 @@ export class Conversation extends EventSource {
   contact: ConversationContact | null;
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
-  @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 64, default: 'api' })
   channel: string;
 
   @Prop({ type: String, enum: CONVERSATION_STATUSES, required: true, default: 'bot' })
@@ -78,6 +78,13 @@ export class Conversation extends EventSource {
 
   @Prop({ type: Date, default: null })
   closedAt: Date | null;
+
+  /**
+   * On a channel with a reply window (contract section 17): when the window the contact's last message opened
+   * closes, set by the write that records an inbound message. Null before any inbound message on such a channel.
+   */
+  @Prop({ type: Date, default: null })
+  replyWindowExpiresAt: Date | null;
 
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;

@@ -22,6 +22,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   closedAt: 1,
   closeReason: 1,
   snoozedUntil: 1,
+  replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -63,6 +64,12 @@ export class ConversationView {
   closeReason: string | null;
   /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
   snoozedUntil: string | null;
+  /**
+   * On a channel with a reply window: when it closes (the contact's last message + the channel's
+   * `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+   * Free-form messages after it answer 409 `reply-window-closed`; templates go through
+   */
+  replyWindowExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -87,6 +94,7 @@ export class ConversationView {
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
       snoozedUntil: iso(conversation.snoozedUntil),
+      replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
     };

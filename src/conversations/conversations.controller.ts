@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
+import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { MessagesService } from '../messages/messages.service.js';
@@ -34,10 +35,12 @@ export class ConversationsController {
     summary: 'Start a conversation with a contact (status bot, priority medium unless given)',
     description:
       'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
-      'A contact has at most one open conversation per channel: a second one answers 409.',
+      'A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no ' +
+      'open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is ' +
+      'stored: start it with a template instead (`POST /v1/messages`).',
   })
   @ApiCreatedResponse({ type: ConversationView })
-  @ApiProblemResponses(409)
+  @ApiReplyWindowClosedResponse('the contact already has an open conversation on the channel (about:blank)')
   async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationView> {
     return this.messages.startConversation(agent, dto);
   }

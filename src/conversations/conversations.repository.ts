@@ -17,6 +17,21 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
 /** The conversation a message goes to: by id, or the contact's open one on a channel. */
 export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
 
+/** What a message does to its conversation (recordMessage). */
+export interface RecordedMessage {
+  /** The message's time. */
+  at: Date;
+  /** An outbound message: the first sets `firstResponseAt`. */
+  isResponse: boolean;
+  /** An inbound message on a channel with a reply window: when the window it opens closes. */
+  opensReplyWindowUntil?: Date;
+  /**
+   * A free-form outbound message: the company's channel keys that have a reply window. On one of them, the message
+   * is recorded only while the conversation's window is open at `at`.
+   */
+  windowedChannels?: readonly string[];
+}
+
 /** A conversation about to be inserted, with what its events show of it. */
 export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
 
@@ -53,6 +68,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       closeReason: null,
       snoozedUntil: null,
       sleep: null,
+      replyWindowExpiresAt: null,
       isOpen: true,
       revision: 0,
       ...data,
@@ -89,22 +105,23 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message at `at` on an open conversation, given by id or as the contact's open one on a channel
-   * (found and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message)
-   * sets `firstResponseAt` once. Answers null when the conversation is missing or closed, so a message can never
-   * land in a closed conversation. Events the conversation still carries (its creation, written by another
-   * process a moment ago) are relayed now, so they are logged before the message's.
+   * Records a new message on an open conversation, given by id or as the contact's open one on a channel (found
+   * and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message) sets
+   * `firstResponseAt` once; an inbound message on a channel with a reply window moves `replyWindowExpiresAt` (only
+   * forward), and a free-form message on such a channel is recorded only while the window is open. Answers null
+   * when the conversation is missing or closed, or its window refuses the message, so a message can never land in a
+   * closed conversation or outside its window. Events the conversation still carries (its creation, written by
+   * another process a moment ago) are relayed now, so they are logged before the message's.
    */
-  async recordMessage(
-    companyId: CompanyId,
-    target: MessageTarget,
-    at: Date,
-    isResponse: boolean,
-  ): Promise<Stored<Conversation> | null> {
-    const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+  async recordMessage(companyId: CompanyId, target: MessageTarget, recorded: RecordedMessage): Promise<Stored<Conversation> | null> {
+    const { at, isResponse, opensReplyWindowUntil, windowedChannels } = recorded;
+    const open: QueryFilter<Conversation> = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+    // Without windowed channels (the company has none) the filter is exactly what it was before reply windows.
+    if (windowedChannels?.length) open.$or = [{ channel: { $nin: windowedChannels } }, { replyWindowExpiresAt: { $gt: at } }];
+    const moved = opensReplyWindowUntil ? { lastMessageAt: at, replyWindowExpiresAt: opensReplyWindowUntil } : { lastMessageAt: at };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
-      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at } }));
+      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: moved }));
     if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.

@@ -21,7 +21,7 @@ import {
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import type { AssignerKind, Conversation, ConversationContact, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
@@ -146,6 +146,41 @@ export class ConversationsService {
       await this.create(companyId, { contactId: contact._id, contact: contactCopy(contact), channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+
+  /** The contact's open conversation on the channel, or null. */
+  async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
+    const open = await this.conversations.findOpen(companyId, contactId, channel);
+    return open ? ConversationView.from(open) : null;
+  }
+
+  /**
+   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
+   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
+   * already (a concurrent call opened it), answers that one as it is.
+   */
+  async openAssigned(companyId: CompanyId, contact: Stored<Contact>, channel: string, agentId: string): Promise<ConversationView> {
+    const agent = toObjectId(agentId);
+    const contactId = contact._id;
+    try {
+      const stored = await this.conversations.insert(
+        companyId,
+        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        (conversation) => {
+          const snapshot = ConversationView.from(conversation);
+          return [
+            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
+            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
+          ];
+        },
+      );
+      return ConversationView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const open = await this.findOpen(companyId, contactId, channel);
+      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
+      return open;
     }
   }
 
@@ -288,23 +323,23 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
-   * conversation after the change, or null when it is missing or closed. The contact's message (not a response)
-   * wakes a snoozed conversation, before the message itself is stored: a reply that is stored never leaves its
-   * conversation asleep (a crash in between leaves it awake, and the connector's retry stores the message).
+   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
+   * after the change, or null when it is missing or closed, or its reply window refused the message. The contact's
+   * message (not a response) wakes a snoozed conversation, before the message itself is stored: a reply that is
+   * stored never leaves its conversation asleep (a crash in between leaves it awake, and the connector's retry
+   * stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    at: Date,
-    isResponse: boolean,
+    recorded: RecordedMessage,
   ): Promise<ConversationView | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
+    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
     if (!updated) return null;
-    if (isResponse || !updated.snoozedUntil) return ConversationView.from(updated);
-    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', at));
+    if (recorded.isResponse || !updated.snoozedUntil) return ConversationView.from(updated);
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
     return ConversationView.from(awake);
   }
 

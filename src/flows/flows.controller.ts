@@ -56,7 +56,8 @@ export class FlowsController {
   @ApiOperation({
     summary: 'Create a flow (supervisor)',
     description:
-      'Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, ' +
+      'Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, ' +
+      'assign {agentId? | strategy?}, set_priority {priority}, ' +
       'add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.',
   })
   @ApiCreatedResponse({ type: FlowView })

@@ -17,7 +17,7 @@ const MAX_TEXT_LENGTH = 4096;
 
 /**
  * What an agent posts to POST /conversations/:id/messages, by mode (send-modes.ts): a text message to the contact, a
- * private note, or a canned response rendered for the conversation and sent as text.
+ * private note, a canned response rendered for the conversation and sent as text, or an approved template by name.
  */
 @Injectable()
 export class MessageComposer {
@@ -41,6 +41,8 @@ export class MessageComposer {
         const text = await this.renderCanned(agent, conversationId, dto.cannedResponseId!);
         return (await this.messages.sendText(agent.companyId, conversationId, text, sender)).message;
       }
+      case 'template':
+        return (await this.messages.sendTemplate(agent.companyId, conversationId, dto.template!, sender)).message;
     }
   }
 

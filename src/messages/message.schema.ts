@@ -6,7 +6,8 @@ import { EventSource, indexPendingEvents } from '../events/pending-event.schema.
 /** `internal`: a private note, never sent to the contact (contract section 15). */
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound', 'internal'] as const;
 export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
-export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
+/** `template`: an approved message template sent by name, its `text` the rendered body (contract section 17). */
+export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document', 'template'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -22,6 +23,14 @@ export interface MessageMedia {
   fileName: string;
   mimeType: string;
   size: number;
+}
+
+/** Which template a `template` message sent, and with what: the connector sends it to the channel by name. */
+export interface MessageTemplateUse {
+  id: Types.ObjectId;
+  name: string;
+  language: string;
+  variables: string[];
 }
 
 export interface DeliveryError {
@@ -84,6 +93,10 @@ export class Message extends EventSource {
 
   @Prop({ type: Object, default: null })
   media: MessageMedia | null;
+
+  /** Only on `template` messages. */
+  @Prop({ type: Object })
+  template?: MessageTemplateUse;
 
   @Prop({ type: String, enum: SENDER_TYPES, required: true })
   senderType: SenderType;

@@ -21,9 +21,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the twenty-two names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(22);
-    expect(DOMAIN_EVENTS).toHaveLength(11);
+  it('accepts exactly the twenty-six names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(26);
+    expect(DOMAIN_EVENTS).toHaveLength(13);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

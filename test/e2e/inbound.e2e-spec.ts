@@ -61,6 +61,7 @@ describe('POST /api/external/messages', () => {
       text: 'Where is my order?',
       caption: null,
       media: null,
+      template: null,
       senderType: 'contact',
       senderId: conversation.contactId,
       externalId: null,

@@ -118,6 +118,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
           size: content.length,
           url: `/v1/media/${response.body.media.id}`,
         },
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,

@@ -58,6 +58,7 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
       text: 'VIP: refund without asking',
       caption: null,
       media: null,
+      template: null,
       senderType: 'agent',
       senderId: acme.agentId,
       externalId: null,
@@ -125,7 +126,9 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
     const mentionsWithoutNote = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ text: 'Hi', mentions: [acme.agentId] }).expect(400);
     expect(mentionsWithoutNote.body.errors).toEqual([{ field: 'mentions', message: 'mentions go only with private notes (private: true)' }]);
     const noText = await note(acme, id, {}).expect(400);
-    expect(noText.body.errors).toEqual([{ field: 'text', message: 'give one of text, cannedResponseId' }]);
+    expect(noText.body.errors).toEqual(
+      ['text', 'cannedResponseId', 'template'].map((field) => ({ field, message: 'exactly one of text, cannedResponseId, template is required' })),
+    );
     const emptyText = await note(acme, id, { text: '' }).expect(400);
     expect(emptyText.body.errors[0].field).toBe('text');
     const privateNull = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ text: 'Hi', private: null }).expect(400);

@@ -47,6 +47,7 @@ function conversation(overrides: Partial<ConversationView> = {}): ConversationVi
     queuedAt: null,
     closedAt: null,
     closeReason: null,
+    replyWindowExpiresAt: null,
     createdAt: now(),
     updatedAt: now(),
     ...overrides,
@@ -62,6 +63,7 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
     text: 'Where is my order?',
     caption: null,
     media: null,
+    template: null,
     senderType: 'contact',
     senderId: hex(),
     externalId: null,
@@ -98,6 +100,23 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     },
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
+    },
+    'conversation.reply_window_closing': { conversation: conversation({ id: open.id, channel: 'whatsapp', replyWindowExpiresAt: now() }), closesAt: now() },
+    'template.status_changed': {
+      template: {
+        id: hex(),
+        channel: 'whatsapp',
+        name: 'order_shipped',
+        language: 'en-US',
+        category: 'utility',
+        body: 'Hi {{1}}, your order {{2}} has shipped.',
+        placeholderCount: 2,
+        status: 'approved',
+        rejectionReason: null,
+        createdAt: now(),
+        updatedAt: now(),
+      },
+      previousStatus: 'pending',
     },
   };
 }

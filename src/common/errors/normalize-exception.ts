@@ -2,6 +2,7 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { duplicateKeyField, isDuplicateKeyError } from '../../database/mongo-errors.js';
 import { RequestValidationException, type FieldProblem } from './request-validation.exception.js';
+import { TypedProblemException } from './typed-problem.exception.js';
 
 /** What both interfaces' error bodies are made from. */
 export interface NormalizedError {
@@ -11,6 +12,8 @@ export interface NormalizedError {
   /** Human-readable; a list for validation failures, as NestJS answers them. */
   message: string | string[];
   errors?: FieldProblem[];
+  /** A problem type of our own (TypedProblemException), with its extension members; else `about:blank`. */
+  problem?: { type: string; title: string; extensions: Record<string, unknown> };
   /** True when the cause is ours (500): the body must say nothing more than that. */
   internal: boolean;
 }
@@ -72,11 +75,13 @@ function fromHttpException(exception: HttpException): NormalizedError {
     (typeof response === 'string'
       ? response
       : ((response as { message?: string | string[] }).message ?? exception.message));
+  const typed = exception instanceof TypedProblemException;
   return {
     status,
     title: reason(status),
     message,
     errors: exception instanceof RequestValidationException ? exception.problems : undefined,
+    ...(typed ? { problem: { type: exception.problemType, title: exception.problemTitle, extensions: exception.extensions } } : {}),
     internal: status >= 500,
   };
 }
