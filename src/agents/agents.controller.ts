@@ -11,6 +11,14 @@ import { CreateAgentDto } from './dto/create-agent.dto.js';
 import { ListAgentsQueryDto } from './dto/list-agents-query.dto.js';
 import { UpdateAgentDto } from './dto/update-agent.dto.js';
 
+/** In a path, `me` stands for the calling agent: `GET /v1/agents/me` is who the token belongs to. */
+const ME = 'me';
+
+/** The agent a path's `:id` names: `me` is the caller. */
+function agentIdOf(caller: AgentPrincipal, id: string): string {
+  return id === ME ? caller.agentId : id;
+}
+
 @ApiTags('Agents')
 @ApiBearerAuth()
 @ApiProblemResponses(401, 429)
@@ -27,6 +35,17 @@ export class AgentsController {
   @ApiProblemResponses(400)
   list(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListAgentsQueryDto): Promise<Page<AgentView>> {
     return this.agents.list(agent.companyId, query);
+  }
+
+  // Declared before `:id`, so that `me` is never read as an id.
+  @Get(ME)
+  @ApiOperation({
+    summary: 'The calling agent: who the bearer token belongs to',
+    description: 'The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).',
+  })
+  @ApiOkResponse({ type: AgentView })
+  me(@CurrentAgent() agent: AgentPrincipal): Promise<AgentView> {
+    return this.agents.get(agent.companyId, agent.agentId);
   }
 
   @Get(':id')
@@ -58,14 +77,15 @@ export class AgentsController {
   @ApiOperation({
     summary: 'Change an agent',
     description:
-      'Admins may change every field; any agent may change its own `status` (anything else answers 403). ' +
+      'Admins may change every field; any agent may change its own `status` (anything else answers 403); ' +
+      '`PATCH /v1/agents/me` changes the calling agent. ' +
       'A deactivated agent stays offline until reactivated with `isActive: true`. ' +
       'Demoting or deactivating the last active admin answers 409.',
   })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(400, 403, 404, 409)
   update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAgentDto): Promise<AgentView> {
-    return this.agents.update(agent, id, dto);
+    return this.agents.update(agent, agentIdOf(agent, id), dto);
   }
 
   @Delete(':id')
@@ -76,11 +96,11 @@ export class AgentsController {
     description:
       '`isActive: false` and `status: offline`; its open human conversations go back to the queue; its ' +
       'tokens are refused from the next request and it can no longer log in. Answers the agent. ' +
-      'Deactivating the last active admin answers 409.',
+      'Deactivating the last active admin answers 409; `me` is the calling admin.',
   })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(403, 404, 409)
   deactivate(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
-    return this.agents.deactivate(agent.companyId, id);
+    return this.agents.deactivate(agent.companyId, agentIdOf(agent, id));
   }
 }
