@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { AgentView } from './agent.view.js';
 import { AgentsService } from './agents.service.js';
@@ -54,7 +54,7 @@ export class AgentsController {
     description: "A missing, malformed or other company's id answers 404.",
   })
   @ApiOkResponse({ type: AgentView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Agent'))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
     return this.agents.get(agent.companyId, id);
   }
@@ -68,7 +68,7 @@ export class AgentsController {
       'company, or (with a password) when it can already log in to any company.',
   })
   @ApiCreatedResponse({ type: AgentView })
-  @ApiProblemResponses(400, 403, 409)
+  @ApiProblemResponses(400, 409)
   create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAgentDto): Promise<AgentView> {
     return this.agents.create(agent.companyId, dto);
   }
@@ -83,7 +83,7 @@ export class AgentsController {
       'Demoting or deactivating the last active admin answers 409.',
   })
   @ApiOkResponse({ type: AgentView })
-  @ApiProblemResponses(400, 403, 404, 409)
+  @ApiProblemResponses(400, [403, 'Only admins may change other agents'], notFound('Agent'), 409)
   update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAgentDto): Promise<AgentView> {
     return this.agents.update(agent, agentIdOf(agent, id), dto);
   }
@@ -99,7 +99,7 @@ export class AgentsController {
       'Deactivating the last active admin answers 409; `me` is the calling admin.',
   })
   @ApiOkResponse({ type: AgentView })
-  @ApiProblemResponses(403, 404, 409)
+  @ApiProblemResponses(notFound('Agent'), 409)
   deactivate(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
     return this.agents.deactivate(agent.companyId, agentIdOf(agent, id));
   }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { MessagesService } from '../messages/messages.service.js';
 import { ConversationView } from './conversation.view.js';
@@ -63,7 +63,7 @@ export class ConversationsController {
     description: "With its contact embedded. A missing, malformed or other company's id answers 404.",
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
     return this.conversations.getOrThrow(agent.companyId, id);
   }
@@ -75,7 +75,7 @@ export class ConversationsController {
     description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async assign(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -88,7 +88,7 @@ export class ConversationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async close(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -105,7 +105,7 @@ export class ConversationsController {
       'after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.',
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
@@ -27,7 +27,7 @@ export class MessagesController {
       'Messages of the same millisecond are ordered by id.',
   })
   @ApiPageResponse(MessageView, 'One page, in ascending time order')
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   list(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -42,7 +42,7 @@ export class MessagesController {
     description: 'Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.',
   })
   @ApiCreatedResponse({ type: MessageView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   async send(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
