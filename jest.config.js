@@ -1,4 +1,4 @@
-// Jest runs in its native ESM mode (see README "Tests"): NestJS 12 ships ESM only, and so does this project.
+// Jest runs in its native ESM mode (see docs/architecture.md, "Tests"): NestJS 12 ships ESM only, and so does this project.
 // ts-jest only transpiles (isolatedModules); `npm run typecheck` does the type checking.
 export default {
   testEnvironment: 'node',
@@ -11,7 +11,7 @@ export default {
     '^libphonenumber-js$': '<rootDir>/node_modules/libphonenumber-js/index.cjs',
   },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  setupFilesAfterEnv: ['<rootDir>/test/support/esm-interop.setup.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/esm-interop.setup.ts', '<rootDir>/test/support/close-open-apps.setup.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };
