@@ -355,6 +355,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: who the bearer token belongs to
+         * @description The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).
+         */
+        get: operations["AgentsController_me_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}": {
         parameters: {
             query?: never;
@@ -371,14 +391,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403). A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -775,7 +795,7 @@ export interface paths {
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
          *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
         put?: never;
@@ -842,7 +862,7 @@ export interface paths {
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
          *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["ExternalEventFeedController_stream"];
         put?: never;
@@ -920,7 +940,7 @@ export interface components {
         FieldProblemDto: {
             /** @example email */
             field: string;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             message: string;
         };
         ProblemDetailsDto: {
@@ -930,7 +950,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -940,7 +960,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -2051,7 +2071,7 @@ export interface components {
         EventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2088,7 +2108,7 @@ export interface components {
         ExternalEventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2409,18 +2429,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2439,11 +2459,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Registration is disabled on this server",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Registration is disabled on this server",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2462,7 +2482,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -2483,11 +2503,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2528,18 +2548,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2558,11 +2578,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Invalid e-mail or password",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
+                     *       "message": "Invalid e-mail or password",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2580,11 +2600,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2628,18 +2648,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2659,7 +2679,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -2669,11 +2689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2685,7 +2701,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -2706,11 +2722,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2768,18 +2784,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2799,7 +2815,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -2809,11 +2825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2825,7 +2837,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -2847,7 +2859,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -2869,7 +2881,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -2890,11 +2902,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2933,18 +2945,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2964,7 +2976,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -2974,11 +2986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +2998,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3011,11 +3019,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "API key 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "API key 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3033,11 +3041,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3088,18 +3096,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3119,7 +3127,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3140,11 +3148,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3202,18 +3210,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3233,7 +3241,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3255,7 +3263,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3277,7 +3285,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3298,11 +3306,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3341,18 +3349,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3372,7 +3380,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3393,11 +3401,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3415,11 +3423,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3458,18 +3466,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3489,7 +3497,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3499,11 +3507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3514,11 +3518,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3536,11 +3540,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3558,11 +3562,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3605,18 +3609,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3636,7 +3640,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3657,11 +3661,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3680,7 +3684,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3701,11 +3705,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3752,18 +3756,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3783,7 +3787,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3804,11 +3808,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3866,18 +3870,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3897,7 +3901,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3919,7 +3923,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3941,7 +3945,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3962,11 +3966,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4005,18 +4009,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4079,11 +4083,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4126,18 +4130,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4222,11 +4226,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4286,18 +4290,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4317,7 +4321,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4339,7 +4343,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4361,7 +4365,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4383,7 +4387,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4404,11 +4408,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4468,18 +4472,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4499,7 +4503,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4521,7 +4525,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4543,7 +4547,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4565,7 +4569,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4586,11 +4590,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4640,18 +4644,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4671,7 +4675,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4693,7 +4697,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4714,11 +4718,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4778,18 +4782,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4809,7 +4813,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4831,7 +4835,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4853,7 +4857,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -4875,7 +4879,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4896,11 +4900,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4964,7 +4968,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -4979,7 +4983,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -4994,7 +4998,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5009,7 +5013,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message 6650f0c2a1b2c3d4e5f60721 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5054,7 +5058,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5120,7 +5124,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5135,7 +5139,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5150,7 +5154,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5195,7 +5199,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5270,18 +5274,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5301,7 +5305,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5323,7 +5327,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -5345,7 +5349,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "The file is larger than the limit of 16777216 bytes",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "The file is larger than the limit of 16777216 bytes",
@@ -5367,7 +5371,7 @@ export interface operations {
                      *       "title": "Unsupported Media Type",
                      *       "status": 415,
                      *       "detail": "Unsupported Media Type",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type",
@@ -5389,7 +5393,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5410,11 +5414,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5476,7 +5480,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5497,11 +5501,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5519,11 +5523,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5570,18 +5574,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5601,7 +5605,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5622,11 +5626,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5684,18 +5688,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5715,7 +5719,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5725,11 +5729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5741,7 +5741,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -5763,7 +5763,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5785,7 +5785,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5806,11 +5806,74 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AgentsController_me_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5850,7 +5913,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5871,11 +5934,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5893,11 +5956,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5937,7 +6000,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5947,11 +6010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5963,7 +6022,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -5984,11 +6043,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6007,7 +6066,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6028,11 +6087,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6075,18 +6134,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6106,7 +6165,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6127,11 +6186,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Only admins may change other agents",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Only admins may change other agents",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6149,11 +6208,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6172,7 +6231,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6193,11 +6252,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6235,7 +6294,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6256,11 +6315,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6301,18 +6360,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6332,7 +6391,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6342,11 +6401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6358,7 +6413,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6379,11 +6434,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6429,18 +6484,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6460,7 +6515,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6481,11 +6536,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6543,18 +6598,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6574,7 +6629,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6584,11 +6639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6599,11 +6650,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6622,7 +6673,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -6644,7 +6695,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6665,11 +6716,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6709,7 +6760,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6730,11 +6781,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6752,11 +6803,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6799,18 +6850,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6830,7 +6881,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6840,11 +6891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6855,11 +6902,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6877,11 +6924,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6899,11 +6946,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6943,7 +6990,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6953,11 +7000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6968,11 +7011,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6990,11 +7033,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7012,11 +7055,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7076,18 +7119,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7107,7 +7150,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7128,11 +7171,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7151,7 +7194,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7173,7 +7216,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7194,11 +7237,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7242,18 +7285,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7273,7 +7316,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7283,11 +7326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7299,7 +7338,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7320,11 +7359,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7382,18 +7421,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7413,7 +7452,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7423,11 +7462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7439,7 +7474,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7461,7 +7496,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7483,7 +7518,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7504,11 +7539,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7547,18 +7582,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7578,7 +7613,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7588,11 +7623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7604,7 +7635,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7625,11 +7656,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7647,11 +7678,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7690,18 +7721,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7721,7 +7752,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7731,11 +7762,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7747,7 +7774,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7768,11 +7795,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7790,11 +7817,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7837,18 +7864,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7868,7 +7895,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7878,11 +7905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7894,7 +7917,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7915,11 +7938,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7937,11 +7960,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7988,18 +8011,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8019,7 +8042,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8029,11 +8052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8045,7 +8064,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8066,11 +8085,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8088,11 +8107,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8150,18 +8169,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8181,7 +8200,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8191,11 +8210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8207,7 +8222,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8228,11 +8243,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8251,7 +8266,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8273,7 +8288,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8294,11 +8309,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8359,18 +8374,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8390,7 +8405,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8400,11 +8415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8416,7 +8427,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8437,11 +8448,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8460,7 +8471,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8482,7 +8493,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8503,11 +8514,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8538,11 +8549,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8551,17 +8558,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8570,7 +8573,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8585,7 +8588,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8660,17 +8663,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8679,17 +8678,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8698,7 +8693,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8743,7 +8738,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8790,11 +8785,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8803,17 +8794,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8822,7 +8809,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8837,7 +8824,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8852,7 +8839,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8895,11 +8882,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8908,17 +8891,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8927,7 +8906,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8942,7 +8921,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8957,7 +8936,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9017,17 +8996,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9036,17 +9011,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9055,7 +9026,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9070,7 +9041,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9085,7 +9056,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9142,18 +9113,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9173,7 +9144,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9195,7 +9166,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -9216,11 +9187,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9277,18 +9248,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9308,7 +9279,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9330,7 +9301,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -9351,11 +9322,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9374,7 +9345,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "Service Unavailable",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 503,
                      *       "error": "Service Unavailable",
                      *       "message": "Service Unavailable",
@@ -9418,17 +9389,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9437,17 +9404,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9456,7 +9419,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9486,7 +9449,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9555,17 +9518,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9574,17 +9533,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9593,7 +9548,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9623,7 +9578,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9697,18 +9652,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9728,7 +9683,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9749,11 +9704,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9792,7 +9747,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9813,11 +9768,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9854,18 +9809,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
