@@ -12,6 +12,9 @@ const COMMAND_TIMEOUT_MS = 240_000;
 interface Run {
   child: ChildProcess;
   output: () => string;
+  /** The exit code, once every process of the command is gone: npm and what it started (they share its pipes). */
+  closed: Promise<number | null>;
+  isClosed: () => boolean;
 }
 
 /** Every command started, stopped at the end of the file if a test gave up on it. */
@@ -27,21 +30,28 @@ function npmRun(script: string, args: string[], env: Record<string, string>): Ru
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const run = { child, output: () => output };
+  let isClosed = false;
+  const closed = once(child, 'close').then(([code]) => {
+    isClosed = true;
+    return code as number | null;
+  });
+  const run = { child, output: () => output, closed, isClosed: () => isClosed };
   runs.push(run);
   return run;
 }
 
+/** Stops a command still running (its whole process group: npm, the shell and node), and waits until all are gone. */
 async function stop(run: Run): Promise<void> {
-  if (run.child.exitCode === null && run.child.signalCode === null) process.kill(-run.child.pid!, 'SIGTERM');
-  await exitCode(run);
+  try {
+    if (!run.isClosed()) process.kill(-run.child.pid!, 'SIGTERM');
+  } catch (error) {
+    // The last of them ended between the check and the signal.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+  await run.closed;
 }
 
-async function exitCode({ child }: Run): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return code;
-}
+const exitCode = (run: Run) => run.closed;
 
 describe('the example commands of the docs', () => {
   afterAll(() => Promise.all(runs.map(stop)));
