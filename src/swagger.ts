@@ -1,16 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { REPLY_WINDOW_CLOSED } from './channels/reply-window.js';
+import type { Express, Request } from 'express';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { documentErrorInstances } from './common/errors/error-examples.openapi.js';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
 import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
+import { PROJECT_ROOT } from './config/project-root.js';
 import openApiMetadata from './openapi.metadata.js';
 
 type PluginMetadata = Record<string, { models?: unknown[][] }>;
 type PropertyMetadata = { type?: () => unknown; format?: string };
 
 /**
- * Times are ISO-8601 strings named `…At` (README, "Conventions of Interface A"): each such string property of a DTO
+ * Times are ISO-8601 strings named `…At` (docs/api-conventions.md): each such string property of a DTO
  * or view is documented as `date-time`, so that no view restates it on every record.
  */
 async function withTimeFormats(load: () => Promise<PluginMetadata>): Promise<PluginMetadata> {
@@ -81,26 +86,56 @@ const TAGS: [string, string][] = [
   ['Health', 'Liveness and database reachability'],
 ];
 
+/** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
+export const DOCS_PATH = '/docs';
+
+/** The text of the repository's LICENSE, served beside the docs (its link in `info.license`). */
+const LICENSE_PATH = `${DOCS_PATH}/license`;
+
+/**
+ * Parley is a company's private product: no SPDX-listed license applies, so its terms have an SPDX user-defined
+ * reference (`LicenseRef-`) and the text in LICENSE. OpenAPI 3.0 has no `identifier` field, so the reference is the
+ * license's name and the text its `url`.
+ */
+const LICENSE = { name: 'LicenseRef-Parley-Proprietary', url: LICENSE_PATH };
+
+/** Where the document says the API is when read from a file: wherever it was served from (/docs-json says exactly). */
+const DEFAULT_SERVER = { url: '/', description: 'The server that serves this document' };
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Parley API')
     .setDescription(DESCRIPTION)
     .setVersion('1.0')
+    .setLicense(LICENSE.name, LICENSE.url)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SECURITY)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SECURITY)
-    // Relative to the document: Swagger UI's "Try it out" calls the host that served /docs, wherever it runs.
-    .addServer('.', 'This server');
+    .addServer(DEFAULT_SERVER.url, DEFAULT_SERVER.description);
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  const config = builder.build();
-  config.info.license = { name: 'Proprietary' };
   // Step types other modules added document themselves in the flows' step schema (FlowStepDefinition).
-  return documentIdempotency(SwaggerModule.createDocument(app, config, { extraModels: customStepDtos() }));
+  const document = SwaggerModule.createDocument(app, builder.build(), { extraModels: customStepDtos() });
+  return documentErrorInstances(documentIdempotency(document));
 }
 
-/** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
-export const DOCS_PATH = '/docs';
+/** The origin a request reached this server at (behind proxies trusted by TRUST_PROXY: the one the client used). */
+function originOf(request: Request): string {
+  return `${request.protocol}://${request.host}`;
+}
 
-/** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */
+/**
+ * Swagger UI at /docs, the OpenAPI JSON at /docs-json, the license at /docs/license. The served document names
+ * this server by the address the reader used, so that "Try it out" calls it and its dropdown says where that is.
+ */
 export function setupSwagger(app: INestApplication): void {
-  SwaggerModule.setup(DOCS_PATH.slice(1), app, () => buildOpenApiDocument(app), { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });
+  const license = readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8');
+  (app.getHttpAdapter().getInstance() as Express).get(LICENSE_PATH, (_request, response) => {
+    response.type('text/plain').send(license);
+  });
+  SwaggerModule.setup(DOCS_PATH.slice(1), app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json`,
+    patchDocumentOnRequest: (request, _response, document) => ({
+      ...document,
+      servers: [{ url: originOf(request as Request), description: 'This server' }],
+    }),
+  });
 }

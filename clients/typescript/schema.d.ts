@@ -664,6 +664,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: who the bearer token belongs to
+         * @description The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).
+         */
+        get: operations["AgentsController_me_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}": {
         parameters: {
             query?: never;
@@ -680,14 +700,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403). A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -1084,7 +1104,7 @@ export interface paths {
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
          *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
         put?: never;
@@ -1151,7 +1171,7 @@ export interface paths {
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
          *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["ExternalEventFeedController_stream"];
         put?: never;
@@ -1229,7 +1249,7 @@ export interface components {
         FieldProblemDto: {
             /** @example email */
             field: string;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             message: string;
         };
         ProblemDetailsDto: {
@@ -1239,7 +1259,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -1249,7 +1269,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -1547,7 +1567,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -1557,7 +1577,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -2861,7 +2881,7 @@ export interface components {
         EventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2898,7 +2918,7 @@ export interface components {
         ExternalEventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -3219,18 +3239,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3249,11 +3269,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Registration is disabled on this server",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Registration is disabled on this server",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3272,7 +3292,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3293,11 +3313,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3338,18 +3358,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3368,11 +3388,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Invalid e-mail or password",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
+                     *       "message": "Invalid e-mail or password",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3390,11 +3410,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3438,18 +3458,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3469,7 +3489,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3479,11 +3499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3495,7 +3511,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3516,11 +3532,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3578,18 +3594,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3609,7 +3625,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3619,11 +3635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3635,7 +3647,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3657,7 +3669,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -3679,7 +3691,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3700,11 +3712,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3743,18 +3755,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3774,7 +3786,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3784,11 +3796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3800,7 +3808,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3821,11 +3829,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "API key 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "API key 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3843,11 +3851,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3898,18 +3906,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3929,7 +3937,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3950,11 +3958,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4012,18 +4020,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4043,7 +4051,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4065,7 +4073,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4087,7 +4095,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4108,11 +4116,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4151,18 +4159,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4182,7 +4190,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4203,11 +4211,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4225,11 +4233,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4268,18 +4276,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4299,7 +4307,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4309,11 +4317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,11 +4328,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4346,11 +4350,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4368,11 +4372,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4415,18 +4419,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4446,7 +4450,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4467,11 +4471,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4490,7 +4494,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4511,11 +4515,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4562,18 +4566,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4593,7 +4597,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4614,11 +4618,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4676,18 +4680,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4707,7 +4711,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4729,7 +4733,7 @@ export interface operations {
                      *       "title": "Reply window closed",
                      *       "status": 409,
                      *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
@@ -4754,7 +4758,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4775,11 +4779,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4818,18 +4822,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4892,11 +4896,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4939,18 +4943,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5035,11 +5039,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5099,18 +5103,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5130,7 +5134,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5152,7 +5156,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5174,7 +5178,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5196,7 +5200,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5217,11 +5221,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5281,18 +5285,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5312,7 +5316,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5334,7 +5338,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5356,7 +5360,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5378,7 +5382,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5399,11 +5403,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5463,18 +5467,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5494,7 +5498,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5516,7 +5520,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5538,7 +5542,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5560,7 +5564,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5581,11 +5585,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5641,18 +5645,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5672,7 +5676,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5694,7 +5698,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5716,7 +5720,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5738,7 +5742,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5759,11 +5763,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5821,18 +5825,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5852,7 +5856,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5874,7 +5878,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -5896,7 +5900,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5917,11 +5921,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5973,18 +5977,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6004,7 +6008,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6026,7 +6030,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -6047,11 +6051,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6111,18 +6115,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6142,7 +6146,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6164,7 +6168,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -6186,7 +6190,7 @@ export interface operations {
                      *       "title": "Reply window closed",
                      *       "status": 409,
                      *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
@@ -6211,7 +6215,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6232,11 +6236,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6294,18 +6298,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6325,7 +6329,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6347,7 +6351,7 @@ export interface operations {
                      *       "title": "Reply window closed",
                      *       "status": 409,
                      *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
@@ -6372,7 +6376,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6393,11 +6397,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6461,7 +6465,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6476,7 +6480,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6491,7 +6495,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6506,7 +6510,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message 6650f0c2a1b2c3d4e5f60721 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6551,7 +6555,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6599,18 +6603,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6630,7 +6634,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6651,11 +6655,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6713,18 +6717,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6744,7 +6748,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6757,7 +6761,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -6769,11 +6773,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6792,7 +6796,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6814,7 +6818,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6835,11 +6839,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6878,18 +6882,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6909,7 +6913,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6930,11 +6934,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6952,11 +6956,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6995,18 +6999,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7026,7 +7030,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7039,7 +7043,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -7051,11 +7055,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7073,11 +7077,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7095,11 +7099,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7142,18 +7146,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7173,7 +7177,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7186,7 +7190,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -7198,11 +7202,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7220,11 +7224,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7243,7 +7247,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -7264,11 +7268,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7319,18 +7323,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7350,7 +7354,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7372,7 +7376,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -7393,11 +7397,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7441,18 +7445,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7472,7 +7476,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7493,11 +7497,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7555,18 +7559,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7586,7 +7590,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7599,7 +7603,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the admin role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -7612,7 +7616,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7634,7 +7638,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -7656,7 +7660,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7677,11 +7681,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7720,18 +7724,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7751,7 +7755,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7772,11 +7776,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7794,11 +7798,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7837,18 +7841,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7868,7 +7872,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7881,7 +7885,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the admin role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -7894,7 +7898,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7915,11 +7919,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7937,11 +7941,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7984,18 +7988,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8015,7 +8019,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8028,7 +8032,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the admin role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8041,7 +8045,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8062,11 +8066,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8084,11 +8088,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8136,18 +8140,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8167,7 +8171,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8188,11 +8192,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8250,18 +8254,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8281,7 +8285,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8294,7 +8298,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8306,11 +8310,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8329,7 +8333,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -8351,7 +8355,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8372,11 +8376,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8415,18 +8419,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8446,7 +8450,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8467,11 +8471,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8489,11 +8493,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8532,18 +8536,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8563,7 +8567,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8576,7 +8580,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8588,11 +8592,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8610,11 +8614,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8632,11 +8636,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8686,17 +8690,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8705,7 +8705,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8714,7 +8714,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     The API key lacks the scope templates:manage
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8724,7 +8724,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope templates:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8739,7 +8739,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8795,17 +8795,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8814,7 +8810,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8823,7 +8819,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     The API key lacks the scope templates:manage
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8833,7 +8829,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope templates:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8848,7 +8844,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8863,7 +8859,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8923,17 +8919,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8942,7 +8934,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8951,7 +8943,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     The API key lacks the scope templates:manage
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -8961,7 +8953,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope templates:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -8976,7 +8968,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9006,7 +8998,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9087,7 +9079,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9102,7 +9094,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9117,7 +9109,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9162,7 +9154,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9237,18 +9229,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9268,7 +9260,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9290,7 +9282,7 @@ export interface operations {
                      *       "title": "Reply window closed",
                      *       "status": 409,
                      *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
@@ -9315,7 +9307,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "The file is larger than the limit of 16777216 bytes",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "The file is larger than the limit of 16777216 bytes",
@@ -9337,7 +9329,7 @@ export interface operations {
                      *       "title": "Unsupported Media Type",
                      *       "status": 415,
                      *       "detail": "Unsupported Media Type",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type",
@@ -9359,7 +9351,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9380,11 +9372,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9446,7 +9438,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9467,11 +9459,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9489,11 +9481,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9540,18 +9532,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9571,7 +9563,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9592,11 +9584,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9654,18 +9646,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9685,7 +9677,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9695,11 +9687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9711,7 +9699,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -9733,7 +9721,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -9755,7 +9743,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9776,11 +9764,74 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AgentsController_me_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9820,7 +9871,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9841,11 +9892,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9863,11 +9914,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9907,7 +9958,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9917,11 +9968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9933,7 +9980,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -9954,11 +10001,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9977,7 +10024,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -9998,11 +10045,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10045,18 +10092,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10076,7 +10123,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10097,11 +10144,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Only admins may change other agents",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Only admins may change other agents",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10119,11 +10166,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10142,7 +10189,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -10163,11 +10210,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10205,7 +10252,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10226,11 +10273,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10271,18 +10318,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10302,7 +10349,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10312,11 +10359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10328,7 +10371,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10349,11 +10392,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10399,18 +10442,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10430,7 +10473,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10451,11 +10494,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10513,18 +10556,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10544,7 +10587,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10554,11 +10597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10569,11 +10608,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10592,7 +10631,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -10614,7 +10653,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -10635,11 +10674,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10679,7 +10718,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10700,11 +10739,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10722,11 +10761,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10769,18 +10808,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10800,7 +10839,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10810,11 +10849,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10825,11 +10860,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10847,11 +10882,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10869,11 +10904,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10913,7 +10948,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10923,11 +10958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10938,11 +10969,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10960,11 +10991,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10982,11 +11013,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11046,18 +11077,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11077,7 +11108,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11098,11 +11129,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11121,7 +11152,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -11143,7 +11174,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -11164,11 +11195,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11212,18 +11243,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11243,7 +11274,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11253,11 +11284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11269,7 +11296,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11290,11 +11317,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11352,18 +11379,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11383,7 +11410,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11393,11 +11420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11409,7 +11432,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11431,7 +11454,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -11453,7 +11476,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -11474,11 +11497,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11517,18 +11540,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11548,7 +11571,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11558,11 +11581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11574,7 +11593,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11595,11 +11614,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11617,11 +11636,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11660,18 +11679,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11691,7 +11710,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11701,11 +11720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11717,7 +11732,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11738,11 +11753,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11760,11 +11775,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11807,18 +11822,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11838,7 +11853,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11848,11 +11863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11864,7 +11875,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11885,11 +11896,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11907,11 +11918,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11958,18 +11969,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11989,7 +12000,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11999,11 +12010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12015,7 +12022,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -12036,11 +12043,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12058,11 +12065,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12120,18 +12127,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12151,7 +12158,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12161,11 +12168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12177,7 +12180,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -12198,11 +12201,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12221,7 +12224,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -12243,7 +12246,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -12264,11 +12267,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12329,18 +12332,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12360,7 +12363,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12370,11 +12373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12386,7 +12385,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -12407,11 +12406,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12430,7 +12429,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -12452,7 +12451,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -12473,11 +12472,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12508,11 +12507,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12521,17 +12516,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,7 +12531,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12555,7 +12546,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12630,17 +12621,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12649,17 +12636,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12668,7 +12651,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12713,7 +12696,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12760,11 +12743,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12773,17 +12752,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12792,7 +12767,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12807,7 +12782,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12822,7 +12797,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12865,11 +12840,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12878,17 +12849,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12897,7 +12864,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12912,7 +12879,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12927,7 +12894,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12987,17 +12954,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13006,17 +12969,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13025,7 +12984,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13040,7 +12999,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13055,7 +13014,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13112,18 +13071,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -13143,7 +13102,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -13165,7 +13124,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -13186,11 +13145,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -13247,18 +13206,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -13278,7 +13237,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -13300,7 +13259,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -13321,11 +13280,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -13344,7 +13303,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "Service Unavailable",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 503,
                      *       "error": "Service Unavailable",
                      *       "message": "Service Unavailable",
@@ -13388,17 +13347,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13407,17 +13362,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13426,7 +13377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13456,7 +13407,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13525,17 +13476,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13544,17 +13491,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13563,7 +13506,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13593,7 +13536,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -13667,18 +13610,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -13698,7 +13641,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -13719,11 +13662,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -13762,7 +13705,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -13783,11 +13726,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -13824,18 +13767,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiPara
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { ChannelView, DeletedChannelView } from './channel.view.js';
@@ -37,7 +37,7 @@ export class ChannelsController {
   @ApiOperation({ summary: 'Get a channel', description: "Any agent. A missing, malformed or other company's id answers 404." })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ChannelView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Channel', ID_PARAM.example))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ChannelView> {
     return this.channels.get(agent.companyId, id);
   }
@@ -67,7 +67,7 @@ export class ChannelsController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ChannelView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(403, notFound('Channel', ID_PARAM.example))
   update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto): Promise<ChannelView> {
     return this.channels.update(agent.companyId, id, dto);
   }
@@ -81,7 +81,7 @@ export class ChannelsController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedChannelView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(403, notFound('Channel', ID_PARAM.example))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedChannelView> {
     return this.channels.remove(agent.companyId, id);
   }

@@ -1,16 +1,41 @@
-import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform, type ValidationError } from '@nestjs/common';
 import { RequestValidationException } from './errors/request-validation.exception.js';
 
-/** Unknown fields are refused, values are converted to the DTO's types, every problem is listed. */
+/** class-validator's errors, carried from the pipe's exception factory to `transform`, which knows the request part. */
+class ValidationErrors extends Error {
+  constructor(readonly errors: ValidationError[]) {
+    super('validation failed');
+  }
+}
+
+/**
+ * Unknown fields are refused, values are converted to the DTO's types, every problem is listed, in plain words
+ * (RequestValidationException), naming the part of the request a problem is in.
+ */
+class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ValidationErrors(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof ValidationErrors)) throw error;
+      throw RequestValidationException.fromValidationErrors(error.errors, metadata.type === 'query' ? 'query' : 'body');
+    }
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    transform: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
-  });
+  return new RequestValidationPipe();
 }
 
 /** Deeper than any request of the API needs, far shallower than what overflows class-transformer's recursion. */

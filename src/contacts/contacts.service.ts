@@ -213,7 +213,7 @@ export class ContactsService {
   private normalizeIdentity(identity: ContactIdentity): NormalizedIdentity {
     const email = identity.email === undefined ? undefined : normalizeEmail(identity.email);
     if (email !== undefined && !isEmail(email)) {
-      throw new RequestValidationException([{ field: 'email', message: 'email must be an email' }]);
+      throw new RequestValidationException([{ field: 'email', message: 'email must be an e-mail address' }]);
     }
     return {
       phone: identity.phone === undefined ? undefined : phoneOrThrow(identity.phone),

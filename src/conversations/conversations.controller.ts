@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { MessagesService } from '../messages/messages.service.js';
 import { ConversationView } from './conversation.view.js';
@@ -66,7 +66,7 @@ export class ConversationsController {
     description: "With its contact embedded. A missing, malformed or other company's id answers 404.",
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
     return this.conversations.getOrThrow(agent.companyId, id);
   }
@@ -78,7 +78,7 @@ export class ConversationsController {
     description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async assign(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -91,7 +91,7 @@ export class ConversationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async close(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -108,7 +108,7 @@ export class ConversationsController {
       'after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.',
   })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

@@ -47,7 +47,7 @@ deployment: one more answers 429. A client that stops reading is disconnected on
 \`EVENT_STREAM_MAX_BUFFER_BYTES\` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
 resumes from its last \`id\`. The stream ends cleanly when the server shuts down:
 reconnect, with \`Last-Event-ID\`. Browsers: EventSource cannot send credentials headers, so open it on a
-same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
 `.trim();
 
 /** Documents a stream operation: its media type, frame format, `Last-Event-ID` and response headers. */

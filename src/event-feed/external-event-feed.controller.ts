@@ -16,7 +16,7 @@ import { ExternalEventPageView, ExternalEventView } from './event.view.js';
 @ApiTags('Interface B: events')
 @ApiKeyAuth()
 @RequireScopes('events:read')
-@ApiEnvelopeErrorResponses(400, 401, 403, 410, 429, 500)
+@ApiEnvelopeErrorResponses(400, 401, 410, 429, 500)
 @Controller({ path: 'api/external/events', version: VERSION_NEUTRAL })
 export class ExternalEventFeedController {
   constructor(

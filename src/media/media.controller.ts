@@ -13,7 +13,7 @@ import {
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { MessageView } from '../messages/message.view.js';
 import { SEND_MEDIA_FORM_SCHEMA, SendMediaDto } from './dto/send-media.dto.js';
@@ -77,7 +77,7 @@ export class MediaController {
       'Content-Disposition': { description: 'inline or attachment, with the file name', schema: { type: 'string' } },
     },
   })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Media'))
   async download(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<StreamableFile> {
     const { media, stream } = await this.media.open(agent.companyId, id);
     return new StreamableFile(stream, {

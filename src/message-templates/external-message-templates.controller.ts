@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { ListMessageTemplatesQueryDto } from './dto/list-message-templates-query.dto.js';
 import { ReportTemplateStatusDto } from './dto/report-template-status.dto.js';
@@ -55,7 +55,7 @@ export class ExternalMessageTemplatesController {
   @ApiOperation({ summary: 'Get one message template', description: "API key with the `templates:manage` scope. A missing or other workspace's id answers 404." })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, MessageTemplateView, { description: 'The template' })
-  @ApiEnvelopeErrorResponses(404)
+  @ApiEnvelopeErrorResponses(notFound('Message template', ID_PARAM.example))
   async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<MessageTemplateView>> {
     return envelope(await this.templates.get(key.companyId, id));
   }
@@ -70,7 +70,7 @@ export class ExternalMessageTemplatesController {
   })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, MessageTemplateView, { description: 'The template as it stands' })
-  @ApiEnvelopeErrorResponses(404, 409)
+  @ApiEnvelopeErrorResponses(notFound('Message template', ID_PARAM.example), 409)
   async report(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: ReportTemplateStatusDto): Promise<DataEnvelope<MessageTemplateView>> {
     return envelope(await this.templates.report(key.companyId, id, dto));
   }

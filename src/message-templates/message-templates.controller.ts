@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiPara
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { CreateMessageTemplateDto } from './dto/create-message-template.dto.js';
 import { ListMessageTemplatesQueryDto } from './dto/list-message-templates-query.dto.js';
@@ -37,7 +37,7 @@ export class MessageTemplatesController {
   @ApiOperation({ summary: 'Get a message template', description: "Any agent. A missing, malformed or other company's id answers 404." })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: MessageTemplateView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Message template', ID_PARAM.example))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<MessageTemplateView> {
     return this.templates.get(agent.companyId, id);
   }
@@ -66,7 +66,7 @@ export class MessageTemplatesController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedMessageTemplateView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(403, notFound('Message template', ID_PARAM.example))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedMessageTemplateView> {
     return this.templates.remove(agent.companyId, id);
   }

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestj
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiReplyWindowClosedResponse, REPLY_WINDOW_CLOSED } from '../channels/reply-window.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
@@ -33,7 +33,7 @@ export class MessagesController {
       '`private=false` leaves them out, `private=true` lists only them.',
   })
   @ApiPageResponse(MessageView, 'One page, in ascending time order')
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   list(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -66,7 +66,7 @@ export class MessagesController {
       'Sending to the contact on a closed conversation answers 400.',
   })
   @ApiCreatedResponse({ type: MessageView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   @ApiReplyWindowClosedResponse()
   send(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: SendMessageDto): Promise<MessageView> {
     return this.composer.send(agent, id, dto);

@@ -301,7 +301,7 @@ describe('/v1/conversations/:id/messages', () => {
         [`cursor=${cursor}&before=2024-05-01`, 'cursor already carries its position and bounds: send it without before or after'],
         [`after=${encodeURIComponent(times[2])}&before=${encodeURIComponent(times[2])}`, 'before must be later than after'],
         ['before[$gt]=1', /\$gt/],
-        ['startAfter=abc', 'startAfter should not exist'],
+        ['startAfter=abc', 'startAfter is not a parameter of this query'],
         ['before=1&before=2', /^before must be/],
       ];
       for (const [query, message] of bad) {

@@ -18,7 +18,7 @@ import { WebhookReceiver, type ReceivedRequest } from '../support/webhook-receiv
 
 const TIMEOUT_MS = 300;
 
-/** What a receiver does with the documented algorithm (README, "Webhooks"). */
+/** What a receiver does with the documented algorithm (docs/webhooks.md). */
 function signatureIsValid(secret: string, request: ReceivedRequest): boolean {
   const id = request.headers['webhook-id'] as string;
   const timestamp = request.headers['webhook-timestamp'] as string;

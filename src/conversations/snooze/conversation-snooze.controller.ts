@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../../auth/auth-principal.js';
 import { CurrentAgent } from '../../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../../common/errors/api-error-responses.js';
 import { parseTimestamp } from '../../messages/timestamp.js';
 import { ConversationView } from '../conversation.view.js';
 import { SnoozeConversationDto } from '../dto/snooze-conversation.dto.js';
@@ -12,7 +12,7 @@ import { MAX_SNOOZE_DAYS } from './snooze-changes.js';
 /** Snooze and unsnooze a conversation (contract section 15). Registered by ConversationsApiModule. */
 @ApiTags('Conversations')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 404, 429)
+@ApiProblemResponses(400, 401, notFound('Conversation'), 429)
 @Controller('conversations')
 export class ConversationSnoozeController {
   constructor(

@@ -56,7 +56,7 @@ export class AssignStepDto extends FlowStepDto {
    * @example 6650f0c2a1b2c3d4e5f60718
    */
   @IsOmittable()
-  @IsMongoId({ message: 'agentId must be an agent id' })
+  @IsMongoId()
   agentId?: string;
 
   /** How to choose without agentId; default: the company's auto-assignment strategy */
