@@ -22,7 +22,8 @@ describe('clipForBody', () => {
     for (const text of ['\u0001'.repeat(500), '"'.repeat(500), 'é'.repeat(500), '語'.repeat(500), '😀'.repeat(500), `a${'😀'.repeat(500)}`]) {
       const clipped = clipForBody(text, 100);
       expect(jsonBytes(clipped)).toBeLessThanOrEqual(100 + 2);
-      expect(clipped.isWellFormed()).toBe(true);
+      // no half of a surrogate pair left alone
+      expect(clipped).not.toMatch(/\p{Cs}/u);
     }
   });
 });

@@ -60,6 +60,8 @@ export function clipForBody(text: string, maxBytes: number): string {
 export interface ErrorWords {
   message: string | string[];
   errors?: FieldProblem[];
+  /** Problems found beyond those listed, already left out (RequestValidationException). */
+  unlisted?: number;
 }
 
 const jsonBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text));
@@ -70,11 +72,14 @@ const jsonBytes = (text: string): number => Buffer.byteLength(JSON.stringify(tex
  * each message and field name clipped, at most MAX_LISTED_PROBLEMS listed, fewer when long ones would not
  * fit, and a last message saying how many were left out.
  */
-export function boundErrorWords({ message, errors }: ErrorWords): ErrorWords {
+export function boundErrorWords({ message, errors, unlisted = 0 }: ErrorWords): Omit<ErrorWords, 'unlisted'> {
   if (!Array.isArray(message)) return { message: clipForBody(message, MAX_SOLE_MESSAGE_BYTES), errors };
-  const messages = message.map((text) => clipForBody(text, MAX_MESSAGE_BYTES));
-  const problems = errors?.map((problem) => ({ field: clipForBody(problem.field, MAX_FIELD_BYTES), message: clipForBody(problem.message, MAX_MESSAGE_BYTES) }));
-  const total = Math.max(messages.length, problems?.length ?? 0);
+  const total = Math.max(message.length, errors?.length ?? 0) + unlisted;
+  // Only what may be listed is clipped: the rest is counted, not read.
+  const messages = message.slice(0, MAX_LISTED_PROBLEMS).map((text) => clipForBody(text, MAX_MESSAGE_BYTES));
+  const problems = errors
+    ?.slice(0, MAX_LISTED_PROBLEMS)
+    .map((problem) => ({ field: clipForBody(problem.field, MAX_FIELD_BYTES), message: clipForBody(problem.message, MAX_MESSAGE_BYTES) }));
   const cost = (count: number): number => {
     let bytes = FIXED_BYTES + SUMMARY_BYTES;
     for (let index = 0; index < count; index += 1) {
@@ -84,7 +89,7 @@ export function boundErrorWords({ message, errors }: ErrorWords): ErrorWords {
     }
     return bytes;
   };
-  let listed = Math.min(total, MAX_LISTED_PROBLEMS);
+  let listed = Math.min(total, messages.length);
   while (listed > 0 && cost(listed) > MAX_ERROR_BODY_BYTES) listed -= 1;
   const kept = messages.slice(0, listed);
   if (total > listed) kept.push(`and ${total - listed} more problem${total - listed === 1 ? '' : 's'}, not listed`);

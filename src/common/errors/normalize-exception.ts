@@ -69,7 +69,7 @@ function reason(status: number): string {
   return STATUS_CODES[status] ?? 'Error';
 }
 
-function fromHttpException(exception: HttpException): NormalizedError {
+function fromHttpException(exception: HttpException): UnboundedError {
   const response = exception.getResponse();
   // Nest wraps body-parser's errors in an HttpException whose message is the parser's own words.
   const parserType = (exception.cause as HttpErrorLike | undefined)?.type;
@@ -84,6 +84,7 @@ function fromHttpException(exception: HttpException): NormalizedError {
     title: reason(status),
     message,
     errors: exception instanceof RequestValidationException ? exception.problems : undefined,
+    unlisted: exception instanceof RequestValidationException ? exception.unlisted : undefined,
     internal: status >= 500,
   };
 }
@@ -95,11 +96,14 @@ function fromHttpException(exception: HttpException): NormalizedError {
  * words are bounded (boundErrorWords): whatever a request sent, its error body stays under 10 KB.
  */
 export function normalizeException(exception: unknown): NormalizedError {
-  const error = normalize(exception);
-  return { ...error, ...boundErrorWords(error) };
+  const { unlisted, ...error } = normalize(exception);
+  return { ...error, ...boundErrorWords({ message: error.message, errors: error.errors, unlisted }) };
 }
 
-function normalize(exception: unknown): NormalizedError {
+/** A normalized error before its words are bounded, with the count of field problems not even listed. */
+type UnboundedError = NormalizedError & { unlisted?: number };
+
+function normalize(exception: unknown): UnboundedError {
   if (exception instanceof HttpException) return fromHttpException(exception);
 
   const httpError = exception as HttpErrorLike;
