@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const STARTS = Number(process.env.DRILL_STARTS ?? 50);
 const IN_PARALLEL = 2;
 const START_TIMEOUT_MS = 60_000;
-const OUTPUT_TAIL_CHARS = 6000;
+const OUTPUT_TAIL_CHARS = 20_000;
 
 /** Busy loops, one per CPU, for as long as the drill runs (and never longer than `seconds`). */
 function loadEveryCpu(seconds) {
@@ -26,10 +26,22 @@ function loadEveryCpu(seconds) {
   return Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', busy], { stdio: 'ignore' }));
 }
 
+/** Resolves once the child's output says it listens (`marker`); throws if it exits first or START_TIMEOUT_MS passes. */
+async function listening(output, marker, exited) {
+  let status;
+  exited.then((value) => (status = { value }));
+  for (const deadline = Date.now() + START_TIMEOUT_MS; !output().includes(marker); ) {
+    if (status) throw new Error(`exited with ${status.value}`);
+    if (Date.now() > deadline) throw new Error('timeout');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** One start: answers null when it came up and stopped cleanly, else what went wrong and its output. */
 async function start(index, dataDir) {
   const port = await freePort();
-  const env = { PATH: process.env.PATH, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), JWT_SECRET, EMBEDDED_DATA_DIR: dataDir ?? 'memory' };
+  // LOG_LEVEL info: the "listening on" line tells this child's answers from those of whatever else took the port.
+  const env = { PATH: process.env.PATH, NODE_ENV: 'development', LOG_LEVEL: 'info', PORT: String(port), JWT_SECRET, EMBEDDED_DATA_DIR: dataDir ?? 'memory' };
   const child = spawn(process.execPath, ['--max-semi-space-size=16', 'dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk) => (output = (output + chunk).slice(-OUTPUT_TAIL_CHARS));
@@ -38,16 +50,25 @@ async function start(index, dataDir) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   const started = Date.now();
   try {
+    await listening(() => output, `localhost:${port} `, exited);
     await waitForHttp200(`http://127.0.0.1:${port}/health`, exited, START_TIMEOUT_MS);
   } catch (failure) {
     child.kill('SIGKILL');
     await exited;
-    return { index, reason: `did not come up (${failure.message}) after ${Date.now() - started} ms`, output };
+    return { index, dataDir, reason: `did not come up (${failure.message}) after ${Date.now() - started} ms`, output };
   }
   const upMs = Date.now() - started;
   await stopChild(child, exited);
   const status = await exited;
-  return status === 0 ? { index, upMs } : { index, reason: `exited with ${status} on SIGTERM`, output };
+  return status === 0 ? { index, upMs } : { index, dataDir, reason: `exited with ${status} on SIGTERM`, output };
+}
+
+/** Another process on the machine took the port between freePort and the child's listen: not the start's fault. */
+const portTaken = (result) => Boolean(result.reason) && result.output.includes('EADDRINUSE');
+
+async function retryOnAnotherPort(result) {
+  console.log(`start ${result.index + 1}: its port was taken by another process; started again on another`);
+  return start(result.index, result.dataDir);
 }
 
 async function main() {
@@ -62,9 +83,9 @@ async function main() {
         // Odd starts restart on the data directory the previous start of this lane left.
         return start(index, index % 2 === 1 ? dataDirs[lane] : null);
       });
-      for (const result of await Promise.all(batch)) {
+      for (const result of await Promise.all(batch.map((first) => first.then((result) => (portTaken(result) ? retryOnAnotherPort(result) : result))))) {
         results.push(result);
-        if (result.reason) console.log(`start ${result.index + 1}: ${result.reason}\n${result.output}\n`);
+        if (result.reason) console.log(`start ${result.index + 1}: ${result.reason}\n${result.output.slice(-6000)}\n`);
       }
     }
   } finally {
