@@ -25,6 +25,8 @@ const MAX_P95_RATIO = 1.5;
 const MAX_MATCH_MS = 5;
 const CONVERSATIONS = 60;
 const KINDS = Object.keys(CRAFTED);
+/** DRILL_CRAFTED_FLOWS=0: the same traffic from a company without flows, to tell the flows' cost from the messages'. */
+const FLOWS = Number(process.env.DRILL_CRAFTED_FLOWS ?? CRAFTED_FLOWS);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,7 +56,7 @@ async function seedNormal(client) {
 
 async function seedCrafted(client) {
   const company = await registerCompany(client, 'Crafted');
-  for (let flow = 0; flow < CRAFTED_FLOWS; flow += 1) {
+  for (let flow = 0; flow < FLOWS; flow += 1) {
     const kind = KINDS[flow % KINDS.length];
     await client.expect(201, 'POST', '/v1/flows', {
       token: company.token,
