@@ -33,7 +33,7 @@ export class AuthController {
       'until `expiresIn` seconds have passed.',
   })
   @ApiCreatedResponse({ type: RegisterResponseDto })
-  @ApiProblemResponses(400, 403, 409, 429)
+  @ApiProblemResponses(400, [403, 'Registration is disabled on this server'], 409, 429)
   register(@Body() dto: RegisterDto): Promise<RegisterResponseDto> {
     return this.auth.register(dto);
   }
@@ -52,7 +52,7 @@ export class AuthController {
       `Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiProblemResponses(400, 401, 429)
+  @ApiProblemResponses(400, [401, 'Invalid e-mail or password'], 429)
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto);
   }

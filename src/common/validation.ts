@@ -1,19 +1,44 @@
-import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { bodyShapeProblem } from './body-shape.js';
 import { MAX_LISTED_PROBLEMS } from './errors/error-budget.js';
 import { RequestValidationException } from './errors/request-validation.exception.js';
 
-/** Unknown fields are refused, values are converted to the DTO's types, every problem is listed. */
+/** class-validator's errors, carried from the pipe's exception factory to `transform`, which knows the request part. */
+class ValidationErrors extends Error {
+  constructor(readonly errors: ValidationError[]) {
+    super('validation failed');
+  }
+}
+
+/**
+ * Unknown fields are refused, values are converted to the DTO's types, every problem is listed, in plain words
+ * (RequestValidationException), naming the part of the request a problem is in.
+ */
+class RequestValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ValidationErrors(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof ValidationErrors)) throw error;
+      throw RequestValidationException.fromValidationErrors(error.errors, metadata.type === 'query' ? 'query' : 'body');
+    }
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    transform: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => RequestValidationException.fromValidationErrors(errors),
-  });
+  return new RequestValidationPipe();
 }
 
 /** Keys class-transformer drops without a word (its guard against prototype pollution): refused like unknown fields. */
@@ -46,7 +71,7 @@ function fieldsOf(metatype: ArgumentMetadata['metatype']): ReadonlySet<string> |
 
 /**
  * A body with more unknown top-level fields than an error lists, refused the way the validation pipe would
- * refuse it ("<field> should not exist", the first MAX_LISTED_PROBLEMS listed and the rest counted), without
+ * refuse it ("<field> is not a field of this body", the first MAX_LISTED_PROBLEMS listed and the rest counted), without
  * class-transformer and class-validator building an instance and an error per field first: a thousand unknown
  * fields cost them tens of milliseconds, a lookup each here.
  */
@@ -56,7 +81,7 @@ function refuseManyUnknownFields(body: unknown, metatype: ArgumentMetadata['meta
   if (fields === null) return;
   const unknown = Object.keys(body).filter((key) => !fields.has(key));
   if (unknown.length <= MAX_LISTED_PROBLEMS) return;
-  const listed = unknown.slice(0, MAX_LISTED_PROBLEMS).map((field) => ({ field, message: `${field} should not exist` }));
+  const listed = unknown.slice(0, MAX_LISTED_PROBLEMS).map((field) => ({ field, message: `${field} is not a field of this body` }));
   throw new RequestValidationException(listed, unknown.length - listed.length);
 }
 

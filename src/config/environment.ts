@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
+import { PROJECT_ROOT } from './project-root.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
@@ -18,10 +18,10 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
-/** The old generation may grow to 2.5× what the last full collection kept (README "Performance": the measured trade). */
+/** The old generation may grow to 2.5× what the last full collection kept (docs/performance.md, "Memory"). */
 const DEFAULT_HEAP_GROWTH_PERCENT = 150;
-/** `data/` beside the project (this file is src/config/ or dist/config/), wherever the process was started from. */
-export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
+/** `data/` beside the project, wherever the process was started from. */
+export const DEFAULT_EMBEDDED_DATA_DIR = join(PROJECT_ROOT, 'data');
 const IN_MEMORY = 'memory';
 
 function raw(env: Env, name: string): string | undefined {

@@ -54,7 +54,7 @@ deactivation, new role or new password (Interface A), it ends with a last commen
 gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
 
 Browsers: EventSource cannot send credentials headers, so open it on a
-same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
 `.trim();
 
 /** Documents a stream operation: its media type, frame format, `Last-Event-ID` and response headers. */

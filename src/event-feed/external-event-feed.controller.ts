@@ -20,7 +20,7 @@ const EVENTS_SCOPE: ApiKeyScope = 'events:read';
 @ApiTags('Interface B: events')
 @ApiKeyAuth()
 @RequireScopes(EVENTS_SCOPE)
-@ApiEnvelopeErrorResponses(400, 401, 403, 410, 429, 500)
+@ApiEnvelopeErrorResponses(400, 401, 410, 429, 500)
 @Controller({ path: 'api/external/events', version: VERSION_NEUTRAL })
 export class ExternalEventFeedController {
   constructor(

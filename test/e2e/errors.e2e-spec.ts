@@ -134,7 +134,7 @@ describe('error bodies, request ids and input hygiene', () => {
       .expect(400);
     const fields = (response.body.errors as { field: string }[]).map((problem) => problem.field);
     expect(fields).toEqual(expect.arrayContaining(['name', 'scopes', 'admin']));
-    expect(response.body.message).toEqual(expect.arrayContaining(['admin should not exist']));
+    expect(response.body.message).toEqual(expect.arrayContaining(['admin is not a field of this body']));
   });
 
   it('400 for $-operators smuggled into bodies and query strings', async () => {
@@ -157,7 +157,7 @@ describe('error bodies, request ids and input hygiene', () => {
     expect(b.body.message).toBe(TOO_DEEP);
     // 20 levels, the body included, are fine as far as shape goes (the DTO then refuses the unknown field)
     const twenty = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Deep', drill: nestedLevels(19) }).expect(400);
-    expect(twenty.body.message).toEqual(['drill should not exist']);
+    expect(twenty.body.message).toEqual(['drill is not a field of this body']);
   });
 
   // Found by review: 90 000 unknown keys took 4.5 to 8 s of CPU in class-transformer and answered 9.5 MB.

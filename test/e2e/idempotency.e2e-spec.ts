@@ -249,10 +249,15 @@ describe('Idempotency-Key: replay, another body or route, malformed keys', () =>
           continue;
         }
         expect({ path, references: references.length }).toEqual({ path, references: 1 });
-        const shape = path.startsWith('/api/external')
-          ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' }, example: expect.objectContaining({ success: false }) } }
-          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' }, example: expect.objectContaining({ status: expect.any(Number) }) } };
+        // A 409 may be documented as a problem of its own type (reply-window-closed), whose schema extends ProblemDetailsDto.
+        const problem = (status: string) =>
+          status === '409' ? expect.stringMatching(/^#\/components\/schemas\/(ProblemDetailsDto|ReplyWindowClosedProblemDto)$/) : '#/components/schemas/ProblemDetailsDto';
+        const shapeOf = (status: string) =>
+          path.startsWith('/api/external')
+            ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' }, example: expect.objectContaining({ success: false }) } }
+            : { 'application/problem+json': { schema: { $ref: problem(status) }, example: expect.objectContaining({ status: expect.any(Number) }) } };
         for (const status of ['400', '409', '422']) {
+          const shape = shapeOf(status);
           expect({ path, status, content: operation.responses[status]?.content }).toEqual({ path, status, content: shape });
           expect(operation.responses[status].description).toMatch(/Idempotency-Key/);
         }

@@ -119,10 +119,13 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
           size: content.length,
           url: `/v1/media/${response.body.media.id}`,
         },
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: response.body.createdAt },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
 

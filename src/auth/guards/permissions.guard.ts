@@ -1,8 +1,8 @@
 import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { CachedReflector } from '../../common/route-metadata.js';
 import { ROLES, type ApiKeyScope, type AuthPrincipal, type Role } from '../auth-principal.js';
-import { REQUIRED_ROLE } from '../decorators/require-role.decorator.js';
-import { REQUIRED_SCOPES } from '../decorators/require-scopes.decorator.js';
+import { REQUIRED_ROLE, roleRequiredMessage } from '../decorators/require-role.decorator.js';
+import { REQUIRED_SCOPES, scopesMissingMessage } from '../decorators/require-scopes.decorator.js';
 
 /** Roles are ordered; a role may do everything the roles before it may. */
 export function roleAllows(role: Role, required: Role): boolean {
@@ -18,10 +18,10 @@ export interface Permission {
 /** 403 (ForbiddenException) when the principal lacks the role or a scope. */
 export function assertPermitted(principal: AuthPrincipal | undefined, { role, scopes }: Permission): void {
   if (role && !(principal?.kind === 'agent' && roleAllows(principal.role, role))) {
-    throw new ForbiddenException(`This action requires the ${role} role`);
+    throw new ForbiddenException(roleRequiredMessage(role));
   }
   const missing = scopes?.filter((scope) => !(principal?.kind === 'api-key' && principal.scopes.includes(scope)));
-  if (missing?.length) throw new ForbiddenException(`The API key lacks the scope ${missing.join(', ')}`);
+  if (missing?.length) throw new ForbiddenException(scopesMissingMessage(missing));
 }
 
 /** Reads `@RequireRole` and `@RequireScopes` and answers 403 when the authenticated caller lacks them. */

@@ -4,6 +4,7 @@ import { duplicateKeyField, isDuplicateKeyError } from '../../database/mongo-err
 import { TOO_MANY_KEYS } from '../body-shape.js';
 import { boundErrorWords } from './error-budget.js';
 import { RequestValidationException, type FieldProblem } from './request-validation.exception.js';
+import { TypedProblemException } from './typed-problem.exception.js';
 
 /** What both interfaces' error bodies are made from. */
 export interface NormalizedError {
@@ -13,6 +14,8 @@ export interface NormalizedError {
   /** Human-readable; a list for validation failures, as NestJS answers them. */
   message: string | string[];
   errors?: FieldProblem[];
+  /** A problem type of our own (TypedProblemException), with its extension members; else `about:blank`. */
+  problem?: { type: string; title: string; extensions: Record<string, unknown> };
   /** True when the cause is ours (500): the body must say nothing more than that. */
   internal: boolean;
 }
@@ -79,12 +82,14 @@ function fromHttpException(exception: HttpException): UnboundedError {
     (typeof response === 'string'
       ? response
       : ((response as { message?: string | string[] }).message ?? exception.message));
+  const typed = exception instanceof TypedProblemException;
   return {
     status,
     title: reason(status),
     message,
     errors: exception instanceof RequestValidationException ? exception.problems : undefined,
     unlisted: exception instanceof RequestValidationException ? exception.unlisted : undefined,
+    ...(typed ? { problem: { type: exception.problemType, title: exception.problemTitle, extensions: exception.extensions } } : {}),
     internal: status >= 500,
   };
 }

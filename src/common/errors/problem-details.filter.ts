@@ -15,7 +15,8 @@ function bearerChallenge(request: Request): string {
 
 /**
  * Interface A: RFC 9457 problem details that keep NestJS's familiar `statusCode`, `error` and
- * `message`, plus the request id and, for a 400, the field problems.
+ * `message`, plus the request id and, for a 400, the field problems. A problem of our own type
+ * (TypedProblemException) adds its extension members.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -32,8 +33,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .type('application/problem+json')
       .send(
         JSON.stringify({
-          type: 'about:blank',
-          title: error.title,
+          type: error.problem?.type ?? 'about:blank',
+          title: error.problem?.title ?? error.title,
           status: error.status,
           detail,
           // Bounded like the rest of an error body: a path is whatever the client sent.
@@ -43,6 +44,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
           message: error.message,
           requestId: requestIdOf(request),
           ...(error.errors ? { errors: error.errors } : {}),
+          ...error.problem?.extensions,
         }),
       );
   }
