@@ -1,4 +1,4 @@
-// npm run drill [-- crash bad-input load engine-crash engine-limits]: runs the reliability drills (all of them by default), one after another,
+// npm run drill [-- crash bad-input load engine-crash engine-limits crafted-flows startup]: runs the reliability drills (all of them by default), one after another,
 // each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark measures at the same time.
 // Exits 1 if any drill found a violation or failed to run.
 import { spawn, spawnSync } from 'node:child_process';
@@ -6,7 +6,15 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LOAD_LOCK as LOCK } from '../harness/pinning.mjs';
 
-const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs', 'engine-crash': 'engine-crash.mjs', 'engine-limits': 'engine-limits.mjs' };
+const DRILLS = {
+  crash: 'crash.mjs',
+  'bad-input': 'bad-input.mjs',
+  load: 'load.mjs',
+  'engine-crash': 'engine-crash.mjs',
+  'engine-limits': 'engine-limits.mjs',
+  'crafted-flows': 'crafted-flows.mjs',
+  startup: 'startup.mjs',
+};
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in DRILLS));

@@ -56,9 +56,11 @@ Every response carries \`x-request-id\` (echoed when sent). Rate-limited respons
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, \`RateLimit-Policy\` and
 \`RateLimit\`; a 429 adds \`Retry-After\`. Limits count per agent, per API key, or per address, under a
 ceiling per company; expensive routes count more than one (said on each). An address that fails to
-authenticate too often (bad token, bad key, wrong password, refused registration) gets 429 on every
-authenticating request until the window ends. Every 401 carries \`WWW-Authenticate\`. Answers that
-carry a token, key or secret carry \`Cache-Control: no-store\`.
+authenticate too often with bad tokens or keys gets 429 on every authenticating request until the window
+ends; wrong passwords and refused registrations count per address and e-mail, so only that e-mail is
+refused from that address. Every 401 carries \`WWW-Authenticate\`. Answers that carry a token, key or
+secret carry \`Cache-Control: no-store\`. A body of more than 1 000 keys, or nested deeper than 20,
+answers 400 before it is read; no error body is over 10 KB (at most 20 field problems are listed).
 `.trim();
 
 /** Every tag of the controllers, in the order Swagger UI lists them. */

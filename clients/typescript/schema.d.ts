@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Create a company, its settings and an admin agent; answers a bearer token
-         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed authentications of the address. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
+         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed logins of the address and e-mail. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
          */
         post: operations["AuthController_register_v1"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an agent e-mail and password for a bearer token
-         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed authentication of the address. Counts 5 requests against the rate limit.
+         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed login of the client address and that e-mail: after AUTH_FAILURE_LIMIT of them in a rate-limit window, the e-mail is refused from that address (429, even with its right password) until the window ends, while other e-mails from the address still log in. Counts 5 requests against the rate limit.
          */
         post: operations["AuthController_login_v1"];
         delete?: never;
@@ -700,14 +700,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request (its open event streams end within 10 s) and it can no longer log in; the API keys it created are revoked (`revokedReason: creator_deactivated`). Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. A new role, password or reactivation ends the agent's earlier tokens (and its open event streams). An admin given another role loses the API keys it created (`revokedReason: creator_demoted`), as a deactivated one does (`creator_deactivated`); promoting it again does not bring them back. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -1103,7 +1103,14 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
          *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
@@ -1170,7 +1177,14 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
          *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["ExternalEventFeedController_stream"];
@@ -1372,10 +1386,10 @@ export interface components {
         };
         CreatedApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /**
              * @description The key itself: shown only in this response, store it now
              * @example pk_Xk3v…
@@ -1419,10 +1433,10 @@ export interface components {
         };
         ApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example WhatsApp connector */
@@ -3186,7 +3200,8 @@ export interface components {
          * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
          *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
          *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-         *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+         *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+         *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
          *     route and body changes nothing and gets the kept answer again, byte for byte, with
          *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
          *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3553,7 +3568,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3979,7 +3995,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4639,7 +4656,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5060,7 +5078,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5242,7 +5261,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5424,7 +5444,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5606,7 +5627,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5784,7 +5806,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6072,7 +6095,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6257,7 +6281,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6418,7 +6443,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6676,7 +6702,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7518,7 +7545,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8213,7 +8241,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9029,7 +9058,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9170,7 +9200,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9605,7 +9636,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -10515,7 +10547,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -11034,7 +11067,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -11338,7 +11372,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -12086,7 +12121,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -12288,7 +12324,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -12577,7 +12614,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a

@@ -79,8 +79,10 @@ export class AgentsController {
     description:
       'Admins may change every field; any agent may change its own `status` (anything else answers 403); ' +
       '`PATCH /v1/agents/me` changes the calling agent. ' +
-      'A deactivated agent stays offline until reactivated with `isActive: true`. ' +
-      'Demoting or deactivating the last active admin answers 409.',
+      'A deactivated agent stays offline until reactivated with `isActive: true`. A new role, password or ' +
+      'reactivation ends the agent\'s earlier tokens (and its open event streams). An admin given another role loses the ' +
+      'API keys it created (`revokedReason: creator_demoted`), as a deactivated one does (`creator_deactivated`); ' +
+      'promoting it again does not bring them back. Demoting or deactivating the last active admin answers 409.',
   })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(400, [403, 'Only admins may change other agents'], notFound('Agent'), 409)
@@ -95,7 +97,8 @@ export class AgentsController {
     summary: 'Deactivate an agent (admin); the record stays',
     description:
       '`isActive: false` and `status: offline`; its open human conversations go back to the queue; its ' +
-      'tokens are refused from the next request and it can no longer log in. Answers the agent. ' +
+      'tokens are refused from the next request (its open event streams end within 10 s) and it can no longer log in; ' +
+      'the API keys it created are revoked (`revokedReason: creator_deactivated`). Answers the agent. ' +
       'Deactivating the last active admin answers 409; `me` is the calling admin.',
   })
   @ApiOkResponse({ type: AgentView })

@@ -152,6 +152,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     // which keep-alives are written.
     eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000),
     eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
+    // At most 5 s: with the caches' 2 s across processes, a stream ends within 10 s of its credential (contract 18).
+    eventStreamAuthCheckMs: integer(env, 'EVENT_STREAM_AUTH_CHECK_MS', 5_000, POLL_INTERVAL_MS, 5_000),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
     heapGrowthPercent: integer(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),

@@ -1,4 +1,5 @@
 import { BadRequestException, type ValidationError } from '@nestjs/common';
+import { MAX_LISTED_PROBLEMS } from './error-budget.js';
 
 export interface FieldProblem {
   field: string;
@@ -8,15 +9,30 @@ export interface FieldProblem {
 /** Where the validated value came from: an unknown name is "not a field of this body" or "not a parameter of this query". */
 export type ValidatedPart = 'body' | 'query';
 
-/** A 400 that lists every field problem, built from class-validator's errors by the global ValidationPipe. */
+/**
+ * A 400 that lists field problems, built from class-validator's errors by the global ValidationPipe. At most
+ * MAX_LISTED_PROBLEMS are listed (an error body says only that many, error-budget.ts); `unlisted` counts the
+ * rest, which are never worded: a body of a thousand unknown keys named with a kilobyte each would otherwise
+ * cost a megabyte of messages to throw away.
+ */
 export class RequestValidationException extends BadRequestException {
-  constructor(readonly problems: FieldProblem[]) {
+  constructor(
+    readonly problems: FieldProblem[],
+    readonly unlisted = 0,
+  ) {
     super(problems.map((problem) => problem.message));
   }
 
   static fromValidationErrors(errors: ValidationError[], part: ValidatedPart = 'body'): RequestValidationException {
-    return new RequestValidationException(flatten(errors, part));
+    const listing: Listing = { problems: [], unlisted: 0 };
+    flatten(errors, part, '', listing);
+    return new RequestValidationException(listing.problems, listing.unlisted);
   }
+}
+
+interface Listing {
+  problems: FieldProblem[];
+  unlisted: number;
 }
 
 /**
@@ -45,14 +61,19 @@ const PLAIN_WORDS: Record<string, { jargon: RegExp; plain: (field: string, part:
   minLength: { jargon: /must be longer than or equal to 1 characters$/, plain: (field) => `${field} must not be empty` },
 };
 
-function flatten(errors: ValidationError[], part: ValidatedPart, parent = ''): FieldProblem[] {
-  return errors.flatMap((error) => {
+function flatten(errors: ValidationError[], part: ValidatedPart, parent: string, listing: Listing): void {
+  for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const constraints = Object.entries(error.constraints ?? {});
     const typeProblem = constraints.find(([name]) => TYPE_CHECKS.has(name));
-    const own = (typeProblem ? [typeProblem] : constraints).map(([name, text]) => ({ field, message: plainWords(name, text, error.property, field, part) }));
-    return [...own, ...flatten(error.children ?? [], part, field)];
-  });
+    const own = typeProblem ? [typeProblem] : constraints;
+    const room = MAX_LISTED_PROBLEMS - listing.problems.length;
+    listing.unlisted += Math.max(0, own.length - room);
+    for (const [name, text] of own.slice(0, Math.max(0, room))) {
+      listing.problems.push({ field, message: plainWords(name, text, error.property, field, part) });
+    }
+    if (error.children?.length) flatten(error.children, part, field, listing);
+  }
 }
 
 function plainWords(constraint: string, text: string, property: string, field: string, part: ValidatedPart): string {
