@@ -1,6 +1,6 @@
-// npm run drill [-- crash bad-input load engine-crash engine-limits engine-regex]: runs the reliability drills (all of them by
-// default), one after another, each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark
-// measures at the same time. The engine-* drills are the @parley/embedded-mongo package's (its drill/ folder).
+// npm run drill [-- crash bad-input load crafted-flows startup engine-crash engine-limits engine-regex]: runs the reliability
+// drills (all of them by default), one after another, each as its own process holding /tmp/parley-load.lock (flock), so
+// that no benchmark measures at the same time. The engine-* drills are the @parley/embedded-mongo package's (its drill/).
 // Exits 1 if any drill found a violation or failed to run.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -12,6 +12,8 @@ const DRILLS = {
   crash: new URL('crash.mjs', import.meta.url),
   'bad-input': new URL('bad-input.mjs', import.meta.url),
   load: new URL('load.mjs', import.meta.url),
+  'crafted-flows': new URL('crafted-flows.mjs', import.meta.url),
+  startup: new URL('startup.mjs', import.meta.url),
   ...Object.fromEntries(['engine-crash', 'engine-limits', 'engine-regex'].map((name) => [name, new URL(`${name}.mjs`, engineDrills)])),
 };
 

@@ -87,7 +87,7 @@ export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
   return { uri, pid: tracked.child.pid, ...controls(tracked) };
 }
 
-/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL and its controls. */
+/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL, pid and controls. */
 export async function startApi({ port, mongodbUri, env = {} }) {
   const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -96,7 +96,7 @@ export async function startApi({ port, mongodbUri, env = {} }) {
   } catch (failure) {
     throw startupFailure(tracked, failure.message);
   }
-  return { baseUrl, ...controls(tracked) };
+  return { baseUrl, pid: tracked.child.pid, ...controls(tracked) };
 }
 
 /** The engine and one API process on it, with the database `name`; `stop()` ends both. */

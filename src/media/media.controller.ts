@@ -12,7 +12,8 @@ import {
 } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
 import { MessageView } from '../messages/message.view.js';
 import { SEND_MEDIA_FORM_SCHEMA, SendMediaDto } from './dto/send-media.dto.js';
@@ -41,13 +42,15 @@ export class MediaController {
     description:
       'multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its ' +
       'first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. ' +
-      'The message answered carries `media.url`, to GET with your bearer token. ' +
+      'The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, ' +
+      'only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). ' +
       `Counts ${SEND_MEDIA_WEIGHT} requests against the rate limits.`,
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: SEND_MEDIA_FORM_SCHEMA })
   @ApiCreatedResponse({ type: MessageView })
   @ApiProblemResponses(400, 413, 415)
+  @ApiReplyWindowClosedResponse()
   send(
     @CurrentAgent() agent: AgentPrincipal,
     @Body() dto: SendMediaDto,
@@ -74,7 +77,7 @@ export class MediaController {
       'Content-Disposition': { description: 'inline or attachment, with the file name', schema: { type: 'string' } },
     },
   })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Media'))
   async download(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<StreamableFile> {
     const { media, stream } = await this.media.open(agent.companyId, id);
     return new StreamableFile(stream, {
