@@ -4,7 +4,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { SNOOZE_TIMER } from '../../src/conversations/snooze/conversation-snoozes.js';
 import { sleptMs } from '../../src/conversations/snooze/sleep.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { EventRelay } from '../../src/events/event-relay.js';
