@@ -2,8 +2,8 @@
 // reads through the driver, sent as the app sends them (TenantRepository.findPlain: one `find` command each, the
 // same filter, sort, limit and projection). It answers the app's bytes, so the gap to bare NestJS-Express is the
 // reads alone (driver, BSON, the engine on the same core), and the gap to the app is the app's own work:
-// authentication, rate limit, validation, the views. Mirrors ConversationsService.list with
-// ConversationContacts, and MessagesService.list (its first page, newest first); keep them alike.
+// authentication, rate limit, validation, the views. Mirrors ConversationsService.list (conversations keep a copy of
+// their contact, so the page is one read) and MessagesService.list (its first page, newest first); keep them alike.
 // Run as a child by rounds.mjs: node bare-reads.server.mjs <bodies.json> <current.json> (the app's pages as they are
 // when it starts: the write scenarios add messages after the bodies were taken), env PORT, MONGODB_URI,
 // READS_COMPANY, READS_THREAD.
@@ -13,7 +13,6 @@ import { NestFactory } from '@nestjs/core';
 import { MongoClient, ObjectId } from 'mongodb';
 import { readFileSync } from 'node:fs';
 // The built app's own projections (npm run bench builds first), so that the reads stay the app's.
-import { CONTACT_SUMMARY_FIELDS } from '../../dist/contacts/contact.view.js';
 import { CONVERSATION_VIEW_FIELDS } from '../../dist/conversations/conversation.view.js';
 import { MESSAGE_VIEW_FIELDS } from '../../dist/messages/message.view.js';
 
@@ -34,23 +33,19 @@ async function find(collection, filter, { sort, projection, limit }) {
 const READS = {
   conversations: async () => {
     const rows = await find('conversations', { companyId }, { sort: { _id: -1 }, projection: CONVERSATION_VIEW_FIELDS, limit: LIMIT + 1 });
-    const page = rows.slice(0, LIMIT);
-    const ids = [...new Map(page.map((c) => [c.contactId.toHexString(), c.contactId])).values()];
-    const contacts = await find('contacts', { companyId, _id: { $in: ids } }, { projection: CONTACT_SUMMARY_FIELDS, limit: ids.length });
-    return { ids: page.map((c) => c._id.toHexString()), related: contacts.map((c) => c._id.toHexString()) };
+    return rows.slice(0, LIMIT).map((c) => c._id.toHexString());
   },
   messages: async () => {
     const page = await find('messages', { companyId, conversationId: threadId }, { sort: { createdAt: -1, _id: -1 }, projection: MESSAGE_VIEW_FIELDS, limit: LIMIT + 1 });
-    return { ids: page.slice(0, LIMIT).map((m) => m._id.toHexString()), related: [] };
+    return page.slice(0, LIMIT).map((m) => m._id.toHexString());
   },
 };
 
 /** Refuses to serve when a page's reads do not find what the app's answer shows: the floor would measure other work. */
 async function checkAgainstApp(name, answer) {
   const found = await READS[name]();
-  const same = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
-  const related = name === 'conversations' ? [...new Set(answer.data.map((c) => c.contact?.id).filter(Boolean))] : [];
-  if (!same(found.ids, answer.data.map((record) => record.id)) || !same(found.related, related)) {
+  const shown = answer.data.map((record) => record.id);
+  if (found.length !== shown.length || [...found].sort().join() !== [...shown].sort().join()) {
     throw new Error(`bare-reads: the ${name} reads do not find the app's page; align them with the app's queries`);
   }
 }

@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Create a company, its settings and an admin agent; answers a bearer token
-         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed authentications of the address. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
+         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed logins of the address and e-mail. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
          */
         post: operations["AuthController_register_v1"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an agent e-mail and password for a bearer token
-         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed authentication of the address. Counts 5 requests against the rate limit.
+         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed login of the client address and that e-mail: after AUTH_FAILURE_LIMIT of them in a rate-limit window, the e-mail is refused from that address (429, even with its right password) until the window ends, while other e-mails from the address still log in. Counts 5 requests against the rate limit.
          */
         post: operations["AuthController_login_v1"];
         delete?: never;
@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Start a conversation with a contact (status bot, priority medium unless given)
-         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409.
+         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is stored: start it with a template instead (`POST /v1/messages`).
          */
         post: operations["ConversationsController_start_v1"];
         delete?: never;
@@ -225,6 +225,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a human or queued conversation until a time (status unchanged)
+         * @description `until` must be in the future and at most 90 days ahead; only `human` and `queued` conversations can be snoozed (400 otherwise). Answers the conversation with `snoozedUntil` and emits `conversation.snoozed`. Snoozing a snoozed conversation moves its wake-up (the same `until` again changes nothing). It wakes, clearing `snoozedUntil` and emitting `conversation.unsnoozed` with its `reason`, at `until` (`timer`, within a few seconds, once, whatever process runs or dies), when the contact writes (`contact_message`, before that message is stored) or by POST /conversations/{id}/unsnooze (`agent`). Closing it clears the snooze too, without `conversation.unsnoozed`. Auto-assignment leaves a snoozed queued conversation in the queue until it wakes. A concurrent change answers 409 (read it again and retry).
+         */
+        post: operations["ConversationSnoozeController_snooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wake a snoozed conversation now
+         * @description Clears `snoozedUntil` and emits `conversation.unsnoozed` with `reason: "agent"`. A conversation that is not snoozed is answered as it is, with no event.
+         */
+        post: operations["ConversationSnoozeController_unsnooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply one action to up to 100 conversations: assign, close, set_priority, add_tags or snooze
+         * @description Each id is acted on on its own, one after another, through the same rules and events as its single route (POST /conversations/{id}/assign, /close, PATCH priority, the flow step add_tags, POST /conversations/{id}/snooze). Answers 200 with one result per id, in the order of `ids`: `status` is what the single route would have answered (200, 400, 404, 409), with the conversation on success and the single route's error message otherwise; one failing id does not stop the others. The action's fields are checked first: a field the action needs and lacks, one it does not take, or an `until` out of bounds answers 400 for the whole request, and nothing is changed.
+         */
+        post: operations["ConversationBulkController_bulkAction_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations/{id}/messages": {
         parameters: {
             query?: never;
@@ -234,15 +294,48 @@ export interface paths {
         };
         /**
          * List messages, always in ascending time order
-         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id.
+         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id. Private notes are included (`private: true`); `private=false` leaves them out, `private=true` lists only them.
          */
         get: operations["MessagesController_list_v1"];
         put?: never;
         /**
-         * Send a text message to the contact (outbound, from you)
-         * @description Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.
+         * Send to the contact (text, a canned response or an approved template), or add a private note
+         * @description Give exactly one of `text`, `cannedResponseId` and `template` (400 naming the fields otherwise).
+         *
+         *     - `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s firstResponseAt on its first reply.
+         *     - `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, you, your company; a missing value renders as empty), sent as your text message. A response that is not your company’s answers 400.
+         *     - `{ template: { name, language, variables } }`: an `approved` template of the conversation’s channel (400 `template.name` otherwise) with one variable per placeholder (400 `template.variables` otherwise). The message has `type: "template"`, `template: { id, name, language, variables }` and the rendered `text`; `message.sent` carries it, so the connector sends the template by name.
+         *     - `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, `delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; `mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.
+         *
+         *     **Reply window.** On a channel with `replyWindowHours`, free-form messages (text, canned responses) go through only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 with problem type `urn:parley:problem:reply-window-closed` and `closedAt`. Templates and notes go through at any time.
+         *
+         *     Sending to the contact on a closed conversation answers 400.
          */
         post: operations["MessagesController_send_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Message a contact first: finds or creates the contact, uses its open conversation or opens one, sends
+         * @description `to` names the contact by `contactId`, `phone` or `email` (a phone or e-mail without a contact creates one, named `name`). The message goes into the contact’s open conversation on `channel`, or a new one assigned to you (`human`, with `conversation.created` and `conversation.assigned`). Exactly one of `text` or `template`.
+         *
+         *     **Reply window.** A new conversation on a channel with `replyWindowHours` has no open window, so only a `template` is accepted there; `text` answers 409 (problem type `urn:parley:problem:reply-window-closed`, `closedAt: null`), and so does text to an open conversation whose window has closed. Whatever is refused (400, 409) stores nothing: no contact, no conversation. An inactive channel answers 409.
+         *
+         *     Send an `Idempotency-Key` so that a retry cannot send twice.
+         */
+        post: operations["ProactiveMessagesController_send_v1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -267,6 +360,222 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List canned responses by shortCode, optionally searched
+         * @description `search` keeps those whose shortCode starts with it or whose title or content contain it (case-insensitive). Pass `nextCursor` back as `cursor`. Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        get: operations["CannedResponsesController_list_v1"];
+        put?: never;
+        /**
+         * Create a canned response (supervisor or admin)
+         * @description Placeholders are checked now: an unknown one answers 400 naming `content`. A shortCode your company already uses answers 409. At most 1000 per company (400 past that). Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        post: operations["CannedResponsesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one canned response
+         * @description A missing, malformed or other company's id answers 404.
+         */
+        get: operations["CannedResponsesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a canned response (supervisor or admin)
+         * @description Messages already sent with it stay as they are.
+         */
+        delete: operations["CannedResponsesController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a canned response (supervisor or admin)
+         * @description Only the fields sent change. Placeholders are checked as on create; a shortCode in use answers 409.
+         */
+        patch: operations["CannedResponsesController_update_v1"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's transcript, as text or JSON
+         * @description `format=text` (default): `text/plain`, one line per message, oldest first: `[YYYY-MM-DD HH:MM] <name> (<contact|agent|bot>): <text or [media file name]>`, times in your company's time zone (settings). A media message shows `[file name]` then its caption; a line break inside a message is written `\n`. `format=json`: `{ conversation, contact, messages }`, each message with its `senderName`. Private notes only with `includePrivate=true` (in text, their text starts with `[private note]`). The transcript is streamed as it is read, however long the conversation.
+         */
+        get: operations["TranscriptsController_transcript_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels, newest first
+         * @description Any agent. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        get: operations["ChannelsController_list_v1"];
+        put?: never;
+        /**
+         * Create a channel (admin)
+         * @description `key` is what conversations on it carry in `channel`: unique in your company (409 when taken), lower-case `[a-z0-9_.:+-]{1,64}`, fixed once created, as is `type`. `replyWindowHours` defaults to 24 for `whatsapp`, null otherwise. At most 100 channels per company. Changes reach every API process within 2 seconds. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        post: operations["ChannelsController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["ChannelsController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel (admin)
+         * @description Its conversations and templates stay; its conversations then behave as on a key without a record (no reply window).
+         */
+        delete: operations["ChannelsController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel (admin): name, address, replyWindowHours, isActive
+         * @description A new `replyWindowHours` applies to each conversation from its next inbound message; windows already open keep their end. null removes the window: free-form messages go through again at once.
+         */
+        patch: operations["ChannelsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List message templates, newest first
+         * @description Any agent. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["MessageTemplatesController_list_v1"];
+        put?: never;
+        /**
+         * Create a message template (supervisor), pending the channel’s approval
+         * @description `channel` is the key of one of your channels (400 otherwise). `body` holds placeholders `{{1}}`..`{{n}}` numbered from 1 without gaps (400 naming the gap). Channel + name + language is unique: 409 when taken. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        post: operations["MessageTemplatesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message template
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["MessageTemplatesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message template (supervisor)
+         * @description It can no longer be sent; messages already sent with it keep their text and `template`.
+         */
+        delete: operations["MessageTemplatesController_remove_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace’s message templates, newest first (`status=pending`: those awaiting a verdict)
+         * @description API key with the `templates:manage` scope. Pass `nextCursor` back as `cursor`. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["ExternalMessageTemplatesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one message template
+         * @description API key with the `templates:manage` scope. A missing or other workspace's id answers 404.
+         */
+        get: operations["ExternalMessageTemplatesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Report the channel’s verdict on a template: approved, or rejected with a reason
+         * @description API key with the `templates:manage` scope. A new status emits `template.status_changed` (`TEMPLATE_STATUS_CHANGED`) with the template and its `previousStatus`; the status it already has answers 200 and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status.
+         */
+        patch: operations["ExternalMessageTemplatesController_report"];
         trace?: never;
     };
     "/api/external/messages": {
@@ -306,7 +615,7 @@ export interface paths {
         put?: never;
         /**
          * Send a file (image, video, audio or document) as a message of a conversation
-         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. Counts 5 requests against the rate limits.
+         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). Counts 5 requests against the rate limits.
          */
         post: operations["MediaController_send_v1"];
         delete?: never;
@@ -399,6 +708,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: who the bearer token belongs to
+         * @description The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).
+         */
+        get: operations["AgentsController_me_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}": {
         parameters: {
             query?: never;
@@ -415,14 +744,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request (its open event streams end within 10 s) and it can no longer log in; the API keys it created are revoked (`revokedReason: creator_deactivated`). Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403). A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. A new role, password or reactivation ends the agent's earlier tokens (and its open event streams). An admin given another role loses the API keys it created (`revokedReason: creator_demoted`), as a deactivated one does (`creator_deactivated`); promoting it again does not bring them back. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -466,7 +795,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow (supervisor)
-         * @description Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
+         * @description Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
          */
         post: operations["FlowsController_create_v1"];
         delete?: never;
@@ -830,8 +1159,15 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
         put?: never;
@@ -899,8 +1235,15 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          *
          *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
@@ -980,7 +1323,7 @@ export interface components {
         FieldProblemDto: {
             /** @example email */
             field: string;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             message: string;
         };
         ProblemDetailsDto: {
@@ -990,7 +1333,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -1000,7 +1343,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -1100,7 +1443,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -1110,10 +1453,10 @@ export interface components {
         };
         CreatedApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /**
              * @description The key itself: shown only in this response, store it now
              * @example pk_Xk3v…
@@ -1123,7 +1466,7 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * @description The channels the key is limited to; null: every channel
              * @example [
@@ -1164,15 +1507,15 @@ export interface components {
         };
         ApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * @description The channels the key is limited to; null: every channel
              * @example [
@@ -1312,6 +1655,43 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        ReplyWindowClosedProblemDto: {
+            /** @example about:blank */
+            type: string;
+            /** @example Bad Request */
+            title: string;
+            /** @example 400 */
+            status: number;
+            /** @example email must be an e-mail address */
+            detail: string;
+            /** @example /v1/auth/register */
+            instance: string;
+            /** @example 400 */
+            statusCode: number;
+            /** @example Bad Request */
+            error: string;
+            /**
+             * @example [
+             *       "email must be an e-mail address"
+             *     ]
+             */
+            message: string | string[];
+            /** @example 2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a */
+            requestId: string;
+            errors?: components["schemas"]["FieldProblemDto"][];
+            /**
+             * Format: date-time
+             * @description When the window closed; null when it never opened (the contact has not written on the channel yet)
+             */
+            closedAt?: string | null;
+            /**
+             * @description null for a proactive message that found no open conversation
+             * @example 6650f0c2a1b2c3d4e5f60718
+             */
+            conversationId?: string | null;
+            /** @example whatsapp */
+            channel?: string;
+        };
         CreateConversationDto: {
             /**
              * @default api
@@ -1355,13 +1735,13 @@ export interface components {
             /** @description The agent's or flow's id; null for auto */
             id: string | null;
         };
-        ConversationWithContactView: {
-            /** @description null once the contact has been deleted (its conversations stay) */
-            contact: components["schemas"]["ContactSummaryView"] | null;
+        ConversationView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example 6650f0c2a1b2c3d4e5f60719 */
             contactId: string;
+            /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+            contact: components["schemas"]["ContactSummaryView"] | null;
             /** @example whatsapp */
             channel: string;
             /** @enum {string} */
@@ -1394,6 +1774,15 @@ export interface components {
             /** Format: date-time */
             closedAt: string | null;
             closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1430,6 +1819,82 @@ export interface components {
              */
             status?: "queued";
         };
+        SnoozeConversationDto: {
+            /**
+             * @description When it wakes: in the future, at most 90 days ahead. ISO-8601 with a zone (or a date, midnight UTC), or epoch
+             *     milliseconds
+             * @example 2026-05-02T09:00:00Z
+             */
+            until: string;
+        };
+        BulkConversationsDto: {
+            /**
+             * @description The conversations, each acted on on its own, answered in this order. A malformed, missing or other company's id
+             *     gets its own 404 result
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60718",
+             *       "6650f0c2a1b2c3d4e5f60722"
+             *     ]
+             */
+            ids: string[];
+            /**
+             * @description `add_tags`: tags added to those each conversation has. At most 50 tags of 1 to 50 characters; trimmed, blank ones and repeats dropped
+             * @example [
+             *       "vip",
+             *       "billing"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description What to do to each: `assign` (with `agentId`), `close` (optional `reason`), `set_priority` (with `priority`),
+             *     `add_tags` (with `tags`), `snooze` (with `until`)
+             * @enum {string}
+             */
+            action: "assign" | "close" | "set_priority" | "add_tags" | "snooze";
+            /**
+             * @description `assign`: an active agent of your company
+             * @example 6650f0c2a1b2c3d4e5f60701
+             */
+            agentId?: string;
+            /**
+             * @description `set_priority`
+             * @enum {string}
+             */
+            priority?: "low" | "medium" | "high";
+            /**
+             * @description `snooze`: when they wake, in the future and at most 90 days ahead (ISO-8601 with a zone, or epoch milliseconds)
+             * @example 2026-05-02T09:00:00Z
+             */
+            until?: string;
+            /**
+             * @description `close`: why, kept on each conversation
+             * @example Resolved: outage over
+             */
+            reason?: string;
+        };
+        BulkItemResultView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @description True when `status` is 200 */
+            ok: boolean;
+            /**
+             * @description The HTTP status the single route would have answered: 200, 400 (a rule refused it, e.g. a closed
+             *     conversation), 404 (missing, malformed or another company's), 409 (changed concurrently)
+             * @example 200
+             */
+            status: number;
+            /** @description The conversation after the action (on success) */
+            conversation?: components["schemas"]["ConversationView"];
+            /**
+             * @description Why it failed, in the single route's words (its problem details' `detail`)
+             * @example Cannot move a conversation from closed to human; allowed from closed: none (closed conversations are never reopened)
+             */
+            error?: string;
+        };
+        BulkResultView: {
+            /** @description One per id, in the order of `ids` */
+            results: components["schemas"]["BulkItemResultView"][];
+        };
         MediaView: {
             /** @example 6650f0c2a1b2c3d4e5f60720 */
             id: string;
@@ -1444,6 +1909,22 @@ export interface components {
              * @example /v1/media/6650f0c2a1b2c3d4e5f60720
              */
             url: string;
+        };
+        MessageTemplateUseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example order_shipped */
+            name: string;
+            /** @example en-US */
+            language: string;
+            /**
+             * @description The values of its placeholders, `{{1}}` first
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables: string[];
         };
         MessageDeliveryErrorView: {
             /**
@@ -1480,12 +1961,15 @@ export interface components {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             conversationId: string;
             /** @enum {string} */
-            direction: "inbound" | "outbound";
+            direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
             text: string | null;
             caption: string | null;
             media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
             senderType: "agent" | "bot" | "contact";
             senderId: string | null;
@@ -1494,14 +1978,102 @@ export interface components {
              * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
              */
             externalId: string | null;
-            /** @description Outbound: its delivery on the channel; null on inbound messages */
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
             delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
             /** Format: date-time */
             createdAt: string;
         };
+        SendTemplateDto: {
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, any case
+             * @example en-US
+             */
+            language: string;
+            /**
+             * @description The values of the placeholders, `{{1}}` first: exactly as many as the template has (none: leave it out)
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables?: string[];
+        };
         SendMessageDto: {
-            /** @example Your refund is on its way. */
-            text: string;
+            /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
+            private?: boolean;
+            /**
+             * @description With `private: true`: agents to notify (active agents of your company), in `conversation.note_added`
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60701"
+             *     ]
+             */
+            mentions?: string[];
+            /**
+             * @description Mode `cannedResponseId`: a canned response of your company, rendered for this conversation and sent as text
+             * @example 6650f0c2a1b2c3d4e5f60730
+             */
+            cannedResponseId?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveRecipientDto: {
+            /**
+             * @description A contact of your company
+             * @example 6650f0c2a1b2c3d4e5f60719
+             */
+            contactId?: string;
+            /**
+             * @description International format: the contact with this phone, or a new one
+             * @example +14155552671
+             */
+            phone?: string;
+            /**
+             * Format: email
+             * @description The contact with this e-mail, or a new one
+             * @example grace@example.com
+             */
+            email?: string;
+        };
+        ProactiveMessageDto: {
+            /**
+             * @description The channel key; a new conversation on a channel with a reply window has no open window, so only a template goes there
+             * @example whatsapp
+             */
+            channel: string;
+            /** @description Exactly one of contactId, phone or email */
+            to: components["schemas"]["ProactiveRecipientDto"];
+            /**
+             * @description The contact's name, when `to` is a phone or e-mail: given to a new contact, or to one without a name
+             * @example Grace Hopper
+             */
+            name?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveMessageView: {
+            message: components["schemas"]["MessageView"];
+            /** @description The conversation as it stands after the message: the contact's open one on the channel, or the one opened for it */
+            conversation: components["schemas"]["ConversationView"];
+            /** @description The contact, found or created */
+            contact: components["schemas"]["ContactView"];
         };
         ExternalErrorDto: {
             /** @example false */
@@ -1538,6 +2110,258 @@ export interface components {
             occurredAt?: string;
             /** @description Why it failed; only with status `failed` */
             error?: components["schemas"]["DeliveryReportErrorDto"];
+        };
+        CannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example refund-sent */
+            shortCode: string;
+            title: string;
+            /** @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}} */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode: string;
+            /** @example Refund on its way */
+            title: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content: string;
+        };
+        UpdateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode?: string;
+            /** @example Refund on its way */
+            title?: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content?: string;
+        };
+        DeletedCannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        TranscriptMessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
+            text: string | null;
+            caption: string | null;
+            media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
+            /** @enum {string} */
+            senderType: "agent" | "bot" | "contact";
+            senderId: string | null;
+            /**
+             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId: string | null;
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
+            delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The contact's name (else phone, else e-mail), the agent's name, or "Bot" */
+            senderName: string;
+        };
+        TranscriptView: {
+            conversation: components["schemas"]["ConversationView"];
+            /** @description null once the contact has been deleted */
+            contact: components["schemas"]["ContactView"] | null;
+            /** @description Every message, oldest first (private notes only with includePrivate=true) */
+            messages: components["schemas"]["TranscriptMessageView"][];
+        };
+        ChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /**
+             * @description What conversations on this channel carry in `channel`
+             * @example whatsapp
+             */
+            key: string;
+            /** @enum {string} */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id)
+             * @example +14155550100
+             */
+            address: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; outside it only approved
+             *     templates go through. null: the channel has no window
+             * @example 24
+             */
+            replyWindowHours: number | null;
+            /** @description false: switched off for new business: proactive messages (`POST /v1/messages`) on it answer 409; replies in its open conversations go on, under its reply window */
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /**
+             * @description What conversations on this channel carry in `channel`; unique in your company, fixed once created
+             * @example whatsapp
+             */
+            key: string;
+            /**
+             * @description Fixed once created
+             * @enum {string}
+             */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        UpdateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /** @example WhatsApp Business */
+            name?: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        DeletedChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        MessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /**
+             * @description The key of the channel it is approved on
+             * @example whatsapp
+             */
+            channel: string;
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /** @example Hi {{1}}, your order {{2}} has shipped. */
+            body: string;
+            /**
+             * @description How many `variables` a send must give: the body's placeholders {{1}}..{{n}}
+             * @example 2
+             */
+            placeholderCount: number;
+            /**
+             * @description `pending` until the channel connector reports the channel's verdict; only `approved` templates can be sent
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description Why the channel rejected it; null unless `rejected` */
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateMessageTemplateDto: {
+            /**
+             * @description The key of a channel of your company (POST /v1/channels), lower-cased
+             * @example whatsapp
+             */
+            channel: string;
+            /**
+             * @description Lower-case letters, digits and "_"; unique with channel and language
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description A BCP 47 language tag, stored in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /**
+             * @description Placeholders {{1}}..{{n}}, numbered from 1 without gaps (each may appear more than once)
+             * @example Hi {{1}}, your order {{2}} has shipped.
+             */
+            body: string;
+        };
+        DeletedMessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        ReportTemplateStatusDto: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /**
+             * @description Why the channel rejected it; only with status `rejected`
+             * @example INVALID_FORMAT: variables must not be at the start or end
+             */
+            rejectionReason?: string;
         };
         InboundSenderDto: {
             /**
@@ -1589,48 +2413,6 @@ export interface components {
              * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
              */
             externalId?: string;
-        };
-        ConversationView: {
-            /** @example 6650f0c2a1b2c3d4e5f60718 */
-            id: string;
-            /** @example 6650f0c2a1b2c3d4e5f60719 */
-            contactId: string;
-            /** @example whatsapp */
-            channel: string;
-            /** @enum {string} */
-            status: "bot" | "queued" | "human" | "closed";
-            /** @enum {string} */
-            priority: "low" | "medium" | "high";
-            assignedAgentId: string | null;
-            /** Format: date-time */
-            assignedAt: string | null;
-            assignedBy: components["schemas"]["AssignedByView"] | null;
-            /**
-             * @example [
-             *       "vip"
-             *     ]
-             */
-            tags: string[];
-            subject: string | null;
-            /** Format: date-time */
-            lastMessageAt: string | null;
-            /**
-             * Format: date-time
-             * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
-             */
-            firstResponseAt: string | null;
-            /**
-             * Format: date-time
-             * @description When it last entered the queue
-             */
-            queuedAt: string | null;
-            /** Format: date-time */
-            closedAt: string | null;
-            closeReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         InboundMessageResultView: {
             message: components["schemas"]["MessageView"];
@@ -1752,6 +2534,11 @@ export interface components {
             autoAssignment: components["schemas"]["AutoAssignmentView"];
             /** @example en */
             language: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+             * @example 60
+             */
+            replyWindowWarningMinutes: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1802,6 +2589,12 @@ export interface components {
              * @example pt-BR
              */
             language?: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+             *     applies to windows opened or extended from then on
+             * @example 60
+             */
+            replyWindowWarningMinutes?: number;
         };
         SendMessageStepDto: {
             /**
@@ -1811,6 +2604,15 @@ export interface components {
             type: "send_message";
             /** @example Thanks! An agent will be with you shortly. */
             text: string;
+        };
+        SendTemplateStepDto: {
+            /**
+             * @description An approved template of the conversation's channel: it goes through also outside the reply window (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "send_template";
+            /** @description Checked when the step runs: an unknown or unapproved template, or a wrong number of variables, fails the step */
+            template: components["schemas"]["SendTemplateDto"];
         };
         AssignStepDto: {
             /**
@@ -1881,7 +2683,7 @@ export interface components {
             keywords: string[];
         };
         FlowView: {
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example Pricing questions */
@@ -1939,7 +2741,7 @@ export interface components {
              *       }
              *     ]
              */
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example Pricing questions */
             name: string;
         };
@@ -2023,7 +2825,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -2049,7 +2851,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -2079,7 +2881,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -2123,7 +2925,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2206,7 +3008,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -2251,7 +3053,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2263,7 +3065,7 @@ export interface components {
         EventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2272,7 +3074,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2300,7 +3102,7 @@ export interface components {
         ExternalEventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2309,7 +3111,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2568,7 +3370,8 @@ export interface components {
          * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
          *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
          *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-         *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+         *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+         *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
          *     route and body changes nothing and gets the kept answer again, byte for byte, with
          *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
          *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -2621,18 +3424,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2651,11 +3454,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Registration is disabled on this server",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Registration is disabled on this server",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2674,7 +3477,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -2695,11 +3498,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2740,18 +3543,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2770,11 +3573,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Invalid e-mail or password",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
+                     *       "message": "Invalid e-mail or password",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2792,11 +3595,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2840,18 +3643,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2871,7 +3674,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -2881,11 +3684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +3696,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -2918,11 +3717,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2939,7 +3738,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -2980,18 +3780,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3011,7 +3811,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3021,11 +3821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3037,7 +3833,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3059,7 +3855,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -3081,7 +3877,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3102,11 +3898,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3145,18 +3941,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3176,7 +3972,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3186,11 +3982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,7 +3994,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3223,11 +4015,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "API key 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "API key 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3245,11 +4037,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3300,18 +4092,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3331,7 +4123,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3352,11 +4144,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3373,7 +4165,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3414,18 +4207,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3445,7 +4238,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3467,7 +4260,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3489,7 +4282,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3510,11 +4303,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3553,18 +4346,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3584,7 +4377,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3605,11 +4398,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3627,11 +4420,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3670,18 +4463,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3701,7 +4494,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3711,11 +4504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3726,11 +4515,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3748,11 +4537,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3770,11 +4559,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3817,18 +4606,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3848,7 +4637,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3869,11 +4658,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3892,7 +4681,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3913,11 +4702,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3949,7 +4738,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageMeta"] & {
-                        data: components["schemas"]["ConversationWithContactView"][];
+                        data: components["schemas"]["ConversationView"][];
                     };
                 };
             };
@@ -3964,18 +4753,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3995,7 +4784,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4016,11 +4805,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4037,7 +4826,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4064,7 +4854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4078,18 +4868,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4109,7 +4899,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4119,7 +4909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the contact already has an open conversation on the channel (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4127,18 +4917,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A contact with this e-mail already exists",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -4153,7 +4946,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4174,11 +4967,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4203,7 +4996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4217,18 +5010,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4291,11 +5084,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4324,7 +5117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4338,18 +5131,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4434,11 +5227,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4455,7 +5248,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4484,7 +5278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4498,18 +5292,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4529,7 +5323,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4551,7 +5345,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4573,7 +5367,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4595,7 +5389,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4616,11 +5410,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4637,7 +5431,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4666,7 +5461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationWithContactView"];
+                    "application/json": components["schemas"]["ConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4680,18 +5475,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4711,7 +5506,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4733,7 +5528,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4755,7 +5550,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4777,7 +5572,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4798,11 +5593,532 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationSnoozeController_snooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeConversationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationSnoozeController_unsnooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationBulkController_bulkAction_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkConversationsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4819,6 +6135,8 @@ export interface operations {
                 before?: string;
                 /** @description Only messages strictly newer than this, oldest first; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
                 after?: string;
+                /** @description "false" leaves private notes out; "true" lists only them; absent: every message */
+                private?: boolean;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
             };
@@ -4852,18 +6170,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4883,7 +6201,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4905,7 +6223,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4926,11 +6244,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4947,7 +6265,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4990,18 +6309,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5021,7 +6340,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5043,7 +6362,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5053,7 +6372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5061,18 +6380,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -5087,7 +6409,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5108,11 +6430,173 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ProactiveMessagesController_send_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProactiveMessageDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProactiveMessageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the channel is inactive (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
+                     *       "status": 409,
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5129,7 +6613,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5176,7 +6661,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5191,7 +6676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5206,7 +6691,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5221,7 +6706,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message 6650f0c2a1b2c3d4e5f60721 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5266,7 +6751,2468 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /**
+                 * @description Keeps the responses whose shortCode starts with it, or whose title or content contain it (case-insensitive,
+                 *     taken literally)
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, by shortCode */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["CannedResponseView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCannedResponseDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedCannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCannedResponseDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    TranscriptsController_transcript_v1: {
+        parameters: {
+            query?: {
+                /** @description `text`: text/plain, one line per message; `json`: `{ conversation, contact, messages }` */
+                format?: "text" | "json";
+                /** @description "true" includes private notes (marked `[private note]` in text) */
+                includePrivate?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [2026-05-01 09:14] Grace Hopper (contact): Where is my order?
+                     *     [2026-05-01 09:15] Bot (bot): Thanks! An agent will be with you shortly.
+                     *     [2026-05-01 09:20] Ada Lovelace (agent): It ships today. [receipt.pdf] Your receipt
+                     */
+                    "text/plain": string;
+                    "application/json": components["schemas"]["TranscriptView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["ChannelView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageTemplateView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplateDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"][];
+                        /** @description Opaque; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportTemplateStatusDto"];
+            };
+        };
+        responses: {
+            /** @description The template as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A contact with this e-mail already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5282,7 +9228,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5332,7 +9279,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5347,7 +9294,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5362,7 +9309,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5407,7 +9354,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5423,7 +9370,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5482,18 +9430,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5513,7 +9461,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5523,7 +9471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,18 +9479,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description Request body or file too large */
@@ -5557,7 +9508,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "The file is larger than the limit of 16777216 bytes",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "The file is larger than the limit of 16777216 bytes",
@@ -5579,7 +9530,7 @@ export interface operations {
                      *       "title": "Unsupported Media Type",
                      *       "status": 415,
                      *       "detail": "Unsupported Media Type",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type",
@@ -5601,7 +9552,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5622,11 +9573,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5688,7 +9639,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5709,11 +9660,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5731,11 +9682,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5752,7 +9703,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5807,17 +9759,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,17 +9774,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description The API key lacks the scope messages:write
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5845,7 +9789,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5905,7 +9849,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5970,11 +9914,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5983,17 +9923,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description The API key lacks the scope media:read
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6002,7 +9938,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope media:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6017,7 +9953,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Media 6650f0c2a1b2c3d4e5f60720 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6032,7 +9968,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6093,18 +10029,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6124,7 +10060,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6145,11 +10081,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6166,7 +10102,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6207,18 +10144,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6238,7 +10175,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6248,11 +10185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6264,7 +10197,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6286,7 +10219,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6308,7 +10241,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6329,11 +10262,74 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AgentsController_me_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6373,7 +10369,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6394,11 +10390,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6416,11 +10412,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6460,7 +10456,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6470,11 +10466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6486,7 +10478,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6507,11 +10499,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6530,7 +10522,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6551,11 +10543,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6598,18 +10590,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6629,7 +10621,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6650,11 +10642,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Only admins may change other agents",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Only admins may change other agents",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6672,11 +10664,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6695,7 +10687,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6716,11 +10708,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6758,7 +10750,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6779,11 +10771,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6824,18 +10816,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6855,7 +10847,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6865,11 +10857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6881,7 +10869,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6902,11 +10890,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6952,18 +10940,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6983,7 +10971,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7004,11 +10992,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7025,7 +11013,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7066,18 +11055,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7097,7 +11086,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7107,11 +11096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7122,11 +11107,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7145,7 +11130,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7167,7 +11152,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7188,11 +11173,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7232,7 +11217,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7253,11 +11238,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7275,11 +11260,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7322,18 +11307,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7353,7 +11338,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7363,11 +11348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7378,11 +11359,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7400,11 +11381,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7422,11 +11403,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7466,7 +11447,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7476,11 +11457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7491,11 +11468,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7513,11 +11490,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7535,11 +11512,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7556,7 +11533,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7599,18 +11577,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7630,7 +11608,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7651,11 +11629,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7674,7 +11652,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7696,7 +11674,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7717,11 +11695,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7765,18 +11743,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7796,7 +11774,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7806,11 +11784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7822,7 +11796,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7843,11 +11817,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7864,7 +11838,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7905,18 +11880,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7936,7 +11911,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7946,11 +11921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7962,7 +11933,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7984,7 +11955,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8006,7 +11977,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8027,11 +11998,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8070,18 +12041,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8101,7 +12072,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8111,11 +12082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8127,7 +12094,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8148,11 +12115,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8170,11 +12137,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8213,18 +12180,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8244,7 +12211,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8254,11 +12221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8270,7 +12233,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8291,11 +12254,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8313,11 +12276,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8360,18 +12323,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8391,7 +12354,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8401,11 +12364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8417,7 +12376,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8438,11 +12397,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8460,11 +12419,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8511,18 +12470,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8542,7 +12501,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8552,11 +12511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8568,7 +12523,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8589,11 +12544,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8611,11 +12566,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8632,7 +12587,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8673,18 +12629,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8704,7 +12660,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8714,11 +12670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8730,7 +12682,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8751,11 +12703,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8774,7 +12726,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8796,7 +12748,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8817,11 +12769,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8838,7 +12790,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8882,18 +12835,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8913,7 +12866,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8923,11 +12876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8939,7 +12888,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8960,11 +12909,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8983,7 +12932,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -9005,7 +12954,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9026,11 +12975,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9061,11 +13010,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9074,17 +13019,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9093,7 +13034,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9108,7 +13049,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9139,7 +13080,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9183,17 +13125,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9202,17 +13140,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9221,7 +13155,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9266,7 +13200,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9313,11 +13247,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9326,17 +13256,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9345,7 +13271,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9360,7 +13286,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9375,7 +13301,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9418,11 +13344,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9431,17 +13353,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9450,7 +13368,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9465,7 +13383,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9480,7 +13398,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9540,17 +13458,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9559,17 +13473,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9578,7 +13488,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9593,7 +13503,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9608,7 +13518,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9636,7 +13546,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9665,18 +13575,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9696,7 +13606,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9718,7 +13628,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -9739,11 +13649,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9756,7 +13666,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9800,18 +13710,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9831,7 +13741,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9853,7 +13763,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -9874,11 +13784,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9897,7 +13807,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "Service Unavailable",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 503,
                      *       "error": "Service Unavailable",
                      *       "message": "Service Unavailable",
@@ -9914,7 +13824,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9941,17 +13851,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9960,17 +13866,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9979,7 +13881,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10009,7 +13911,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10036,7 +13938,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -10078,17 +13980,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10097,17 +13995,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10116,7 +14010,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10146,7 +14040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10220,18 +14114,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10251,7 +14145,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10272,11 +14166,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10315,7 +14209,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10336,11 +14230,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10377,18 +14271,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }

@@ -32,7 +32,9 @@ export class ApiKeyView {
   @ApiProperty({
     enum: API_KEY_REVOCATION_REASONS,
     nullable: true,
-    description: '`revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated',
+    description:
+      '`revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin ' +
+      'was given another role',
   })
   revokedReason: ApiKeyRevocationReason | null;
   createdAt: string;

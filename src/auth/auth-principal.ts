@@ -1,7 +1,7 @@
 export const ROLES = ['agent', 'supervisor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const API_KEY_SCOPES = ['webhooks:manage', 'messages:write', 'events:read', 'media:read'] as const;
+export const API_KEY_SCOPES = ['webhooks:manage', 'messages:write', 'events:read', 'media:read', 'templates:manage'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** An agent authenticated by a bearer token (Interface A). */

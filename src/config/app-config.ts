@@ -54,6 +54,8 @@ export class AppConfig {
   readonly eventStreamKeepAliveMs: number;
   /** Bytes a live event stream may leave unread before it is disconnected (the client resumes with Last-Event-ID). */
   readonly eventStreamMaxBufferBytes: number;
+  /** How often an open event stream's credential is checked again; the stream ends when it no longer holds. */
+  readonly eventStreamAuthCheckMs: number;
   /** How long a finished webhook delivery is kept; 0: for ever. */
   readonly webhookDeliveryRetentionDays: number;
   /** How long a finished flow execution is kept; 0: for ever. */

@@ -49,6 +49,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 20,
       eventStreamKeepAliveMs: 15_000,
       eventStreamMaxBufferBytes: 1024 * 1024,
+      eventStreamAuthCheckMs: 5_000,
       heapGrowthPercent: 150,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
@@ -92,6 +93,7 @@ describe('loadAppConfig', () => {
       EVENT_STREAMS_PER_COMPANY: '5',
       EVENT_STREAM_KEEPALIVE_MS: '5000',
       EVENT_STREAM_MAX_BUFFER_BYTES: '65536',
+      EVENT_STREAM_AUTH_CHECK_MS: '1000',
       HEAP_GROWTH_PERCENT: '0',
     });
     expect(config).toMatchObject({
@@ -121,6 +123,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 5,
       eventStreamKeepAliveMs: 5000,
       eventStreamMaxBufferBytes: 65536,
+      eventStreamAuthCheckMs: 1000,
       heapGrowthPercent: 0,
     });
     expect(config.webhookSecretKeys).toEqual([
@@ -182,6 +185,7 @@ describe('loadAppConfig', () => {
     [{ EVENT_STREAMS_PER_COMPANY: '0' }, 'EVENT_STREAMS_PER_COMPANY must be an integer from 1 to 10000'],
     [{ EVENT_STREAM_KEEPALIVE_MS: '20000' }, 'EVENT_STREAM_KEEPALIVE_MS must be an integer from 250 to 15000'],
     [{ EVENT_STREAM_MAX_BUFFER_BYTES: '1k' }, 'EVENT_STREAM_MAX_BUFFER_BYTES must be an integer from 1024'],
+    [{ EVENT_STREAM_AUTH_CHECK_MS: '10000' }, 'EVENT_STREAM_AUTH_CHECK_MS must be an integer from 250 to 5000'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test (got "staging")'],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const text = failure(env);

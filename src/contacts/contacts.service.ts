@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
 import type { UpdateQuery } from 'mongoose';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
@@ -7,6 +8,7 @@ import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
+import { CONTACT_SUMMARY_CHANGED, type ContactSummaryChange } from './contact-summary-changed.js';
 import { contactListFilter } from './contact-search.js';
 import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
 import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
@@ -61,7 +63,10 @@ function normalizeField(field: (typeof NAME_FIELDS)[number], value: string): str
  */
 @Injectable()
 export class ContactsService {
-  constructor(private readonly contacts: ContactsRepository) {}
+  constructor(
+    private readonly contacts: ContactsRepository,
+    private readonly emitter: EventEmitter2,
+  ) {}
 
   /** A malformed, missing or foreign id answers null. */
   async findById(companyId: CompanyId, id: string): Promise<Stored<Contact> | null> {
@@ -102,6 +107,11 @@ export class ContactsService {
       if (!winner) throw error;
       return this.fillMissing(companyId, winner, normalized);
     }
+  }
+
+  /** The contact with this phone, else with this e-mail, or null; 400 when the phone or e-mail is malformed. */
+  async findByIdentityOf(companyId: CompanyId, identity: ContactIdentity): Promise<Stored<Contact> | null> {
+    return this.findByIdentity(companyId, this.normalizeIdentity(identity));
   }
 
   async list(companyId: CompanyId, query: ListContactsQueryDto): Promise<Page<ContactView>> {
@@ -155,13 +165,16 @@ export class ContactsService {
     if (Object.keys(set).length) update.$set = set;
     if (Object.keys(unset).length) update.$unset = unset;
     if (!update.$set && !update.$unset) return ContactView.from(existing);
+    let updated: Stored<Contact> | null;
     try {
-      const updated = await this.contacts.updateOne(companyId, { _id: existing._id }, update);
-      if (!updated) throw this.notFound(id);
-      return ContactView.from(updated);
+      updated = await this.contacts.updateOne(companyId, { _id: existing._id }, update);
     } catch (error) {
       throw this.conflictOr(error);
     }
+    if (!updated) throw this.notFound(id);
+    // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
+    if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
+    return ContactView.from(updated);
   }
 
   /**
@@ -172,7 +185,13 @@ export class ContactsService {
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.contacts.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };
+  }
+
+  private async summaryChanged(companyId: CompanyId, contact: Stored<Contact>): Promise<void> {
+    const { id: _id, ...summary } = ContactSummaryView.from(contact);
+    await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: contact._id, summary } satisfies ContactSummaryChange);
   }
 
   private async existing(companyId: CompanyId, id: string): Promise<Stored<Contact>> {
@@ -194,7 +213,7 @@ export class ContactsService {
   private normalizeIdentity(identity: ContactIdentity): NormalizedIdentity {
     const email = identity.email === undefined ? undefined : normalizeEmail(identity.email);
     if (email !== undefined && !isEmail(email)) {
-      throw new RequestValidationException([{ field: 'email', message: 'email must be an email' }]);
+      throw new RequestValidationException([{ field: 'email', message: 'email must be an e-mail address' }]);
     }
     return {
       phone: identity.phone === undefined ? undefined : phoneOrThrow(identity.phone),
@@ -229,6 +248,7 @@ export class ContactsService {
     const stillEmpty = Object.fromEntries(fields.map((field) => [field, null]));
     try {
       const filled = await this.contacts.updateOne(companyId, { _id: contact._id, ...stillEmpty }, { $set: fill });
+      if (filled) await this.summaryChanged(companyId, filled);
       return filled ?? (await this.contacts.findOne(companyId, { _id: contact._id })) ?? contact;
     } catch (error) {
       // Another contact took that e-mail or phone meanwhile: this one stays as it was.

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import type { SleepRecord } from './snooze/sleep.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -18,6 +19,16 @@ export interface AssignedBy {
   id: Types.ObjectId | null;
 }
 
+/**
+ * What a conversation keeps of its contact, so that its events (taken when they are written) and its REST answers
+ * show whom it is with without reading the contact: kept in step by ContactSummaries, null once the contact is deleted.
+ */
+export interface ConversationContact {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
 @Schema({ collection: 'conversations', timestamps: true })
 export class Conversation extends EventSource {
@@ -25,8 +36,11 @@ export class Conversation extends EventSource {
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   contactId: Types.ObjectId;
 
+  @Prop({ type: Object, default: null })
+  contact: ConversationContact | null;
+
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
-  @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 64, default: 'api' })
   channel: string;
 
   @Prop({ type: String, enum: CONVERSATION_STATUSES, required: true, default: 'bot' })
@@ -65,8 +79,26 @@ export class Conversation extends EventSource {
   @Prop({ type: Date, default: null })
   closedAt: Date | null;
 
+  /**
+   * On a channel with a reply window (contract section 17): when the window the contact's last message opened
+   * closes, set by the write that records an inbound message. Null before any inbound message on such a channel.
+   */
+  @Prop({ type: Date, default: null })
+  replyWindowExpiresAt: Date | null;
+
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;
+
+  /**
+   * Snoozed until then (contract section 15): a durable timer wakes it, as do the contact's next message, an
+   * agent's unsnooze, and a close. Null while awake.
+   */
+  @Prop({ type: Date, default: null })
+  snoozedUntil: Date | null;
+
+  /** Its sleeps so far (snooze/sleep.ts), so that clocks can leave them out; null until first snoozed. */
+  @Prop({ type: Object, default: null })
+  sleep: SleepRecord | null;
 
   /**
    * True while not closed. A partial unique index on it allows one open conversation per contact
@@ -89,7 +121,11 @@ indexPendingEvents(ConversationSchema);
 ConversationSchema.index({ companyId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, status: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
+// A contact's conversations: its summary kept in step, and the list filtered by contact.
+ConversationSchema.index({ companyId: 1, contactId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
+// The queue auto-assignment serves (awake queued conversations, oldest first), and snoozed ones by status.
+ConversationSchema.index({ companyId: 1, status: 1, snoozedUntil: 1, _id: 1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });

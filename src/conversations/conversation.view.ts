@@ -1,4 +1,4 @@
-import type { ContactSummaryView } from '../contacts/contact.view.js';
+import { ContactSummaryView } from '../contacts/contact.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
 
@@ -7,6 +7,7 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
   contactId: 1,
+  contact: 1,
   channel: 1,
   status: 1,
   priority: 1,
@@ -20,6 +21,8 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  snoozedUntil: 1,
+  replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -31,12 +34,17 @@ export class AssignedByView {
   id: string | null;
 }
 
-/** A conversation as the API and the webhook payloads show it. */
+/**
+ * A conversation as the API, the event log and the webhook payloads show it: with its contact, so that a list renders
+ * without a call per row and a connector learns from `message.sent` alone whom to send to.
+ */
 export class ConversationView {
   /** @example 6650f0c2a1b2c3d4e5f60718 */
   id: string;
   /** @example 6650f0c2a1b2c3d4e5f60719 */
   contactId: string;
+  /** Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+  contact: ContactSummaryView | null;
   /** @example whatsapp */
   channel: string;
   status: ConversationStatus;
@@ -54,6 +62,14 @@ export class ConversationView {
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+  snoozedUntil: string | null;
+  /**
+   * On a channel with a reply window: when it closes (the contact's last message + the channel's
+   * `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+   * Free-form messages after it answer 409 `reply-window-closed`; templates go through
+   */
+  replyWindowExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -61,6 +77,7 @@ export class ConversationView {
     return {
       id: conversation._id.toHexString(),
       contactId: conversation.contactId.toHexString(),
+      contact: conversation.contact ? { id: conversation.contactId.toHexString(), ...conversation.contact } : null,
       channel: conversation.channel,
       status: conversation.status,
       priority: conversation.priority,
@@ -76,17 +93,10 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      snoozedUntil: iso(conversation.snoozedUntil),
+      replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
     };
   }
-}
-
-/**
- * A conversation as the REST answers show it: with its contact, so that a list renders without a call per row.
- * Webhook and event payloads keep ConversationView, their contract with receivers.
- */
-export class ConversationWithContactView extends ConversationView {
-  /** null once the contact has been deleted (its conversations stay) */
-  contact: ContactSummaryView | null;
 }

@@ -2,11 +2,11 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { MessagesService } from '../messages/messages.service.js';
-import { ConversationContacts } from './conversation-contacts.js';
-import { ConversationWithContactView } from './conversation.view.js';
+import { ConversationView } from './conversation.view.js';
 import { ConversationsService } from './conversations.service.js';
 import { AssignConversationDto } from './dto/assign-conversation.dto.js';
 import { CloseConversationDto } from './dto/close-conversation.dto.js';
@@ -28,7 +28,6 @@ export class ConversationsController {
   constructor(
     private readonly conversations: ConversationsService,
     private readonly messages: MessagesService,
-    private readonly contacts: ConversationContacts,
   ) {}
 
   @Post()
@@ -36,12 +35,14 @@ export class ConversationsController {
     summary: 'Start a conversation with a contact (status bot, priority medium unless given)',
     description:
       'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
-      'A contact has at most one open conversation per channel: a second one answers 409.',
+      'A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no ' +
+      'open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is ' +
+      'stored: start it with a template instead (`POST /v1/messages`).',
   })
-  @ApiCreatedResponse({ type: ConversationWithContactView })
-  @ApiProblemResponses(409)
-  async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationWithContactView> {
-    return this.contacts.embedOne(agent.companyId, await this.messages.startConversation(agent, dto));
+  @ApiCreatedResponse({ type: ConversationView })
+  @ApiReplyWindowClosedResponse('the contact already has an open conversation on the channel (about:blank)')
+  async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<ConversationView> {
+    return this.messages.startConversation(agent, dto);
   }
 
   @Get()
@@ -51,12 +52,12 @@ export class ConversationsController {
       'Each conversation embeds its contact (`id`, `name`, `email`, `phone`), so an inbox renders from one call. ' +
       'Filters combine; leave them out to list every conversation.',
   })
-  @ApiPageResponse(ConversationWithContactView)
+  @ApiPageResponse(ConversationView)
   async list(
     @CurrentAgent() agent: AgentPrincipal,
     @Query() query: ListConversationsQueryDto,
-  ): Promise<Page<ConversationWithContactView>> {
-    return this.contacts.embedPage(agent.companyId, await this.conversations.list(agent.companyId, query));
+  ): Promise<Page<ConversationView>> {
+    return this.conversations.list(agent.companyId, query);
   }
 
   @Get(':id')
@@ -64,10 +65,10 @@ export class ConversationsController {
     summary: 'Get a conversation',
     description: "With its contact embedded. A missing, malformed or other company's id answers 404.",
   })
-  @ApiOkResponse({ type: ConversationWithContactView })
-  @ApiProblemResponses(404)
-  async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationWithContactView> {
-    return this.contacts.embedOne(agent.companyId, await this.conversations.getOrThrow(agent.companyId, id));
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(notFound('Conversation'))
+  async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
+    return this.conversations.getOrThrow(agent.companyId, id);
   }
 
   @Post(':id/assign')
@@ -76,27 +77,27 @@ export class ConversationsController {
     summary: 'Assign to an active agent of your company (status human); reassigning a human conversation is allowed',
     description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
   })
-  @ApiOkResponse({ type: ConversationWithContactView })
-  @ApiProblemResponses(404, 409)
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async assign(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: AssignConversationDto,
-  ): Promise<ConversationWithContactView> {
-    return this.contacts.embedOne(agent.companyId, await this.conversations.assign(agent.companyId, id, dto.agentId, { kind: 'agent', id: agent.agentId }));
+  ): Promise<ConversationView> {
+    return this.conversations.assign(agent.companyId, id, dto.agentId, { kind: 'agent', id: agent.agentId });
   }
 
   @Post(':id/close')
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
-  @ApiOkResponse({ type: ConversationWithContactView })
-  @ApiProblemResponses(404, 409)
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async close(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: CloseConversationDto,
-  ): Promise<ConversationWithContactView> {
-    return this.contacts.embedOne(agent.companyId, await this.conversations.close(agent.companyId, id, dto.reason));
+  ): Promise<ConversationView> {
+    return this.conversations.close(agent.companyId, id, dto.reason);
   }
 
   @Patch(':id')
@@ -106,13 +107,13 @@ export class ConversationsController {
       `${LIFE_CYCLE} Entering the queue emits \`conversation.queued\`; auto-assignment (when on) reacts to it ` +
       'after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.',
   })
-  @ApiOkResponse({ type: ConversationWithContactView })
-  @ApiProblemResponses(404, 409)
+  @ApiOkResponse({ type: ConversationView })
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateConversationDto,
-  ): Promise<ConversationWithContactView> {
-    return this.contacts.embedOne(agent.companyId, await this.conversations.update(agent.companyId, id, dto));
+  ): Promise<ConversationView> {
+    return this.conversations.update(agent.companyId, id, dto);
   }
 }

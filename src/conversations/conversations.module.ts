@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
+import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
 
 @Module({
   imports: [
@@ -12,7 +14,7 @@ import { ConversationsService } from './conversations.service.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService],
-  exports: [ConversationsService, ConversationsRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync],
+  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes],
 })
 export class ConversationsModule {}

@@ -3,10 +3,11 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
-import { Conversation } from './conversation.schema.js';
+import { Conversation, type ConversationContact } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
 function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
@@ -16,8 +17,23 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
 /** The conversation a message goes to: by id, or the contact's open one on a channel. */
 export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
 
+/** What a message does to its conversation (recordMessage). */
+export interface RecordedMessage {
+  /** The message's time. */
+  at: Date;
+  /** An outbound message: the first sets `firstResponseAt`. */
+  isResponse: boolean;
+  /** An inbound message on a channel with a reply window: when the window it opens closes. */
+  opensReplyWindowUntil?: Date;
+  /**
+   * A free-form outbound message: the company's channel keys that have a reply window. On one of them, the message
+   * is recorded only while the conversation's window is open at `at`.
+   */
+  windowedChannels?: readonly string[];
+}
+
 /** A conversation about to be inserted, with what its events show of it. */
-export type NewConversation = Pick<Conversation, 'contactId' | 'channel'> & Partial<Conversation>;
+export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
 
 /** The conversations collection: every read and write of it, the queue and the agents' workload included. */
 @Injectable()
@@ -50,6 +66,9 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       queuedAt: null,
       closedAt: null,
       closeReason: null,
+      snoozedUntil: null,
+      sleep: null,
+      replyWindowExpiresAt: null,
       isOpen: true,
       revision: 0,
       ...data,
@@ -86,28 +105,44 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message at `at` on an open conversation, given by id or as the contact's open one on a channel
-   * (found and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message)
-   * sets `firstResponseAt` once. Answers null when the conversation is missing or closed, so a message can never
-   * land in a closed conversation. Events the conversation still carries (its creation, written by another
-   * process a moment ago) are relayed now, so they are logged before the message's.
+   * Records a new message on an open conversation, given by id or as the contact's open one on a channel (found
+   * and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message) sets
+   * `firstResponseAt` once; an inbound message on a channel with a reply window moves `replyWindowExpiresAt` (only
+   * forward), and a free-form message on such a channel is recorded only while the window is open. Answers null
+   * when the conversation is missing or closed, or its window refuses the message, so a message can never land in a
+   * closed conversation or outside its window. Events the conversation still carries (its creation, written by
+   * another process a moment ago) are relayed now, so they are logged before the message's.
    */
-  async recordMessage(
-    companyId: CompanyId,
-    target: MessageTarget,
-    at: Date,
-    isResponse: boolean,
-  ): Promise<Stored<Conversation> | null> {
-    const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+  async recordMessage(companyId: CompanyId, target: MessageTarget, recorded: RecordedMessage): Promise<Stored<Conversation> | null> {
+    const { at, isResponse, opensReplyWindowUntil, windowedChannels } = recorded;
+    const open: QueryFilter<Conversation> = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+    // Without windowed channels (the company has none) the filter is exactly what it was before reply windows.
+    if (windowedChannels?.length) open.$or = [{ channel: { $nin: windowedChannels } }, { replyWindowExpiresAt: { $gt: at } }];
+    const moved = opensReplyWindowUntil ? { lastMessageAt: at, replyWindowExpiresAt: opensReplyWindowUntil } : { lastMessageAt: at };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
-      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at } }));
+      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: moved }));
     if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.
     const later = await record({ ...open, firstResponseAt: { $ne: null } });
     if (later) return later;
     return (await record({ ...open, firstResponseAt: null }, { firstResponseAt: at })) ?? record(open);
+  }
+
+  /** Replaces the copy of the contact on each of its conversations (null: the contact was deleted). */
+  async setContact(companyId: CompanyId, contactId: Types.ObjectId, contact: ConversationContact | null): Promise<number> {
+    return this.updateMany(companyId, { contactId }, withNextRevision({ $set: { contact } }));
+  }
+
+  /** Contacts (with their company) of conversations stored before conversations kept a copy of their contact. */
+  async withoutContactCopy(limit: number): Promise<{ companyId: Types.ObjectId; contactId: Types.ObjectId }[]> {
+    return this.model
+      .find({ contact: { $exists: false } }, { companyId: 1, contactId: 1 })
+      .limit(limit)
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean<{ companyId: Types.ObjectId; contactId: Types.ObjectId }[]>()
+      .exec();
   }
 
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */
@@ -125,9 +160,12 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     return new Map(rows.map((row) => [row._id.toHexString(), row.open]));
   }
 
-  /** The ids of queued conversations, oldest first; served by companyId+status+_id. */
+  /**
+   * The ids of queued conversations awake (a snoozed one waits for its wake-up), oldest first; served by
+   * companyId+status+snoozedUntil+_id (`null` also matches a record stored before snoozes existed).
+   */
   async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
-    const rows = await this.find(companyId, { status: 'queued' }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    const rows = await this.find(companyId, { status: 'queued', snoozedUntil: null }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
     return rows.map((row) => row._id);
   }
 }

@@ -3,6 +3,7 @@ import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
+import type { Contact } from '../contacts/contact.schema.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
@@ -18,10 +19,11 @@ import {
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
+import type { AssignerKind, Conversation, ConversationContact, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
@@ -31,6 +33,11 @@ const DEFAULT_CHANNEL = 'api';
 /** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
 export function channelOf(given: string | undefined): string {
   return (given ?? DEFAULT_CHANNEL).toLowerCase();
+}
+
+/** What a new conversation keeps of its contact (see ConversationContact). */
+function contactCopy(contact: Stored<Contact>): ConversationContact {
+  return { name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
 }
 
 /** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
@@ -114,6 +121,7 @@ export class ConversationsService {
     try {
       return await this.create(companyId, {
         contactId: contact._id,
+        contact: contactCopy(contact),
         channel,
         subject: input.subject ?? null,
         priority: input.priority ?? 'medium',
@@ -133,11 +141,46 @@ export class ConversationsService {
    * admits one open conversation, so of concurrent calls one opens it (and writes `conversation.created`) and the
    * others find it refused, which is what they wanted. The caller, which has just found none open, looks again.
    */
-  async openIfNone(companyId: CompanyId, contactId: Types.ObjectId, channel?: string): Promise<void> {
+  async openIfNone(companyId: CompanyId, contact: Stored<Contact>, channel?: string): Promise<void> {
     try {
-      await this.create(companyId, { contactId, channel: channelOf(channel) });
+      await this.create(companyId, { contactId: contact._id, contact: contactCopy(contact), channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+
+  /** The contact's open conversation on the channel, or null. */
+  async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
+    const open = await this.conversations.findOpen(companyId, contactId, channel);
+    return open ? ConversationView.from(open) : null;
+  }
+
+  /**
+   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
+   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
+   * already (a concurrent call opened it), answers that one as it is.
+   */
+  async openAssigned(companyId: CompanyId, contact: Stored<Contact>, channel: string, agentId: string): Promise<ConversationView> {
+    const agent = toObjectId(agentId);
+    const contactId = contact._id;
+    try {
+      const stored = await this.conversations.insert(
+        companyId,
+        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        (conversation) => {
+          const snapshot = ConversationView.from(conversation);
+          return [
+            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
+            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
+          ];
+        },
+      );
+      return ConversationView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const open = await this.findOpen(companyId, contactId, channel);
+      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
+      return open;
     }
   }
 
@@ -189,13 +232,17 @@ export class ConversationsService {
     return this.update(companyId, id, { status: 'queued' }, options);
   }
 
-  /** `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. */
+  /**
+   * `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. A
+   * snooze ends with it, without a `conversation.unsnoozed`: `conversation.closed` says it all.
+   */
   async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       assertTransition(conversation.status, 'closed');
+      const closedAt = new Date();
       return {
         expected: { status: conversation.status },
-        set: { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
+        set: { status: 'closed', isOpen: false, closedAt, closeReason: reason ?? null, ...wakeFields(conversation, closedAt) },
         events: (after) => [
           stageEvent(
             'conversation.closed',
@@ -276,19 +323,24 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` (lastMessageAt; firstResponseAt on the first response). Answers the
-   * conversation after the change, or null when it is missing or closed.
+   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
+   * after the change, or null when it is missing or closed, or its reply window refused the message. The contact's
+   * message (not a response) wakes a snoozed conversation, before the message itself is stored: a reply that is
+   * stored never leaves its conversation asleep (a crash in between leaves it awake, and the connector's retry
+   * stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    at: Date,
-    isResponse: boolean,
+    recorded: RecordedMessage,
   ): Promise<ConversationView | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, isResponse);
-    return updated ? ConversationView.from(updated) : null;
+    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
+    if (!updated) return null;
+    if (recorded.isResponse || !updated.snoozedUntil) return ConversationView.from(updated);
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
+    return ConversationView.from(awake);
   }
 
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
@@ -298,7 +350,8 @@ export class ConversationsService {
     return ConversationView.from(stored);
   }
 
-  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
+  /** The stored record; 404 for a missing, malformed or foreign id. */
+  async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
     const conversation = await this.conversations.findById(companyId, id);
     if (!conversation) throw this.notFound(id);
     return conversation;
@@ -308,9 +361,10 @@ export class ConversationsService {
    * Applies what `plan` makes of the conversation (null: nothing to change), with its events, only if the
    * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
    * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
-   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state.
+   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state. Public for the rules
+   * kept beside this class (snoozes), which change conversations the same way.
    */
-  private async change(
+  async change(
     companyId: CompanyId,
     first: Stored<Conversation>,
     plan: (conversation: Stored<Conversation>) => PlannedChange | null,

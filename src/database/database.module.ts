@@ -3,6 +3,8 @@ import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { AppConfig } from '../config/app-config.js';
 import { DatabaseTarget } from './database-target.js';
+import { DataMigration, DataMigrationSchema } from './migrations/data-migration.schema.js';
+import { DataMigrations } from './migrations/data-migrations.js';
 
 @Module({
   providers: [{ provide: DatabaseTarget, inject: [AppConfig], useFactory: DatabaseTarget.resolve }],
@@ -13,7 +15,7 @@ class DatabaseTargetModule {}
 /**
  * Connects Mongoose to MONGODB_URI or to the embedded engine, makes sure every declared index exists
  * before the app serves requests (unique rules must hold from the first request), and on shutdown
- * closes the connection before stopping an embedded engine.
+ * closes the connection before stopping an embedded engine. DataMigrations lets modules bring older data up to date.
  */
 @Global()
 @Module({
@@ -24,8 +26,10 @@ class DatabaseTargetModule {}
       inject: [DatabaseTarget],
       useFactory: (target: DatabaseTarget) => ({ uri: target.uri, autoIndex: true, serverSelectionTimeoutMS: 10_000 }),
     }),
+    MongooseModule.forFeature([{ name: DataMigration.name, schema: DataMigrationSchema }]),
   ],
-  exports: [DatabaseTargetModule],
+  providers: [DataMigrations],
+  exports: [DatabaseTargetModule, DataMigrations],
 })
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

@@ -22,6 +22,11 @@ export function streamFilter(naming: EventNaming, types: readonly DomainEventNam
 /** A comment line: ignored by every Server-Sent Events reader, it keeps proxies and load balancers from closing the stream. */
 export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 
+/** The last frame of a stream whose credential no longer holds: a comment (no reader takes it for an event) saying why it ends. */
+export function credentialEndFrame(status: number): string {
+  return `: this stream's credential no longer authenticates its caller (a new request with it answers ${status}); connect again with a valid one\n\n`;
+}
+
 /** One event as a Server-Sent Events frame: its cursor as `id`, its type as `event`, the list item's JSON as `data`. */
 export function eventFrame(event: AnyDomainEvent, naming: EventNaming, tag: string): string {
   const view = eventView(event, naming);

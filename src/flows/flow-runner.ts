@@ -143,6 +143,13 @@ export class FlowRunner {
           if (!isDuplicateKeyError(error)) throw error;
         }
         return;
+      case 'send_template':
+        try {
+          await this.messages.sendTemplate(companyId, conversationId, step.template, { type: 'bot', id: flowId }, { ...eventOptions, dedupeKey: keys.dedupeKey });
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+        }
+        return;
       case 'assign':
         if (step.agentId) {
           await this.conversations.assign(companyId, conversationId, step.agentId, actor, eventOptions);
@@ -176,6 +183,7 @@ export class FlowRunner {
     }
     switch (step.type) {
       case 'send_message':
+      case 'send_template':
         return this.messageRecords.existsWithDedupeKey(companyId, keys.dedupeKey);
       case 'assign':
       case 'handoff':

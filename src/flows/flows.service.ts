@@ -17,9 +17,18 @@ import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
 
+/** A plain copy without the fields left out, at every level (a step's `template` is an object). */
+function withoutOmitted(value: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .map(([key, field]) => [key, field !== null && typeof field === 'object' && !Array.isArray(field) ? withoutOmitted(field) : field]),
+  );
+}
+
 /** The step as stored: its own fields, without the ones left out. */
 function toStep(step: FlowStepDto): FlowStep {
-  return Object.fromEntries(Object.entries(step).filter(([, value]) => value !== undefined)) as FlowStep;
+  return withoutOmitted(step) as FlowStep;
 }
 
 @Injectable()

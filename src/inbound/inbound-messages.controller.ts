@@ -39,7 +39,7 @@ export class InboundMessagesController {
   })
   @ApiCreatedResponse({ type: InboundMessageEnvelope, description: 'Stored (`duplicate: false`)' })
   @ApiOkResponse({ type: InboundMessageEnvelope, description: 'A repeat of a stored externalId (`duplicate: true`): nothing stored' })
-  @ApiEnvelopeErrorResponses(400, 401, 403, 409, 429)
+  @ApiEnvelopeErrorResponses(400, 401, 409, 429)
   async receive(
     @CurrentApiKey() apiKey: ApiKeyPrincipal,
     @Body() dto: InboundMessageDto,

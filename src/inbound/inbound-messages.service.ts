@@ -71,7 +71,7 @@ export class InboundMessagesService {
         throw error;
       }
       if (delivered) return { ...delivered, duplicate: false };
-      await this.conversations.openIfNone(companyId, contact._id, channel);
+      await this.conversations.openIfNone(companyId, contact, channel);
     }
     throw new ConflictException('The conversation kept closing while the message was stored; send it again');
   }

@@ -71,6 +71,15 @@ export class LaneStore<T extends LaneFields> {
     return true;
   }
 
+  /**
+   * Deletes the lane whose work is done, if this worker still holds it and nobody queued work since the claim.
+   * False otherwise: the lane stays, with whatever was queued meanwhile.
+   */
+  async remove(lane: ClaimedLane<T>): Promise<boolean> {
+    const removed = await this.lanes.deleteOne({ ...this.held(lane), queueVersion: lane.queueVersion });
+    return removed.deletedCount === 1;
+  }
+
   private eligible(): Filter<Document> {
     const { eligible } = this.options;
     return (typeof eligible === 'function' ? eligible() : (eligible ?? {})) as Filter<Document>;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { ClaimedLane, LaneFields } from './lane.schema.js';
 import type { LaneStore } from './lane-store.js';
+import { Clock } from './clock.js';
 import { LaneWorker } from './lane-worker.js';
 import { POLL_INTERVAL_MS } from './poll-interval.js';
 
@@ -25,7 +26,7 @@ describe('LaneWorker after a turn', () => {
   beforeEach(() => {
     // The poll is not part of what is tested: its clock stands still.
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-    worker = new LaneWorker();
+    worker = new LaneWorker(new Clock());
   });
   afterEach(async () => {
     await worker.beforeApplicationShutdown();
@@ -74,7 +75,7 @@ describe('LaneWorker poll listeners', () => {
 
   beforeEach(() => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-    worker = new LaneWorker();
+    worker = new LaneWorker(new Clock());
     worker.onApplicationBootstrap();
   });
   afterEach(async () => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LaneFields, ClaimedLane } from './lane.schema.js';
 import type { LaneStore } from './lane-store.js';
+import { Clock } from './clock.js';
 import { POLL_INTERVAL_MS } from './poll-interval.js';
 
 /**
@@ -52,6 +53,8 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly pollListeners = new Set<() => void>();
   private running = false;
   private poll?: NodeJS.Timeout;
+
+  constructor(private readonly clock: Clock) {}
 
   /** Registers a kind of lane; modules call it when they initialise, before the worker starts. */
   register<T extends LaneFields>(kind: LaneKind<T>): void {
@@ -123,7 +126,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     const { kind } = state;
     try {
       while (this.running && state.inFlight.size < kind.maxInFlight) {
-        const lane = await kind.store.claim(this.id, new Date(), kind.leaseMs);
+        const lane = await kind.store.claim(this.id, this.clock.now(), kind.leaseMs);
         state.drained = !lane;
         if (!lane) return;
         const ended = { dueAgain: false };
@@ -139,7 +142,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private turnOf<T extends LaneFields>(kind: LaneKind<T>, lane: ClaimedLane<T>, ended: { dueAgain: boolean }): LaneTurn {
     return {
       keepGoing: () => this.running,
-      renew: () => kind.store.renew(lane, new Date(), kind.leaseMs),
+      renew: () => kind.store.renew(lane, this.clock.now(), kind.leaseMs),
       release: async (nextDueAt, update) => {
         ended.dueAgain = await kind.store.release(lane, nextDueAt, update);
       },

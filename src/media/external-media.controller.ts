@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { UPLOAD_MEDIA_FORM_SCHEMA, UploadMediaDto } from './dto/upload-media.dto.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
@@ -17,13 +17,13 @@ const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60720', description:
 /** Interface B: the files a channel connector carries, both ways (contract section 13). */
 @ApiTags('Interface B: media')
 @ApiKeyAuth()
-@ApiEnvelopeErrorResponses(401, 403, 429, 500)
+@ApiEnvelopeErrorResponses(401, 429, 500)
 @Controller({ path: 'api/external/media', version: VERSION_NEUTRAL })
 export class ExternalMediaController {
   constructor(private readonly uploads: MediaUploadsService) {}
 
   @Post()
-  @ApiEnvelopeErrorResponses(400, 403, 413)
+  @ApiEnvelopeErrorResponses(400, 413)
   @RequireScopes('messages:write')
   @UploadsOneFile(UPLOAD_MEDIA_FORM_SCHEMA)
   @ApiOperation({
@@ -46,7 +46,7 @@ export class ExternalMediaController {
   }
 
   @Get(':id')
-  @ApiEnvelopeErrorResponses(403, 404)
+  @ApiEnvelopeErrorResponses(notFound('Media', ID_PARAM.example))
   @RequireScopes('media:read')
   @MediaFileResponse()
   @ApiOperation({

@@ -2,7 +2,8 @@ import { Body, Controller, Get, Param, Post, StreamableFile, UploadedFile } from
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { MessageView } from '../messages/message.view.js';
 import { SEND_MEDIA_FORM_SCHEMA, SendMediaDto } from './dto/send-media.dto.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
@@ -23,11 +24,13 @@ export class MediaController {
     description:
       'multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its ' +
       'first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. ' +
-      'The message answered carries `media.url`, to GET with your bearer token. ' +
+      'The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, ' +
+      'only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). ' +
       `Counts ${UPLOAD_WEIGHT} requests against the rate limits.`,
   })
   @ApiCreatedResponse({ type: MessageView })
   @ApiProblemResponses(400, 413, 415)
+  @ApiReplyWindowClosedResponse()
   send(
     @CurrentAgent() agent: AgentPrincipal,
     @Body() dto: SendMediaDto,
@@ -42,7 +45,7 @@ export class MediaController {
     summary: 'Download a media file of your company',
     description: 'Streams the file with its content type; images, video and audio inline, documents as attachments.',
   })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Media'))
   async download(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<StreamableFile> {
     return mediaFile(await this.media.open(agent.companyId, id));
   }

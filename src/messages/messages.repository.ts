@@ -30,6 +30,8 @@ export interface MessageWindow {
   /** Exclusive upper bound of a `newer` window (the `before` of an after/before window). */
   until: Date | null;
   limit: number;
+  /** false: without private notes; true: private notes only; undefined: every message. */
+  private?: boolean;
 }
 
 @Injectable()
@@ -41,7 +43,8 @@ export class MessagesRepository extends EventSourceRepository<Message> {
   /**
    * Up to `limit` messages of a conversation beyond `from` in `direction`, in that direction's
    * order (`older`: newest first). Keyset on (createdAt, _id), served by the
-   * { companyId, conversationId, createdAt, _id } index in either direction.
+   * { companyId, conversationId, createdAt, _id } index in either direction (`private: false` skips the notes along
+   * it; `null` matches a message stored before notes), notes alone by the partial `notes_of_a_conversation` one.
    */
   async window(companyId: CompanyId, conversationId: Types.ObjectId, window: MessageWindow): Promise<Stored<Message>[]> {
     const older = window.direction === 'older';
@@ -56,6 +59,7 @@ export class MessagesRepository extends EventSourceRepository<Message> {
       ];
     }
     if (window.until) filter.createdAt = { ...filter.createdAt, $lt: window.until };
+    if (window.private !== undefined) filter.private = window.private ? true : { $in: [false, null] };
     const order = older ? -1 : 1;
     // Read only for the page's view: through the driver (the filter holds ObjectIds and Dates), with the view's fields.
     return this.findPlain(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit, projection: MESSAGE_VIEW_FIELDS });

@@ -1,18 +1,9 @@
-import { DOMAIN_EVENTS, type DomainEventName } from '../events/domain-events.js';
+import { DOMAIN_EVENTS, EVENT_CATALOGUE, type DomainEventName, type ExternalEventName } from '../events/domain-events.js';
 
-/** Interface B's names for the domain events (contract section 6). */
-export const EXTERNAL_EVENT_NAMES = {
-  'conversation.created': 'CONVERSATION_CREATED',
-  'conversation.assigned': 'CONVERSATION_ASSIGNED',
-  'conversation.queued': 'CONVERSATION_QUEUED',
-  'conversation.closed': 'CONVERSATION_CLOSED',
-  'message.received': 'CHAT_RECEIVED',
-  'message.sent': 'CHAT_SENT',
-  'message.status_changed': 'CHAT_STATUS_CHANGED',
-  'flow.executed': 'FLOW_EXECUTED',
-} as const satisfies Record<DomainEventName, string>;
+export type { ExternalEventName } from '../events/domain-events.js';
 
-export type ExternalEventName = (typeof EXTERNAL_EVENT_NAMES)[DomainEventName];
+/** Interface B's names for the domain events (contract section 6), from the event catalogue. */
+export const EXTERNAL_EVENT_NAMES: Readonly<Record<DomainEventName, ExternalEventName>> = EVENT_CATALOGUE;
 
 /** A name a webhook may subscribe with: either form, and a webhook may mix them. */
 export type WebhookEventName = DomainEventName | ExternalEventName;

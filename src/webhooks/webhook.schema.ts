@@ -17,7 +17,7 @@ export class WebhookRetryConfig {
 /**
  * A webhook of either interface (one store). Besides what callers see, it is the lane of its deliveries
  * (LaneFields): they are attempted one at a time and in order, by whichever worker holds the lane's lease
- * (see the README, "Webhooks").
+ * (see docs/webhooks.md).
  */
 @Schema({ collection: 'webhooks', timestamps: true })
 export class Webhook extends LaneFields {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Types, type Connection } from 'mongoose';
 import type { Response } from 'supertest';
+import { TOO_DEEP } from '../../src/common/body-shape.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import * as samples from '../fixtures/media/samples.js';
@@ -108,10 +109,13 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
           size: content.length,
           url: `/v1/media/${response.body.media.id}`,
         },
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: response.body.createdAt },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
 
@@ -211,6 +215,13 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
       const before = await totalStored(t);
       const response = await send(acme, fields(), { content: samples.png(), filename: 'a.png' }).expect(400);
       expect(response.body.errors.map((problem: { field: string }) => problem.field)).toContain(field);
+      await expectEventually(() => totalStored(t), before);
+    });
+
+    it('400 for a form field whose name nests deeper than 20 levels, before validation, removing the file', async () => {
+      const before = await totalStored(t);
+      const response = await send(acme, { conversationId, [`x${'[a]'.repeat(25)}`]: '1' }, { content: samples.png(), filename: 'a.png' }).expect(400);
+      expect(response.body.message).toBe(TOO_DEEP);
       await expectEventually(() => totalStored(t), before);
     });
 

@@ -72,9 +72,3 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
   const token = response.body.accessToken as string;
   return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
 }
-
-/** A conversation as events and webhooks carry it: the REST answer without the contact it embeds. */
-export function conversationSnapshot<T extends object>(body: T): Omit<T, 'contact'> {
-  const { contact: _contact, ...conversation } = body as T & { contact?: unknown };
-  return conversation;
-}

@@ -54,7 +54,7 @@ class HasPhoneOrEmail implements ValidatorConstraintInterface {
   }
 
   defaultMessage(): string {
-    return 'from must have a phone or an email';
+    return 'from must have a phone or an e-mail address';
   }
 }
 

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { QueryBoolean } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { IsTimestamp } from '../timestamp.js';
 
@@ -15,4 +16,10 @@ export class ListMessagesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsTimestamp()
   after?: string;
+
+  /** "false" leaves private notes out; "true" lists only them; absent: every message */
+  @IsOptional()
+  @QueryBoolean()
+  @IsBoolean()
+  private?: boolean;
 }
