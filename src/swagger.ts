@@ -47,7 +47,8 @@ foreign id in a path answers 404. A problem of a kind clients act on has a \`typ
 \`${REPLY_WINDOW_CLOSED}\` (409, \`closedAt\`) for a free-form message outside a channel's reply window.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
-\`messages:write\`, \`events:read\`, \`templates:manage\`); every answer is \`{ success, data | message | error }\`.
+\`messages:write\`, \`events:read\`, \`media:read\`, \`templates:manage\`), and optionally limited to channels; every
+answer is \`{ success, data | message | error }\`.
 
 **Events**: the company's event log, with the webhook deliveries' event ids, as a resumable list
 (\`GET /v1/events\`, \`GET /api/external/events\`) and as Server-Sent Events streams (\`.../events/stream\`).
@@ -81,6 +82,7 @@ const TAGS: [string, string][] = [
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
   ['Interface B: delivery receipts', 'What became of the outbound messages your channel connector relayed'],
+  ['Interface B: media', "Files your channel connector uploads (a contact's photo or voice note) and downloads (an agent's attachment)"],
   ['Interface B: message templates', "The channel's verdict on each template, reported by your channel connector"],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],

@@ -353,7 +353,7 @@ export interface paths {
         put?: never;
         /**
          * Report an outbound message's delivery status (a delivery receipt)
-         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404.
+         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404. A key limited to channels reports only on messages of conversations on them (403 for another).
          */
         post: operations["DeliveryReceiptsController_report"];
         delete?: never;
@@ -592,6 +592,10 @@ export interface paths {
          * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation. The answer shows the stored message and conversation: the flows the message triggers run after it, from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.
          *
          *     **Retries.** Send the channel’s own message id as `externalId`: a message whose `externalId` is already stored on the channel (per company) answers **200** with that message, its conversation as it stands now and `duplicate: true`, and stores and emits nothing, even when the repeats arrive at the same time.
+         *
+         *     **Media.** A photo, video, voice note or document comes in two steps, as the channels’ own APIs do: upload the file with `POST /api/external/media`, then send this message with its `id` as `mediaId` (and `type`, the file’s kind, and a `caption` if you like; `text` is then optional). Each upload serves one message. 400 for a `mediaId` that is not an upload of your company, one a message already carries, or a `type` that is not the file’s; nothing is stored then.
+         *
+         *     **Channels.** A key limited to channels (`channels` on the key) posts only for them: another channel (the default `api` included) answers 403.
          */
         post: operations["InboundMessagesController_receive"];
         delete?: never;
@@ -632,6 +636,46 @@ export interface paths {
          * @description Streams the file with its content type; images, video and audio inline, documents as attachments.
          */
         get: operations["MediaController_download_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file a contact sent (image, video, audio or document), for an inbound message to carry
+         * @description multipart/form-data, the first of two steps as the channels’ own APIs do: upload the file here, then send `POST /api/external/messages` with its `id` as `mediaId`. The file is streamed into storage as it arrives; its real type is read from its first bytes and must be on the allow-list (and match `type` when given); a file larger than MEDIA_MAX_BYTES answers 413. Nothing is kept of a refused upload. An upload no message refers to is removed after MEDIA_UPLOAD_TTL_HOURS (24 by default; `expiresAt`); each upload serves one message. Counts 5 requests against the rate limits.
+         */
+        post: operations["ExternalMediaController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media file of your company (an agent’s attachment to send on, or an upload)
+         * @description API key with the `media:read` scope. Streams any file of the company, outbound ones included (a message’s `media.id`), with its content type; images, video and audio inline, documents as attachments. A key limited to channels reads the files of messages on them and its own uploads. Another company’s id answers 404.
+         */
+        get: operations["ExternalMediaController_download"];
         put?: never;
         post?: never;
         delete?: never;
@@ -838,6 +882,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -888,6 +935,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -988,6 +1038,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -1038,6 +1091,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -1138,6 +1194,8 @@ export interface paths {
          *     oldest event kept answers 410 (list again without `after`); a malformed cursor, or another company's, 400.
          *     `types` keeps only the named events (dotted or Interface B names, like webhook subscriptions); the cursor
          *     still moves past the others.
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_list"];
         put?: never;
@@ -1186,6 +1244,8 @@ export interface paths {
          *
          *     Browsers: EventSource cannot send credentials headers, so open it on a
          *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_stream"];
         put?: never;
@@ -1369,6 +1429,13 @@ export interface components {
             agent: components["schemas"]["AgentView"];
         };
         CreateApiKeyDto: {
+            /**
+             * @description Limits the key to these channels (as conversations name them, case-insensitive): it posts inbound messages and status reports only for them (another channel: 403), and its event feed and streams carry only events of conversations on them. Leave it out for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[];
             /** @example WhatsApp connector */
             name: string;
             /**
@@ -1376,7 +1443,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -1399,7 +1466,14 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1441,7 +1515,14 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "templates:manage")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -2306,10 +2387,25 @@ export interface components {
             /** @description The contact: at least a phone or an email */
             from: components["schemas"]["InboundSenderDto"];
             /**
-             * @description Required: inbound messages are text; inbound media is not supported
+             * @description What the contact wrote; required unless the message carries a file (`mediaId`)
              * @example Hi, where is my order?
              */
-            text: string;
+            text?: string;
+            /**
+             * @description A file the contact sent: the `id` of an upload of `POST /api/external/media` that no message carries yet
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            mediaId?: string;
+            /**
+             * @description The message's type: only with `mediaId`, and then the file's kind (when omitted, taken from the file)
+             * @enum {string}
+             */
+            type?: "image" | "video" | "audio" | "document";
+            /**
+             * @description The file's caption, only with `mediaId`
+             * @example The parcel as it arrived
+             */
+            caption?: string;
             /**
              * @description The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
              *     whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
@@ -2332,6 +2428,38 @@ export interface components {
             /** @example true */
             success: boolean;
             data: components["schemas"]["InboundMessageResultView"];
+        };
+        UploadedMediaView: {
+            /**
+             * @description Send it as `mediaId` with the message
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            id: string;
+            /**
+             * @description What the content is, read from its first bytes: the message's `type` must be this one
+             * @enum {string}
+             */
+            type: "image" | "video" | "audio" | "document";
+            /**
+             * @description The type read from the content (never the one the part declared)
+             * @example image/jpeg
+             */
+            mimeType: string;
+            /**
+             * @description Bytes
+             * @example 48213
+             */
+            size: number;
+            /**
+             * @description The name it is served under: the part's file name without any path, its extension matching the content
+             * @example photo.jpg
+             */
+            fileName: string;
+            /**
+             * Format: date-time
+             * @description When it is removed if no message refers to it by then (MEDIA_UPLOAD_TTL_HOURS after the upload)
+             */
+            expiresAt: string;
         };
         CreateAgentDto: {
             /** @example Grace Hopper */
@@ -2668,6 +2796,13 @@ export interface components {
         };
         CreateWebhookDto: {
             /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
+            /**
              * @description false registers it paused
              * @default true
              */
@@ -2717,6 +2852,13 @@ export interface components {
              *     ]
              */
             events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2740,6 +2882,13 @@ export interface components {
              *     ]
              */
             events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2751,6 +2900,13 @@ export interface components {
             updatedAt: string;
         };
         UpdateWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -2853,6 +3009,13 @@ export interface components {
              *     ]
              */
             events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2863,6 +3026,13 @@ export interface components {
             updatedAt: string;
         };
         CreateExternalWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -9521,6 +9691,302 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_upload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description One file, at most MEDIA_MAX_BYTES (16 MiB by default). Its type is read from its first bytes (the part's Content-Type and file name are not trusted) and must be one of image: image/jpeg, image/png, image/gif, image/webp; video: video/mp4, video/webm, video/3gpp; audio: audio/mpeg, audio/ogg, audio/ogg; codecs=opus, audio/wav, audio/aac, audio/mp4, audio/x-m4a, audio/amr; document: application/pdf.
+                     */
+                    file: string;
+                    /**
+                     * @description Must match the file's real content; when omitted it is taken from the content
+                     * @enum {string}
+                     */
+                    type?: "image" | "video" | "audio" | "document";
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; send its `id` as `mediaId` */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["UploadedMediaView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope messages:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Request body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The file is larger than the limit of 16777216 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was used with another request body or route"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `mediaId` you uploaded, or a message's `media.id` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The type read from the file content */
+                    "Content-Type"?: string;
+                    /** @description Size in bytes */
+                    "Content-Length"?: number;
+                    /** @description inline or attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                    "video/3gpp": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/ogg; codecs=opus": string;
+                    "audio/wav": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/x-m4a": string;
+                    "audio/amr": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope media:read"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Media 6650f0c2a1b2c3d4e5f60720 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };

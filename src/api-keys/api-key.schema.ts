@@ -16,6 +16,13 @@ export class ApiKey {
   @Prop({ type: [String], enum: API_KEY_SCOPES, required: true })
   scopes: ApiKeyScope[];
 
+  /**
+   * The channels the key posts messages and status reports for, and whose events it reads (lower-cased); unset:
+   * every channel.
+   */
+  @Prop({ type: [String], default: undefined })
+  channels?: string[];
+
   @Prop({ required: true, select: false })
   keyHash: string;
 

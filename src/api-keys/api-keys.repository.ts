@@ -51,7 +51,7 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
 
   private async readActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
     return (await this.model
-      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1, expiresAt: 1, lastUsedAt: 1 })
+      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1, channels: 1, expiresAt: 1, lastUsedAt: 1 })
       .setOptions({ [CROSS_TENANT]: true })
       .lean()
       .exec()) as Stored<ApiKey> | null;

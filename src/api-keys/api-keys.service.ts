@@ -62,6 +62,7 @@ export class ApiKeysService {
         this.apiKeys.create(companyId, {
           name: dto.name,
           scopes: dto.scopes,
+          ...(dto.channels ? { channels: dto.channels } : {}),
           keyHash: hashKey(key),
           keyPrefix: key.slice(0, KEY_PREFIX.length + 4),
           createdBy: toObjectId(createdBy),
@@ -108,6 +109,7 @@ export class ApiKeysService {
       apiKeyId: apiKey._id.toHexString(),
       companyId: apiKey.companyId.toHexString(),
       scopes: apiKey.scopes,
+      channels: apiKey.channels?.length ? apiKey.channels : null,
     };
   }
 

@@ -18,6 +18,8 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
+/** An upload no message refers to is kept at most 30 days: it is a hand-over, not storage. */
+const MAX_MEDIA_UPLOAD_TTL_HOURS = 720;
 /** The old generation may grow to 2.5× what the last full collection kept (docs/performance.md, "Memory"). */
 const DEFAULT_HEAP_GROWTH_PERCENT = 150;
 /** `data/` beside the project, wherever the process was started from. */
@@ -138,6 +140,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
     passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
+    mediaUploadTtlHours: integer(env, 'MEDIA_UPLOAD_TTL_HOURS', 24, 1, MAX_MEDIA_UPLOAD_TTL_HOURS),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookSecretKeys: secretKeys(env, production),

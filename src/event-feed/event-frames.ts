@@ -1,16 +1,22 @@
 import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
+import { scopeAllows, type ChannelScope } from '../events/event-channel.js';
 import { encodeEventCursor } from './event-cursor.js';
 import { eventView, type EventNaming } from './event.view.js';
 
-/** What one stream is sent: the events of `types` (null: all), under `naming`. `key` is the same for equal filters. */
+/**
+ * What one stream is sent: the events of `types` (null: all) of conversations on `channels` (null: any), under
+ * `naming`. `key` is the same for equal filters.
+ */
 export interface StreamFilter {
   naming: EventNaming;
   types: ReadonlySet<DomainEventName> | null;
+  channels: ChannelScope;
   key: string;
 }
 
-export function streamFilter(naming: EventNaming, types: readonly DomainEventName[] | null): StreamFilter {
-  return { naming, types: types ? new Set(types) : null, key: `${naming}:${types ? [...types].sort().join(',') : '*'}` };
+export function streamFilter(naming: EventNaming, types: readonly DomainEventName[] | null, channels: ChannelScope = null): StreamFilter {
+  const listed = (names: readonly string[] | null) => (names ? [...names].sort().join(',') : '*');
+  return { naming, types: types ? new Set(types) : null, channels, key: `${naming}:${listed(types)}:${listed(channels)}` };
 }
 
 /** A comment line: ignored by every Server-Sent Events reader, it keeps proxies and load balancers from closing the stream. */
@@ -45,7 +51,7 @@ export class FrameBatch {
     let chunk = this.chunks.get(key);
     if (chunk === undefined) {
       chunk = this.events
-        .filter((event) => event.sequence > after && (!filter.types || filter.types.has(event.type)))
+        .filter((event) => event.sequence > after && (!filter.types || filter.types.has(event.type)) && scopeAllows(filter.channels, event.channel))
         .map((event) => eventFrame(event, filter.naming, this.tag))
         .join('');
       this.chunks.set(key, chunk);

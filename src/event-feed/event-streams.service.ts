@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/app-config.js';
+import type { ChannelScope } from '../events/event-channel.js';
 import { LaneWorker } from '../lanes/lane-worker.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import type { WebhookEventName } from '../webhooks/webhook-events.js';
@@ -27,6 +28,8 @@ export interface StreamRequest {
   types?: WebhookEventName[];
   /** `Last-Event-ID`, else the `after` query parameter; neither: the stream starts with events from now on. */
   cursor?: string;
+  /** Only events of conversations on these channels (a channel-scoped key's stream). */
+  channels?: ChannelScope;
   /** The request's credential, checked again every EVENT_STREAM_AUTH_CHECK_MS while the stream is open. */
   credential: CredentialCheck;
 }
@@ -88,7 +91,7 @@ export class EventStreams implements BeforeApplicationShutdown {
       this.refuseWhileClosing();
       return;
     }
-    const filter = streamFilter(request.naming, eventTypesOf(request.types));
+    const filter = streamFilter(request.naming, eventTypesOf(request.types), request.channels);
     const stream = new EventStream(id, companyId, filter, after ?? logged, res, this.limits, request.credential, this.credentialCheckMs);
     stream.open((closed) => this.closed(closed));
     this.tailer.attach(stream, logged);

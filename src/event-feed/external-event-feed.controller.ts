@@ -13,6 +13,10 @@ import { EventFeed } from './event-feed.service.js';
 import { EventStreams } from './event-streams.service.js';
 import { ExternalEventPageView, ExternalEventView } from './event.view.js';
 
+const CHANNEL_SCOPE_DOC =
+  '**Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations ' +
+  'on them; the cursor still moves past the others, and a page is short only at the end of the log.';
+
 /** The scope of both routes, which an open stream's key must keep. */
 const EVENTS_SCOPE: ApiKeyScope = 'events:read';
 
@@ -31,15 +35,18 @@ export class ExternalEventFeedController {
 
   @Get()
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: LIST_DOC })
+  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: `${LIST_DOC}\n\n${CHANNEL_SCOPE_DOC}` })
   @ApiOkResponse({ type: ExternalEventPageView })
   async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListEventsQueryDto): Promise<ExternalEventPageView> {
-    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from)) };
+    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from, key.channels)) };
   }
 
   @Get('stream')
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
+  @ApiOperation({
+    summary: "The workspace's events as they happen (Server-Sent Events), resumable",
+    description: `${STREAM_DOC}\n\n${CHANNEL_SCOPE_DOC}`,
+  })
   @ApiEventStream('CHAT_RECEIVED')
   @ApiEnvelopeErrorResponses(503)
   async stream(
@@ -55,6 +62,7 @@ export class ExternalEventFeedController {
         naming: 'external',
         types: query.types,
         cursor: lastEventId || query.after,
+        channels: key.channels,
         credential: () => this.credentials.check(req, { scopes: [EVENTS_SCOPE] }),
       },
       res,

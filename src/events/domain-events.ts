@@ -76,6 +76,11 @@ export interface DomainEvent<N extends DomainEventName = DomainEventName> {
   /** Increases strictly per company in the order the events were logged. */
   sequence: number;
   occurredAt: Date;
+  /**
+   * The channel of the conversation the event is about (null: none known), so that channel-scoped webhooks and
+   * readers are served without reading the conversation. Not part of what deliveries and the feed show.
+   */
+  channel: string | null;
   data: DomainEventData[N];
 }
 

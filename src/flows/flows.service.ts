@@ -87,7 +87,7 @@ export class FlowsService {
     if (conversation.status === 'closed') {
       throw new BadRequestException(`Conversation ${conversation.id} is closed; flows cannot run on it`);
     }
-    return this.runner.run(companyId, flow, conversation.id);
+    return this.runner.run(companyId, flow, conversation);
   }
 
   /** Checks what the DTO cannot: keywords only on inbound triggers, assigned agents of the company. */

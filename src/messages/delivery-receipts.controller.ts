@@ -31,7 +31,8 @@ export class DeliveryReceiptsController {
       'repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so ' +
       'reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` ' +
       'is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or ' +
-      "another company's message → 404.",
+      "another company's message → 404. A key limited to channels reports only on messages of conversations on them " +
+      '(403 for another).',
   })
   @ApiParam({ name: 'id', example: MESSAGE_ID_EXAMPLE, description: 'The outbound message, as Parley gave it to the connector' })
   @ApiDataEnvelope(200, MessageView, { description: 'The message with its delivery as it stands after the report' })
@@ -41,6 +42,6 @@ export class DeliveryReceiptsController {
     @Param('id') id: string,
     @Body() dto: DeliveryReportDto,
   ): Promise<DataEnvelope<MessageView>> {
-    return envelope(await this.receipts.report(apiKey.companyId, id, dto));
+    return envelope(await this.receipts.report(apiKey.companyId, id, dto, apiKey.channels));
   }
 }

@@ -146,6 +146,9 @@ MessageSchema.index(
   { companyId: 1, channel: 1, externalId: 1 },
   { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'one_inbound_message_per_channel_external_id' },
 );
+/** A stored file belongs to one message: a second message with it is refused, even when both are written at once. */
+export const ONE_MESSAGE_PER_MEDIA = 'one_message_per_media';
+MessageSchema.index({ companyId: 1, 'media.id': 1 }, { unique: true, partialFilterExpression: { 'media.id': { $type: 'objectId' } }, name: ONE_MESSAGE_PER_MEDIA });
 // Delivery metrics: read and failed (final) by the time they were reached; delivered by deliveredAt.
 MessageSchema.index({ companyId: 1, 'delivery.status': 1, 'delivery.updatedAt': 1 });
 MessageSchema.index({ companyId: 1, 'delivery.deliveredAt': 1 });

@@ -18,6 +18,11 @@ export function externalIdFilter(channel: string, externalId: string): QueryFilt
   return { channel, externalId: { $eq: externalId, $type: 'string' } };
 }
 
+/** The query for messages by their file: the `$type` repeats the partial unique index's filter (see externalIdFilter). */
+function mediaFilter(ids: Types.ObjectId[]): QueryFilter<Message> {
+  return { 'media.id': { $in: ids, $type: 'objectId' } } as QueryFilter<Message>;
+}
+
 export interface MessageWindow {
   direction: PageDirection;
   /** Exclusive start: a time (from `before`/`after`) or a position (from a cursor, ties broken by `_id`). */
@@ -88,6 +93,18 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     const after = { ...current, delivery, updatedAt, pendingEvents: undefined } as Stored<Message>;
     const filter = { _id: current._id, direction: 'outbound', 'delivery.status': current.delivery?.status ?? null } as QueryFilter<Message>;
     return this.updateWithEvents(companyId, filter, { $set: { delivery, updatedAt } }, stage(after), { timestamps: false });
+  }
+
+  /** Of these files, the ones a message of the company refers to. */
+  async mediaInUse(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.findPlain(companyId, mediaFilter(ids), { projection: { 'media.id': 1 }, limit: ids.length });
+    return rows.flatMap((row) => (row.media ? [row.media.id] : []));
+  }
+
+  /** The message that refers to this file (its channel only), or null when none does. */
+  async byMedia(companyId: CompanyId, id: Types.ObjectId): Promise<Pick<Stored<Message>, '_id' | 'channel'> | null> {
+    return this.findOnePlain(companyId, mediaFilter([id]), { channel: 1 });
   }
 
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {

@@ -49,9 +49,13 @@ type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'm
 /** What the conversation's reply window has to do with a message (see ConversationsRepository.recordMessage). */
 type WindowEffect = Pick<RecordedMessage, 'windowedChannels'> & { replyWindowHours?: number | null };
 
-/** What a contact sent: the text, and the channel's own id of the message when the connector gave one. */
+/**
+ * What a contact sent: a text, or a file the connector uploaded (its kind, its stored file, a caption and maybe a
+ * text too), and the channel's own id of the message when the connector gave one.
+ */
 export interface InboundInput {
-  text: string;
+  text?: string;
+  media?: { type: MediaType; file: MessageMedia; caption?: string };
   externalId?: string;
 }
 
@@ -199,16 +203,17 @@ export class MessagesService {
   /**
    * An inbound message from the contact, into its open conversation on the channel (found by the write that
    * records the message on it). Null when it has none: the caller then opens one and tries again.
-   * A duplicate key error when a message with the same `externalId` on the channel was stored meanwhile.
+   * A duplicate key error when a message with the same `externalId` on the channel, or with the same file, was
+   * stored meanwhile.
    */
   async receive(companyId: CompanyId, contactId: Types.ObjectId, channel: string, input: InboundInput): Promise<DeliveredMessage | null> {
     const replyWindowHours = await this.channels.replyWindowHours(companyId, channel);
     return this.append(companyId, { contactId, channel }, {
       direction: 'inbound',
-      type: 'text',
-      text: input.text,
-      caption: null,
-      media: null,
+      type: input.media?.type ?? 'text',
+      text: input.text ?? null,
+      caption: input.media?.caption ?? null,
+      media: input.media?.file ?? null,
       senderType: 'contact',
       senderId: contactId,
       externalId: input.externalId,

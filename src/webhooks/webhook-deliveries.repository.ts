@@ -95,20 +95,25 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
 
   /**
    * The webhook's `limit` oldest pending deliveries in event order: its lane attempts them from the first (the head).
-   * Only what an attempt needs: not the attempts logged so far, which a failing receiver's deliveries accumulate.
+   * Only what an attempt needs: of the attempts logged so far, which a failing receiver's deliveries accumulate, the
+   * last one at most (whether there are any).
    */
   async pendingInOrder(companyId: CompanyId, webhookId: Types.ObjectId, limit: number): Promise<Stored<WebhookDelivery>[]> {
-    const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1 };
+    const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1, attempts: { $slice: -1 } };
     return this.findPlain(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit, projection });
   }
 
   /**
    * Records attempts, in one write, each on a delivery still as the worker read it (pending, same attemptCount):
-   * one deleted or queued again meanwhile is left alone. False when any of them was not recorded.
+   * one deleted or queued again meanwhile is left alone (nothing adds to a delivery's attempts without counting it,
+   * so one read without any still has none). False when any of them was not recorded. Written through
+   * the driver: every value is already of its stored type (the hot write of webhook delivery, one per attempt,
+   * where Mongoose's casting of each update cost more than the rest of the write).
    */
   async recordAttempts(companyId: CompanyId, attempts: RecordedAttempt[]): Promise<boolean> {
     if (attempts.length === 0) return true;
-    const outcome = await this.model.bulkWrite(
+    const updatedAt = new Date();
+    const outcome = await this.model.collection.bulkWrite(
       attempts.map(({ delivery, attempt, result }) => {
         const done = result.status !== 'pending';
         const expiry = done && this.retentionMs > 0 ? { expireAt: new Date(attempt.at.getTime() + this.retentionMs) } : {};
@@ -116,9 +121,18 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
           updateOne: {
             filter: this.scope(companyId, { _id: delivery._id, status: 'pending', attemptCount: delivery.attemptCount }),
             update: {
-              $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } },
-              $inc: { attemptCount: 1 },
-              $set: { status: result.status, nextAttemptAt: done ? null : result.nextAttemptAt, completedAt: done ? attempt.at : null, ...expiry },
+              // The first attempt of a delivery starts its log; later ones join it, the latest MAX_LOGGED_ATTEMPTS kept.
+              ...(delivery.attempts?.length === 0 ? {} : { $push: { attempts: { $each: [attempt], $slice: -MAX_LOGGED_ATTEMPTS } } }),
+              $set: {
+                ...(delivery.attempts?.length === 0 ? { attempts: [attempt] } : {}),
+                status: result.status,
+                // The filter pins the count read, so setting it is incrementing it.
+                attemptCount: delivery.attemptCount + 1,
+                nextAttemptAt: done ? null : result.nextAttemptAt,
+                completedAt: done ? attempt.at : null,
+                updatedAt,
+                ...expiry,
+              },
             },
           },
         };

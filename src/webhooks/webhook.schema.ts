@@ -31,6 +31,10 @@ export class Webhook extends LaneFields {
   @Prop({ type: [String], enum: WEBHOOK_EVENT_NAMES, required: true })
   events: WebhookEventName[];
 
+  /** Only events of conversations on these channels (lower-cased); unset or null: every channel. */
+  @Prop({ type: [String], default: undefined })
+  channels?: string[] | null;
+
   @Prop({ type: WebhookRetryConfig, required: true })
   retryConfig: WebhookRetryConfig;
 
