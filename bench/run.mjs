@@ -5,10 +5,11 @@
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
 // NestJS-Express app serving the same answers (and, for the list pages, one that also runs the page's reads);
 // the conversations page at 1k and 100k conversations; the
-// webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
+// webhook fan-out's drain (a backlog of --events deliveries per webhook, built while the lanes are held, then
+// delivered) with and without a dead and a slow receiver; the app's RSS. It prints the figures and
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
-// --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
+// --events 5000 --fanout-rounds <rounds> --fanout-only (only the fan-out: no request rounds, no bulk seeding) --engine-in-app (the embedded engine inside the app's process, as
 // `npm start` runs it: the app's RSS then holds the whole database) --app-node-options="<node flags for
 // the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
 // into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
@@ -27,9 +28,9 @@ rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
 const { Api } = await import('../harness/api.mjs');
 const { APP_NODE_FLAGS, startApp } = await import('./lib/app.mjs');
-const { describeMachine } = await import('./lib/machine.mjs');
-const { fanOut, startReceivers } = await import('./lib/fanout.mjs');
-const { printReport } = await import('./lib/report.mjs');
+const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
+const { drain, startReceivers } = await import('./lib/fanout.mjs');
+const { printFanOutReport, printReport } = await import('./lib/report.mjs');
 const { runRounds } = await import('./lib/rounds.mjs');
 const { appScenarios, INBOX_PATH } = await import('./lib/scenarios.mjs');
 const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./lib/seed.mjs');
@@ -40,7 +41,8 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     conversations: { type: 'string', default: '100000' },
-    events: { type: 'string', default: '2000' },
+    events: { type: 'string', default: '5000' },
+    'fanout-only': { type: 'boolean', default: false },
     'fanout-rounds': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     'engine-cpu-prof': { type: 'boolean', default: false },
@@ -94,6 +96,26 @@ const database =
 const rss = { started: app.rssMiB() };
 try {
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);
+  if (options['fanout-only']) {
+    const api = new Api(base);
+    const [fanOutHealthy, fanOutBad] = [await registerCompany(api, 'FanOutHealthy'), await registerCompany(api, 'FanOutBad')];
+    const otherLoad = await foreignLoad();
+    const fan = await measureFanOut({ fanOutHealthy, fanOutBad });
+    rss.afterFanOut = app.rssMiB();
+    printFanOutReport({ machine, otherLoad, database, events, fan, rss });
+  } else {
+    await fullRun();
+  }
+} finally {
+  for (const stack of [memory, durable]) {
+    await stack?.app.stop();
+    await stack?.engine?.stop();
+  }
+  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+}
+
+/** The request rounds against the bare servers, the page at scale, the fan-out's drain and the RSS, then the report. */
+async function fullRun() {
   const seeded = await seed(memory);
   const durableSeeded = durable ? await seed(durable) : null;
   rss.seeded = app.rssMiB();
@@ -148,21 +170,7 @@ try {
   const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
   rss.afterLoad = app.rssMiB();
 
-  const fan = { healthy: [], bad: [] };
-  if (fanOutRounds > 0) {
-    log(`webhook fan-out: ${events} events, ${fanOutRounds} round(s) each way`);
-    const receivers = await startReceivers();
-    const api = new Api(base);
-    try {
-      for (let round = 0; round < fanOutRounds; round++) {
-        fan.healthy.push(await fanOut(api, seeded.fanOutHealthy, receivers, { events, withBad: false }));
-        fan.bad.push(await fanOut(api, seeded.fanOutBad, receivers, { events, withBad: true }));
-        log(`fan-out round ${round + 1}: ${fan.healthy.at(-1).perSecond.toFixed(0)} / ${fan.bad.at(-1).perSecond.toFixed(0)} healthy deliveries/s`);
-      }
-    } finally {
-      await receivers.close();
-    }
-  }
+  const fan = await measureFanOut(seeded);
   rss.afterFanOut = app.rssMiB();
   rss.engine = engine?.rssMiB();
   rss.durableEngine = durable?.engine?.rssMiB();
@@ -176,12 +184,32 @@ try {
     fan,
     rss,
   });
-} finally {
-  for (const stack of [memory, durable]) {
-    await stack?.app.stop();
-    await stack?.engine?.stop();
+}
+
+/** The drain of --events deliveries per webhook, --fanout-rounds times each way (without, then with the bad receivers). */
+async function measureFanOut({ fanOutHealthy, fanOutBad }) {
+  const fan = { healthy: [], bad: [] };
+  if (fanOutRounds === 0) return fan;
+  log(`webhook fan-out drain: ${events} events, ${fanOutRounds} round(s) each way`);
+  const receivers = await startReceivers();
+  const api = new Api(base);
+  const { client, db } = await connect(memory.databaseUri);
+  try {
+    for (let round = 0; round < fanOutRounds; round++) {
+      fan.healthy.push(await drain(api, db, fanOutHealthy, receivers, { events, withBad: false, app, engine }));
+      fan.bad.push(await drain(api, db, fanOutBad, receivers, { events, withBad: true, app, engine }));
+      const [healthy, bad] = [fan.healthy.at(-1), fan.bad.at(-1)];
+      log(
+        `fan-out round ${round + 1}: ${healthy.perSecond.toFixed(0)} / ${bad.perSecond.toFixed(0)} healthy deliveries/s, ` +
+          `p99 ${healthy.p99} / ${bad.p99} ms from the resume, app + engine CPU ${(healthy.appCpuUs + healthy.engineCpuUs).toFixed(0)} / ` +
+          `${(bad.appCpuUs + bad.engineCpuUs).toFixed(0)} µs per delivery`,
+      );
+    }
+  } finally {
+    await client.close();
+    await receivers.close();
   }
-  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+  return fan;
 }
 
 /** Seeds a stack: COMPANIES companies, the small one through the API, the others in bulk. */

@@ -1,11 +1,13 @@
 // Crash drill: a mixed workload from several clients on two API processes (inbound messages that trigger a flow,
-// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies),
+// replies, hand-offs with auto-assignment on, assignments, closes, manual flow runs, delivery reports on the replies,
+// private notes, snoozes that fall due within seconds, so while processes die),
 // with `kill -9` of an API process at three random moments, each restarted on the same standalone engine, and
 // `kill -9` of the engine itself (on a data directory) at another, restarted on the same directory and port. Once
 // everything has settled: every acknowledged change has exactly its events in the log, once; the subscribed webhook
 // received every logged event with one webhook-id per event; no flow ran twice for one event; no agent went over
-// capacity. Every inbound message carries an externalId, and those that got no answer are posted again after the
-// restarts, as a connector would: no externalId is stored twice, and none sent (or acknowledged) is missing.
+// capacity; every snooze woke exactly once (one conversation.unsnoozed), never before its time. Every inbound
+// message carries an externalId, and those that got no answer are posted again after the restarts, as a connector
+// would: no externalId is stored twice, and none sent (or acknowledged) is missing.
 // Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +29,10 @@ const ENGINE_KILLS = 1;
 const AUTO_AGENTS = 3;
 const CAPACITY = 4;
 const SETTLE_TIMEOUT_MS = 180_000;
-const EVENTS = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'];
+const EVENTS = [
+  'CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CONVERSATION_SNOOZED', 'CONVERSATION_UNSNOOZED',
+  'NOTE_ADDED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED',
+];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,7 +128,10 @@ function watchCapacity(run) {
   return { highest, stop: async () => ((watching = false), await done) };
 }
 
-/** Settled: no record carries an unlogged event, every consumer has read its log, no delivery is pending. */
+/**
+ * Settled: no record carries an unlogged event, every consumer has read its log, no delivery is pending, and every
+ * snooze has woken and its timer is gone (the last ones fall due a few seconds after the workload ends).
+ */
 async function settle(db, companyId) {
   const company = new ObjectId(companyId);
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -133,7 +141,10 @@ async function settle(db, companyId) {
     const lanes = await db.collection('event_consumers').find({ companyId: company }).toArray();
     const deliveries = await db.collection('webhook_deliveries').countDocuments({ companyId: company, status: 'pending' });
     const running = await db.collection('flow_executions').countDocuments({ companyId: company, status: 'running' });
-    if (pending.every((n) => n === 0) && lanes.every((lane) => lane.position >= lane.head && !lane.leaseOwner) && deliveries === 0 && running === 0) return true;
+    const asleep = await db.collection('conversations').countDocuments({ companyId: company, snoozedUntil: { $ne: null } });
+    const timers = await db.collection('timers').countDocuments({ companyId: company });
+    const quiet = deliveries === 0 && running === 0 && asleep === 0 && timers === 0;
+    if (pending.every((n) => n === 0) && lanes.every((lane) => lane.position >= lane.head && !lane.leaseOwner) && quiet) return true;
   }
   return false;
 }
@@ -177,7 +188,8 @@ async function main() {
   logged events            ${JSON.stringify(counts.logged)}
   webhook                  ${counts.deliveries}
   flows                    ${counts.flows}
-  capacity                 ${counts.capacity}`);
+  capacity                 ${counts.capacity}
+  snoozes                  ${counts.snoozes}`);
   for (const api of run.apis) {
     await api.client.close();
     await api.process.stop();

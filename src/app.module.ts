@@ -5,6 +5,8 @@ import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { CannedResponsesModule } from './canned-responses/canned-responses.module.js';
+import { ChannelsModule } from './channels/channels.module.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
 import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
@@ -23,9 +25,11 @@ import { FlowsModule } from './flows/flows.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
+import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { TranscriptsModule } from './transcripts/transcripts.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
@@ -51,6 +55,10 @@ export class AppModule {
         ContactsModule,
         ConversationsApiModule,
         MessagesModule,
+        CannedResponsesModule,
+        TranscriptsModule,
+        ChannelsModule,
+        MessageTemplatesModule,
         InboundModule,
         MediaModule,
         AgentsApiModule,

@@ -17,9 +17,10 @@ export const TARGETS = {
   /** 3x the 234 req/s measured before the event log, in the same run layout. */
   inboundPerSecond: 702,
   scaleRatio: 1.5,
+  /** Healthy deliveries per second while a backlog drains, with the dead and slow receivers present (issue 25). */
   deliveriesPerSecond: 1000,
-  /** Healthy event-to-delivery p99 with the dead and slow receivers present, over the whole fan-out (ms). */
-  fanOutP99Ms: 2000,
+  /** Healthy resume-to-delivery p99 of that drain (ms). */
+  fanOutP99Ms: 5000,
   badP99Factor: 2,
   rssAfterLoadMiB: 250,
   rssAfterFanOutMiB: 300,
@@ -57,14 +58,66 @@ function printRequestTable(rows) {
 }
 
 function printFanOut(runs) {
-  console.log(`${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('events/s', 10)}${pad('drain ms', 10)}  checks`);
+  console.log(
+    `${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('drain ms', 10)}` +
+      `${pad('app µs/dlv', 12)}${pad('engine µs/dlv', 15)}${pad('CPU-bound/s', 13)}${pad('events/s in', 13)}${pad('backlog ms', 12)}  checks`,
+  );
   for (const r of runs) {
     const label = r.withBad ? '3 healthy + dead + slow (2 s)' : '3 healthy only';
     const checks =
       `${r.delivered}/${r.expected} delivered, ${r.badSignatures} bad signatures` +
       (r.withBad ? `, slow got ${r.slowDelivered}, dead refused ${r.deadAttempts} attempts` : '');
-    console.log(`${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.eventsPerSecond), 10)}${pad(num(r.drainMs), 10)}  ${checks}`);
+    console.log(
+      `${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.drainMs), 10)}` +
+        `${pad(num(r.appCpuUs), 12)}${pad(num(r.engineCpuUs), 15)}${pad(num(cpuBound(r)), 13)}${pad(num(r.eventsPerSecond), 13)}${pad(num(r.backlogMs), 12)}  ${checks}`,
+    );
   }
+  console.log(
+    'app / engine µs/dlv: CPU time each process spent per healthy delivery while the backlog drained; CPU-bound/s: the ' +
+      'healthy deliveries per second that CPU allows on one core of their own (the app and the engine share CPU 0)',
+  );
+}
+
+/** The fan-out's drain (medians across rounds) and its targets' checks. */
+function fanOutSection(fan, events) {
+  if (fan.healthy.length === 0) return [];
+  console.log(
+    `\nWebhook fan-out drain: ${events} message.received events through POST /api/external/messages while the webhooks' lanes were held, ` +
+      `then released (medians of ${fan.healthy.length} rounds; healthy/s and percentiles from the release, events/s while the backlog was built):`,
+  );
+  const healthy = summarizeFanOut(fan.healthy);
+  const bad = summarizeFanOut(fan.bad);
+  printFanOut([healthy, bad]);
+  return [
+    {
+      name: 'healthy deliveries/s draining a backlog, dead + slow present',
+      value: bad.perSecond.toFixed(0),
+      target: `>= ${TARGETS.deliveriesPerSecond}`,
+      pass: bad.perSecond >= TARGETS.deliveriesPerSecond && bad.delivered === bad.expected && bad.badSignatures === 0,
+    },
+    {
+      name: 'healthy resume-to-delivery p99, dead + slow present (ms)',
+      value: bad.p99.toFixed(0),
+      target: `< ${TARGETS.fanOutP99Ms}`,
+      pass: bad.p99 < TARGETS.fanOutP99Ms,
+    },
+    {
+      name: 'healthy p99 with / without the bad receivers',
+      value: (bad.p99 / healthy.p99).toFixed(2),
+      target: `<= ${TARGETS.badP99Factor}`,
+      pass: bad.p99 <= TARGETS.badP99Factor * healthy.p99,
+    },
+  ];
+}
+
+/** `--fanout-only`: the drain alone, with the machine's load and the app's RSS after it. */
+export function printFanOutReport({ machine, otherLoad, database, events, fan, rss }) {
+  console.log(`\nParley benchmark, fan-out only: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
+  console.log(`other load on the machine before the drain: ${(100 * otherLoad).toFixed(0)}% of its CPU${otherLoad > 0.15 ? ' (*** figures may be disturbed ***)' : ''}`);
+  console.log(`database: ${database}`);
+  const checks = fanOutSection(fan, events);
+  console.log(`\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out\n`);
+  printTargets(checks);
 }
 
 /** One line per target; a miss is printed loudly but does not fail the run (this is a measurement). */
@@ -77,6 +130,9 @@ function printTargets(checks) {
   if (missed > 0) console.log(`\n*** ${missed} TARGET${missed > 1 ? 'S' : ''} MISSED ***`);
 }
 
+/** Healthy deliveries per second the app's and the engine's CPU per delivery allow on the one core they share. */
+const cpuBound = (r) => 1e6 / (r.appCpuUs + (Number.isFinite(r.engineCpuUs) ? r.engineCpuUs : 0));
+
 /** Medians across fan-out rounds; counts and checks from the worst round. */
 function summarizeFanOut(list) {
   return {
@@ -84,6 +140,8 @@ function summarizeFanOut(list) {
     perSecond: median(list.map((r) => r.perSecond)),
     eventsPerSecond: median(list.map((r) => r.eventsPerSecond)),
     drainMs: median(list.map((r) => r.drainMs)),
+    appCpuUs: median(list.map((r) => r.appCpuUs)),
+    engineCpuUs: median(list.map((r) => r.engineCpuUs)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
     delivered: Math.min(...list.map((r) => r.delivered)),
@@ -141,33 +199,7 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
     return { name, ratio: large / small };
   });
 
-  const checks = [];
-  if (fan.healthy.length > 0) {
-    console.log(`\nWebhook fan-out, ${events} message.received events through POST /api/external/messages (medians of ${fan.healthy.length} rounds):`);
-    const healthy = summarizeFanOut(fan.healthy);
-    const bad = summarizeFanOut(fan.bad);
-    printFanOut([healthy, bad]);
-    checks.push(
-      {
-        name: 'healthy deliveries/s with dead + slow present',
-        value: bad.perSecond.toFixed(0),
-        target: `>= ${TARGETS.deliveriesPerSecond}`,
-        pass: bad.perSecond >= TARGETS.deliveriesPerSecond && bad.delivered === bad.expected && bad.badSignatures === 0,
-      },
-      {
-        name: 'healthy event-to-delivery p99 with dead + slow present (ms)',
-        value: bad.p99.toFixed(0),
-        target: `< ${TARGETS.fanOutP99Ms}`,
-        pass: bad.p99 < TARGETS.fanOutP99Ms,
-      },
-      {
-        name: 'healthy p99 with / without the bad receivers',
-        value: (bad.p99 / healthy.p99).toFixed(2),
-        target: `<= ${TARGETS.badP99Factor}`,
-        pass: bad.p99 <= TARGETS.badP99Factor * healthy.p99,
-      },
-    );
-  }
+  const checks = fanOutSection(fan, events);
 
   console.log(
     `\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.seeded.toFixed(0)} MiB seeded, ` +

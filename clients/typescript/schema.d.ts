@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Create a company, its settings and an admin agent; answers a bearer token
-         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed authentications of the address. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
+         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed logins of the address and e-mail. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
          */
         post: operations["AuthController_register_v1"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an agent e-mail and password for a bearer token
-         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed authentication of the address. Counts 5 requests against the rate limit.
+         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed login of the client address and that e-mail: after AUTH_FAILURE_LIMIT of them in a rate-limit window, the e-mail is refused from that address (429, even with its right password) until the window ends, while other e-mails from the address still log in. Counts 5 requests against the rate limit.
          */
         post: operations["AuthController_login_v1"];
         delete?: never;
@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Start a conversation with a contact (status bot, priority medium unless given)
-         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409.
+         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is stored: start it with a template instead (`POST /v1/messages`).
          */
         post: operations["ConversationsController_start_v1"];
         delete?: never;
@@ -265,6 +265,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze a human or queued conversation until a time (status unchanged)
+         * @description `until` must be in the future and at most 90 days ahead; only `human` and `queued` conversations can be snoozed (400 otherwise). Answers the conversation with `snoozedUntil` and emits `conversation.snoozed`. Snoozing a snoozed conversation moves its wake-up (the same `until` again changes nothing). It wakes, clearing `snoozedUntil` and emitting `conversation.unsnoozed` with its `reason`, at `until` (`timer`, within a few seconds, once, whatever process runs or dies), when the contact writes (`contact_message`, before that message is stored) or by POST /conversations/{id}/unsnooze (`agent`). Closing it clears the snooze too, without `conversation.unsnoozed`. Auto-assignment leaves a snoozed queued conversation in the queue until it wakes. A concurrent change answers 409 (read it again and retry).
+         */
+        post: operations["ConversationSnoozeController_snooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/unsnooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wake a snoozed conversation now
+         * @description Clears `snoozedUntil` and emits `conversation.unsnoozed` with `reason: "agent"`. A conversation that is not snoozed is answered as it is, with no event.
+         */
+        post: operations["ConversationSnoozeController_unsnooze_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply one action to up to 100 conversations: assign, close, set_priority, add_tags or snooze
+         * @description Each id is acted on on its own, one after another, through the same rules and events as its single route (POST /conversations/{id}/assign, /close, PATCH priority, the flow step add_tags, POST /conversations/{id}/snooze). Answers 200 with one result per id, in the order of `ids`: `status` is what the single route would have answered (200, 400, 404, 409), with the conversation on success and the single route's error message otherwise; one failing id does not stop the others. The action's fields are checked first: a field the action needs and lacks, one it does not take, or an `until` out of bounds answers 400 for the whole request, and nothing is changed.
+         */
+        post: operations["ConversationBulkController_bulkAction_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations/{id}/messages": {
         parameters: {
             query?: never;
@@ -274,15 +334,48 @@ export interface paths {
         };
         /**
          * List messages, always in ascending time order
-         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id.
+         * @description Without `after`: the newest `limit` messages older than `before` (or the newest of all); `nextCursor` pages further back. With `after`: the oldest `limit` messages newer than it, up to `before` when given; `nextCursor` pages forward. Pass `nextCursor` back as `cursor` (alone: it carries the bounds). Messages of the same millisecond are ordered by id. Private notes are included (`private: true`); `private=false` leaves them out, `private=true` lists only them.
          */
         get: operations["MessagesController_list_v1"];
         put?: never;
         /**
-         * Send a text message to the contact (outbound, from you)
-         * @description Sets the conversation’s firstResponseAt on its first reply. A closed conversation answers 400.
+         * Send to the contact (text, a canned response or an approved template), or add a private note
+         * @description Give exactly one of `text`, `cannedResponseId` and `template` (400 naming the fields otherwise).
+         *
+         *     - `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s firstResponseAt on its first reply.
+         *     - `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, you, your company; a missing value renders as empty), sent as your text message. A response that is not your company’s answers 400.
+         *     - `{ template: { name, language, variables } }`: an `approved` template of the conversation’s channel (400 `template.name` otherwise) with one variable per placeholder (400 `template.variables` otherwise). The message has `type: "template"`, `template: { id, name, language, variables }` and the rendered `text`; `message.sent` carries it, so the connector sends the template by name.
+         *     - `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, `delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; `mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.
+         *
+         *     **Reply window.** On a channel with `replyWindowHours`, free-form messages (text, canned responses) go through only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 with problem type `urn:parley:problem:reply-window-closed` and `closedAt`. Templates and notes go through at any time.
+         *
+         *     Sending to the contact on a closed conversation answers 400.
          */
         post: operations["MessagesController_send_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Message a contact first: finds or creates the contact, uses its open conversation or opens one, sends
+         * @description `to` names the contact by `contactId`, `phone` or `email` (a phone or e-mail without a contact creates one, named `name`). The message goes into the contact’s open conversation on `channel`, or a new one assigned to you (`human`, with `conversation.created` and `conversation.assigned`). Exactly one of `text` or `template`.
+         *
+         *     **Reply window.** A new conversation on a channel with `replyWindowHours` has no open window, so only a `template` is accepted there; `text` answers 409 (problem type `urn:parley:problem:reply-window-closed`, `closedAt: null`), and so does text to an open conversation whose window has closed. Whatever is refused (400, 409) stores nothing: no contact, no conversation. An inactive channel answers 409.
+         *
+         *     Send an `Idempotency-Key` so that a retry cannot send twice.
+         */
+        post: operations["ProactiveMessagesController_send_v1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -300,13 +393,229 @@ export interface paths {
         put?: never;
         /**
          * Report an outbound message's delivery status (a delivery receipt)
-         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404.
+         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404. A key limited to channels reports only on messages of conversations on them (403 for another).
          */
         post: operations["DeliveryReceiptsController_report"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List canned responses by shortCode, optionally searched
+         * @description `search` keeps those whose shortCode starts with it or whose title or content contain it (case-insensitive). Pass `nextCursor` back as `cursor`. Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        get: operations["CannedResponsesController_list_v1"];
+        put?: never;
+        /**
+         * Create a canned response (supervisor or admin)
+         * @description Placeholders are checked now: an unknown one answers 400 naming `content`. A shortCode your company already uses answers 409. At most 1000 per company (400 past that). Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that conversation (its contact, you, your company; a missing value renders as empty) and it goes out as your text message.
+         */
+        post: operations["CannedResponsesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/canned-responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one canned response
+         * @description A missing, malformed or other company's id answers 404.
+         */
+        get: operations["CannedResponsesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a canned response (supervisor or admin)
+         * @description Messages already sent with it stay as they are.
+         */
+        delete: operations["CannedResponsesController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a canned response (supervisor or admin)
+         * @description Only the fields sent change. Placeholders are checked as on create; a shortCode in use answers 409.
+         */
+        patch: operations["CannedResponsesController_update_v1"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's transcript, as text or JSON
+         * @description `format=text` (default): `text/plain`, one line per message, oldest first: `[YYYY-MM-DD HH:MM] <name> (<contact|agent|bot>): <text or [media file name]>`, times in your company's time zone (settings). A media message shows `[file name]` then its caption; a line break inside a message is written `\n`. `format=json`: `{ conversation, contact, messages }`, each message with its `senderName`. Private notes only with `includePrivate=true` (in text, their text starts with `[private note]`). The transcript is streamed as it is read, however long the conversation.
+         */
+        get: operations["TranscriptsController_transcript_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels, newest first
+         * @description Any agent. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        get: operations["ChannelsController_list_v1"];
+        put?: never;
+        /**
+         * Create a channel (admin)
+         * @description `key` is what conversations on it carry in `channel`: unique in your company (409 when taken), lower-case `[a-z0-9_.:+-]{1,64}`, fixed once created, as is `type`. `replyWindowHours` defaults to 24 for `whatsapp`, null otherwise. At most 100 channels per company. Changes reach every API process within 2 seconds. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        post: operations["ChannelsController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["ChannelsController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel (admin)
+         * @description Its conversations and templates stay; its conversations then behave as on a key without a record (no reply window).
+         */
+        delete: operations["ChannelsController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel (admin): name, address, replyWindowHours, isActive
+         * @description A new `replyWindowHours` applies to each conversation from its next inbound message; windows already open keep their end. null removes the window: free-form messages go through again at once.
+         */
+        patch: operations["ChannelsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List message templates, newest first
+         * @description Any agent. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["MessageTemplatesController_list_v1"];
+        put?: never;
+        /**
+         * Create a message template (supervisor), pending the channel’s approval
+         * @description `channel` is the key of one of your channels (400 otherwise). `body` holds placeholders `{{1}}`..`{{n}}` numbered from 1 without gaps (400 naming the gap). Channel + name + language is unique: 409 when taken. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        post: operations["MessageTemplatesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message template
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["MessageTemplatesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message template (supervisor)
+         * @description It can no longer be sent; messages already sent with it keep their text and `template`.
+         */
+        delete: operations["MessageTemplatesController_remove_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace’s message templates, newest first (`status=pending`: those awaiting a verdict)
+         * @description API key with the `templates:manage` scope. Pass `nextCursor` back as `cursor`. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["ExternalMessageTemplatesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one message template
+         * @description API key with the `templates:manage` scope. A missing or other workspace's id answers 404.
+         */
+        get: operations["ExternalMessageTemplatesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Report the channel’s verdict on a template: approved, or rejected with a reason
+         * @description API key with the `templates:manage` scope. A new status emits `template.status_changed` (`TEMPLATE_STATUS_CHANGED`) with the template and its `previousStatus`; the status it already has answers 200 and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status.
+         */
+        patch: operations["ExternalMessageTemplatesController_report"];
         trace?: never;
     };
     "/api/external/messages": {
@@ -323,6 +632,10 @@ export interface paths {
          * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation. The answer shows the stored message and conversation: the flows the message triggers run after it, from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.
          *
          *     **Retries.** Send the channel’s own message id as `externalId`: a message whose `externalId` is already stored on the channel (per company) answers **200** with that message, its conversation as it stands now and `duplicate: true`, and stores and emits nothing, even when the repeats arrive at the same time.
+         *
+         *     **Media.** A photo, video, voice note or document comes in two steps, as the channels’ own APIs do: upload the file with `POST /api/external/media`, then send this message with its `id` as `mediaId` (and `type`, the file’s kind, and a `caption` if you like; `text` is then optional). Each upload serves one message. 400 for a `mediaId` that is not an upload of your company, one a message already carries, or a `type` that is not the file’s; nothing is stored then.
+         *
+         *     **Channels.** A key limited to channels (`channels` on the key) posts only for them: another channel (the default `api` included) answers 403.
          */
         post: operations["InboundMessagesController_receive"];
         delete?: never;
@@ -342,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Send a file (image, video, audio or document) as a message of a conversation
-         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. Counts 5 requests against the rate limits.
+         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). Counts 5 requests against the rate limits.
          */
         post: operations["MediaController_send_v1"];
         delete?: never;
@@ -380,9 +693,49 @@ export interface paths {
         };
         /**
          * Download a media file through a signed link (no credentials)
-         * @description The `media.downloadUrl` of a message in a REST answer, for browsers (`<img src>`, `<video src>`, a download link), which cannot send a bearer token. It serves the file until `media.downloadUrlExpiresAt` (at least MEDIA_URL_TTL_SECONDS, default 3600, after the answer), and may be cached privately until then. A link with any character changed answers 403; an expired one 410 (read the message again for a fresh link); a file removed since, 404. Rate-limited by client address like every request without credentials.
+         * @description The `media.downloadUrl` of a message in a REST answer, for browsers (`<img src>`, `<video src>`, a download link), which cannot send a bearer token. It serves the file until `media.downloadUrlExpiresAt` (at least MEDIA_URL_TTL_SECONDS, default 3600, after the answer), and may be cached privately until then. A link with any character changed answers 403; an expired one 410 (read the message again for a fresh link); a file removed since answers 404. Rate-limited by client address like every request without credentials.
          */
-        get: operations["MediaController_downloadSigned_v1"];
+        get: operations["SignedMediaController_downloadSigned_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file a contact sent (image, video, audio or document), for an inbound message to carry
+         * @description multipart/form-data, the first of two steps as the channels’ own APIs do: upload the file here, then send `POST /api/external/messages` with its `id` as `mediaId`. The file is streamed into storage as it arrives; its real type is read from its first bytes and must be on the allow-list (and match `type` when given); a file larger than MEDIA_MAX_BYTES answers 413. Nothing is kept of a refused upload. An upload no message refers to is removed after MEDIA_UPLOAD_TTL_HOURS (24 by default; `expiresAt`); each upload serves one message. Counts 5 requests against the rate limits.
+         */
+        post: operations["ExternalMediaController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media file of your company (an agent’s attachment to send on, or an upload)
+         * @description API key with the `media:read` scope. Streams any file of the company, outbound ones included (a message’s `media.id`), with its content type; images, video and audio inline, documents as attachments. A key limited to channels reads the files of messages on them and its own uploads. Another company’s id answers 404.
+         */
+        get: operations["ExternalMediaController_download"];
         put?: never;
         post?: never;
         delete?: never;
@@ -415,6 +768,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: who the bearer token belongs to
+         * @description The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).
+         */
+        get: operations["AgentsController_me_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}": {
         parameters: {
             query?: never;
@@ -431,14 +804,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request (its open event streams end within 10 s) and it can no longer log in; the API keys it created are revoked (`revokedReason: creator_deactivated`). Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403). A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. A new role, password or reactivation ends the agent's earlier tokens (and its open event streams). An admin given another role loses the API keys it created (`revokedReason: creator_demoted`), as a deactivated one does (`creator_deactivated`); promoting it again does not bring them back. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -482,7 +855,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow (supervisor)
-         * @description Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
+         * @description Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
          */
         post: operations["FlowsController_create_v1"];
         delete?: never;
@@ -569,6 +942,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -619,6 +995,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -719,6 +1098,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -769,6 +1151,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -834,8 +1219,15 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
         put?: never;
@@ -862,6 +1254,8 @@ export interface paths {
          *     oldest event kept answers 410 (list again without `after`); a malformed cursor, or another company's, 400.
          *     `types` keeps only the named events (dotted or Interface B names, like webhook subscriptions); the cursor
          *     still moves past the others.
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_list"];
         put?: never;
@@ -901,8 +1295,17 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_stream"];
         put?: never;
@@ -1000,7 +1403,7 @@ export interface components {
         FieldProblemDto: {
             /** @example email */
             field: string;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             message: string;
         };
         ProblemDetailsDto: {
@@ -1010,7 +1413,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -1020,7 +1423,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -1106,6 +1509,13 @@ export interface components {
             agent: components["schemas"]["AgentView"];
         };
         CreateApiKeyDto: {
+            /**
+             * @description Limits the key to these channels (as conversations name them, case-insensitive): it posts inbound messages and status reports only for them (another channel: 403), and its event feed and streams carry only events of conversations on them. Leave it out for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[];
             /** @example WhatsApp connector */
             name: string;
             /**
@@ -1113,7 +1523,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -1123,10 +1533,10 @@ export interface components {
         };
         CreatedApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /**
              * @description The key itself: shown only in this response, store it now
              * @example pk_Xk3v…
@@ -1136,7 +1546,14 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1170,15 +1587,22 @@ export interface components {
         };
         ApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1311,6 +1735,43 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        ReplyWindowClosedProblemDto: {
+            /** @example about:blank */
+            type: string;
+            /** @example Bad Request */
+            title: string;
+            /** @example 400 */
+            status: number;
+            /** @example email must be an e-mail address */
+            detail: string;
+            /** @example /v1/auth/register */
+            instance: string;
+            /** @example 400 */
+            statusCode: number;
+            /** @example Bad Request */
+            error: string;
+            /**
+             * @example [
+             *       "email must be an e-mail address"
+             *     ]
+             */
+            message: string | string[];
+            /** @example 2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a */
+            requestId: string;
+            errors?: components["schemas"]["FieldProblemDto"][];
+            /**
+             * Format: date-time
+             * @description When the window closed; null when it never opened (the contact has not written on the channel yet)
+             */
+            closedAt?: string | null;
+            /**
+             * @description null for a proactive message that found no open conversation
+             * @example 6650f0c2a1b2c3d4e5f60718
+             */
+            conversationId?: string | null;
+            /** @example whatsapp */
+            channel?: string;
+        };
         CreateConversationDto: {
             /**
              * @default api
@@ -1358,11 +1819,11 @@ export interface components {
             /** @example 6650f0c2a1b2c3d4e5f60721 */
             id: string;
             /** @enum {string} */
-            direction: "inbound" | "outbound";
+            direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
             senderType: "agent" | "contact" | "bot";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
             /** @description The first 160 characters of the text or caption; for media without caption its type in brackets */
             preview: string;
             /** Format: date-time */
@@ -1419,6 +1880,15 @@ export interface components {
             /** Format: date-time */
             closedAt: string | null;
             closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1518,161 +1988,58 @@ export interface components {
              */
             status?: "queued";
         };
-        MediaView: {
-            /** @example 6650f0c2a1b2c3d4e5f60720 */
-            id: string;
-            /** @example receipt.pdf */
-            fileName: string;
-            /** @example application/pdf */
-            mimeType: string;
-            /** @example 48213 */
-            size: number;
+        SnoozeConversationDto: {
             /**
-             * @description GET it with your bearer token
-             * @example /v1/media/6650f0c2a1b2c3d4e5f60720
+             * @description When it wakes: in the future, at most 90 days ahead. ISO-8601 with a zone (or a date, midnight UTC), or epoch
+             *     milliseconds
+             * @example 2026-05-02T09:00:00Z
              */
-            url: string;
-            /**
-             * @description REST answers only (never in events or webhooks): a link that serves the file without credentials until
-             *     `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
-             * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
-             */
-            downloadUrl?: string;
-            /**
-             * Format: date-time
-             * @description When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer
-             */
-            downloadUrlExpiresAt?: string;
+            until: string;
         };
-        MessageDeliveryErrorView: {
+        BulkConversationsDto: {
             /**
-             * @description The channel's error code
-             * @example 131026
+             * @description The conversations, each acted on on its own, answered in this order. A malformed, missing or other company's id
+             *     gets its own 404 result
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60718",
+             *       "6650f0c2a1b2c3d4e5f60722"
+             *     ]
              */
-            code: string;
-            /** @example Message undeliverable */
-            message: string;
-        };
-        MessageDeliveryView: {
+            ids: string[];
             /**
-             * @description `pending` until the connector reports; then only forward along pending → sent → delivered → read (steps may be
-             *     skipped), or `failed` from pending or sent
+             * @description `add_tags`: tags added to those each conversation has. At most 50 tags of 1 to 50 characters; trimmed, blank ones and repeats dropped
+             * @example [
+             *       "vip",
+             *       "billing"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description What to do to each: `assign` (with `agentId`), `close` (optional `reason`), `set_priority` (with `priority`),
+             *     `add_tags` (with `tags`), `snooze` (with `until`)
              * @enum {string}
              */
-            status: "pending" | "sent" | "delivered" | "read" | "failed";
+            action: "assign" | "close" | "set_priority" | "add_tags" | "snooze";
             /**
-             * Format: date-time
-             * @description When the status was reached: the report's occurredAt (never before the previous status), else when it arrived
+             * @description `assign`: an active agent of your company
+             * @example 6650f0c2a1b2c3d4e5f60701
              */
-            updatedAt: string;
+            agentId?: string;
             /**
-             * @description The channel's own id of the message, once a report gave it
-             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
-             */
-            externalId?: string;
-            /** @description Why it failed, when the failure report said */
-            error?: components["schemas"]["MessageDeliveryErrorView"];
-        };
-        MessageView: {
-            /** @example 6650f0c2a1b2c3d4e5f60721 */
-            id: string;
-            /** @example 6650f0c2a1b2c3d4e5f60718 */
-            conversationId: string;
-            /** @enum {string} */
-            direction: "inbound" | "outbound";
-            /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
-            text: string | null;
-            caption: string | null;
-            media: components["schemas"]["MediaView"] | null;
-            /** @enum {string} */
-            senderType: "agent" | "contact" | "bot";
-            senderId: string | null;
-            /**
-             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
-             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
-             */
-            externalId: string | null;
-            /** @description Outbound: its delivery on the channel; null on inbound messages */
-            delivery: components["schemas"]["MessageDeliveryView"] | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        SendMessageDto: {
-            /** @example Your refund is on its way. */
-            text: string;
-        };
-        ExternalErrorDto: {
-            /** @example false */
-            success: boolean;
-            /** @example The API key lacks the scope webhooks:manage */
-            error: string;
-        };
-        DeliveryReportErrorDto: {
-            /**
-             * @description The channel's error code
-             * @example 131026
-             */
-            code: string;
-            /** @example Message undeliverable */
-            message: string;
-        };
-        DeliveryReportDto: {
-            /**
-             * @example delivered
+             * @description `set_priority`
              * @enum {string}
              */
-            status: "sent" | "delivered" | "read" | "failed";
+            priority?: "low" | "medium" | "high";
             /**
-             * @description The channel's own id of the message; kept on `delivery.externalId` when the report moves it
-             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+             * @description `snooze`: when they wake, in the future and at most 90 days ahead (ISO-8601 with a zone, or epoch milliseconds)
+             * @example 2026-05-02T09:00:00Z
              */
-            externalId?: string;
+            until?: string;
             /**
-             * Format: date-time
-             * @description When the channel says it happened (ISO-8601 with a zone, or epoch milliseconds); default: when the report
-             *     arrives. Kept in order: never before the status it follows, nor after now; more than 5 minutes ahead → 400
-             * @example 2025-03-01T10:00:05Z
+             * @description `close`: why, kept on each conversation
+             * @example Resolved: outage over
              */
-            occurredAt?: string;
-            /** @description Why it failed; only with status `failed` */
-            error?: components["schemas"]["DeliveryReportErrorDto"];
-        };
-        InboundSenderDto: {
-            /**
-             * @description International format; identifies the contact first
-             * @example +14155552671
-             */
-            phone?: string;
-            /**
-             * Format: email
-             * @description Identifies the contact when no phone matches
-             * @example grace@example.com
-             */
-            email?: string;
-            /** @example Grace Hopper */
-            name?: string;
-        };
-        InboundMessageDto: {
-            /**
-             * @default api
-             * @example whatsapp
-             */
-            channel: string;
-            /** @description The contact: at least a phone or an email */
-            from: components["schemas"]["InboundSenderDto"];
-            /**
-             * @description Required: inbound messages are text; inbound media is not supported
-             * @example Hi, where is my order?
-             */
-            text: string;
-            /**
-             * @description The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
-             *     whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
-             *     stores and emits nothing
-             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
-             */
-            externalId?: string;
+            reason?: string;
         };
         ConversationView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
@@ -1715,10 +2082,572 @@ export interface components {
             /** Format: date-time */
             closedAt: string | null;
             closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        BulkItemResultView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @description True when `status` is 200 */
+            ok: boolean;
+            /**
+             * @description The HTTP status the single route would have answered: 200, 400 (a rule refused it, e.g. a closed
+             *     conversation), 404 (missing, malformed or another company's), 409 (changed concurrently)
+             * @example 200
+             */
+            status: number;
+            /** @description The conversation after the action (on success) */
+            conversation?: components["schemas"]["ConversationView"];
+            /**
+             * @description Why it failed, in the single route's words (its problem details' `detail`)
+             * @example Cannot move a conversation from closed to human; allowed from closed: none (closed conversations are never reopened)
+             */
+            error?: string;
+        };
+        BulkResultView: {
+            /** @description One per id, in the order of `ids` */
+            results: components["schemas"]["BulkItemResultView"][];
+        };
+        MediaView: {
+            /** @example 6650f0c2a1b2c3d4e5f60720 */
+            id: string;
+            /** @example receipt.pdf */
+            fileName: string;
+            /** @example application/pdf */
+            mimeType: string;
+            /** @example 48213 */
+            size: number;
+            /**
+             * @description GET it with your bearer token
+             * @example /v1/media/6650f0c2a1b2c3d4e5f60720
+             */
+            url: string;
+            /**
+             * @description REST answers only (never in events or webhooks): a link that serves the file without credentials until
+             *     `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+             * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            downloadUrl?: string;
+            /**
+             * Format: date-time
+             * @description When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer
+             */
+            downloadUrlExpiresAt?: string;
+        };
+        MessageTemplateUseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example order_shipped */
+            name: string;
+            /** @example en-US */
+            language: string;
+            /**
+             * @description The values of its placeholders, `{{1}}` first
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables: string[];
+        };
+        MessageDeliveryErrorView: {
+            /**
+             * @description The channel's error code
+             * @example 131026
+             */
+            code: string;
+            /** @example Message undeliverable */
+            message: string;
+        };
+        MessageDeliveryView: {
+            /**
+             * @description `pending` until the connector reports; then only forward along pending → sent → delivered → read (steps may be
+             *     skipped), or `failed` from pending or sent
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "delivered" | "read" | "failed";
+            /**
+             * Format: date-time
+             * @description When the status was reached: the report's occurredAt (never before the previous status), else when it arrived
+             */
+            updatedAt: string;
+            /**
+             * @description The channel's own id of the message, once a report gave it
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+             */
+            externalId?: string;
+            /** @description Why it failed, when the failure report said */
+            error?: components["schemas"]["MessageDeliveryErrorView"];
+        };
+        MessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
+            text: string | null;
+            caption: string | null;
+            media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
+            /** @enum {string} */
+            senderType: "agent" | "contact" | "bot";
+            senderId: string | null;
+            /**
+             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId: string | null;
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
+            delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SendTemplateDto: {
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, any case
+             * @example en-US
+             */
+            language: string;
+            /**
+             * @description The values of the placeholders, `{{1}}` first: exactly as many as the template has (none: leave it out)
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables?: string[];
+        };
+        SendMessageDto: {
+            /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
+            private?: boolean;
+            /**
+             * @description With `private: true`: agents to notify (active agents of your company), in `conversation.note_added`
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f60701"
+             *     ]
+             */
+            mentions?: string[];
+            /**
+             * @description Mode `cannedResponseId`: a canned response of your company, rendered for this conversation and sent as text
+             * @example 6650f0c2a1b2c3d4e5f60730
+             */
+            cannedResponseId?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveRecipientDto: {
+            /**
+             * @description A contact of your company
+             * @example 6650f0c2a1b2c3d4e5f60719
+             */
+            contactId?: string;
+            /**
+             * @description International format: the contact with this phone, or a new one
+             * @example +14155552671
+             */
+            phone?: string;
+            /**
+             * Format: email
+             * @description The contact with this e-mail, or a new one
+             * @example grace@example.com
+             */
+            email?: string;
+        };
+        ProactiveMessageDto: {
+            /**
+             * @description The channel key; a new conversation on a channel with a reply window has no open window, so only a template goes there
+             * @example whatsapp
+             */
+            channel: string;
+            /** @description Exactly one of contactId, phone or email */
+            to: components["schemas"]["ProactiveRecipientDto"];
+            /**
+             * @description The contact's name, when `to` is a phone or e-mail: given to a new contact, or to one without a name
+             * @example Grace Hopper
+             */
+            name?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveMessageView: {
+            message: components["schemas"]["MessageView"];
+            /** @description The conversation as it stands after the message: the contact's open one on the channel, or the one opened for it */
+            conversation: components["schemas"]["ConversationView"];
+            /** @description The contact, found or created */
+            contact: components["schemas"]["ContactView"];
+        };
+        ExternalErrorDto: {
+            /** @example false */
+            success: boolean;
+            /** @example The API key lacks the scope webhooks:manage */
+            error: string;
+        };
+        DeliveryReportErrorDto: {
+            /**
+             * @description The channel's error code
+             * @example 131026
+             */
+            code: string;
+            /** @example Message undeliverable */
+            message: string;
+        };
+        DeliveryReportDto: {
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "sent" | "delivered" | "read" | "failed";
+            /**
+             * @description The channel's own id of the message; kept on `delivery.externalId` when the report moves it
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
+             */
+            externalId?: string;
+            /**
+             * Format: date-time
+             * @description When the channel says it happened (ISO-8601 with a zone, or epoch milliseconds); default: when the report
+             *     arrives. Kept in order: never before the status it follows, nor after now; more than 5 minutes ahead → 400
+             * @example 2025-03-01T10:00:05Z
+             */
+            occurredAt?: string;
+            /** @description Why it failed; only with status `failed` */
+            error?: components["schemas"]["DeliveryReportErrorDto"];
+        };
+        CannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example refund-sent */
+            shortCode: string;
+            title: string;
+            /** @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}} */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode: string;
+            /** @example Refund on its way */
+            title: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content: string;
+        };
+        UpdateCannedResponseDto: {
+            /**
+             * @description What agents type to find it: lower-case letters, digits, "_" and "-"; unique within your company (409)
+             * @example refund-sent
+             */
+            shortCode?: string;
+            /** @example Refund on its way */
+            title?: string;
+            /**
+             * @description The text sent, with placeholders filled in for the conversation when sent: `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{agent.name}}`, `{{company.name}}` (a missing value renders as empty). Any other `{{...}}`, or a `{{` never closed, answers 400
+             * @example Hi {{contact.name}}, your refund is on its way. {{agent.name}}, {{company.name}}
+             */
+            content?: string;
+        };
+        DeletedCannedResponseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        TranscriptMessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
+            text: string | null;
+            caption: string | null;
+            media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
+            /** @enum {string} */
+            senderType: "agent" | "contact" | "bot";
+            senderId: string | null;
+            /**
+             * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId: string | null;
+            /** @description Outbound: its delivery on the channel; null on inbound messages and private notes */
+            delivery: components["schemas"]["MessageDeliveryView"] | null;
+            /** @description A private note (`direction: internal`), never sent to the contact; false for every other message */
+            private: boolean;
+            /** @description A private note's mentioned agents (ids); empty for every other message */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The contact's name (else phone, else e-mail), the agent's name, or "Bot" */
+            senderName: string;
+        };
+        TranscriptView: {
+            conversation: components["schemas"]["ConversationView"];
+            /** @description null once the contact has been deleted */
+            contact: components["schemas"]["ContactView"] | null;
+            /** @description Every message, oldest first (private notes only with includePrivate=true) */
+            messages: components["schemas"]["TranscriptMessageView"][];
+        };
+        ChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /**
+             * @description What conversations on this channel carry in `channel`
+             * @example whatsapp
+             */
+            key: string;
+            /** @enum {string} */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id)
+             * @example +14155550100
+             */
+            address: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; outside it only approved
+             *     templates go through. null: the channel has no window
+             * @example 24
+             */
+            replyWindowHours: number | null;
+            /** @description false: switched off for new business: proactive messages (`POST /v1/messages`) on it answer 409; replies in its open conversations go on, under its reply window */
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /**
+             * @description What conversations on this channel carry in `channel`; unique in your company, fixed once created
+             * @example whatsapp
+             */
+            key: string;
+            /**
+             * @description Fixed once created
+             * @enum {string}
+             */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        UpdateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /** @example WhatsApp Business */
+            name?: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        DeletedChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        MessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /**
+             * @description The key of the channel it is approved on
+             * @example whatsapp
+             */
+            channel: string;
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /** @example Hi {{1}}, your order {{2}} has shipped. */
+            body: string;
+            /**
+             * @description How many `variables` a send must give: the body's placeholders {{1}}..{{n}}
+             * @example 2
+             */
+            placeholderCount: number;
+            /**
+             * @description `pending` until the channel connector reports the channel's verdict; only `approved` templates can be sent
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description Why the channel rejected it; null unless `rejected` */
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateMessageTemplateDto: {
+            /**
+             * @description The key of a channel of your company (POST /v1/channels), lower-cased
+             * @example whatsapp
+             */
+            channel: string;
+            /**
+             * @description Lower-case letters, digits and "_"; unique with channel and language
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description A BCP 47 language tag, stored in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /**
+             * @description Placeholders {{1}}..{{n}}, numbered from 1 without gaps (each may appear more than once)
+             * @example Hi {{1}}, your order {{2}} has shipped.
+             */
+            body: string;
+        };
+        DeletedMessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        ReportTemplateStatusDto: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /**
+             * @description Why the channel rejected it; only with status `rejected`
+             * @example INVALID_FORMAT: variables must not be at the start or end
+             */
+            rejectionReason?: string;
+        };
+        InboundSenderDto: {
+            /**
+             * @description International format; identifies the contact first
+             * @example +14155552671
+             */
+            phone?: string;
+            /**
+             * Format: email
+             * @description Identifies the contact when no phone matches
+             * @example grace@example.com
+             */
+            email?: string;
+            /** @example Grace Hopper */
+            name?: string;
+        };
+        InboundMessageDto: {
+            /**
+             * @default api
+             * @example whatsapp
+             */
+            channel: string;
+            /** @description The contact: at least a phone or an email */
+            from: components["schemas"]["InboundSenderDto"];
+            /**
+             * @description What the contact wrote; required unless the message carries a file (`mediaId`)
+             * @example Hi, where is my order?
+             */
+            text?: string;
+            /**
+             * @description A file the contact sent: the `id` of an upload of `POST /api/external/media` that no message carries yet
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            mediaId?: string;
+            /**
+             * @description The message's type: only with `mediaId`, and then the file's kind (when omitted, taken from the file)
+             * @enum {string}
+             */
+            type?: "image" | "video" | "audio" | "document";
+            /**
+             * @description The file's caption, only with `mediaId`
+             * @example The parcel as it arrived
+             */
+            caption?: string;
+            /**
+             * @description The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
+             *     whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
+             *     stores and emits nothing
+             * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
+             */
+            externalId?: string;
         };
         InboundMessageResultView: {
             message: components["schemas"]["MessageView"];
@@ -1734,6 +2663,38 @@ export interface components {
             /** @example true */
             success: boolean;
             data: components["schemas"]["InboundMessageResultView"];
+        };
+        UploadedMediaView: {
+            /**
+             * @description Send it as `mediaId` with the message
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            id: string;
+            /**
+             * @description What the content is, read from its first bytes: the message's `type` must be this one
+             * @enum {string}
+             */
+            type: "image" | "video" | "audio" | "document";
+            /**
+             * @description The type read from the content (never the one the part declared)
+             * @example image/jpeg
+             */
+            mimeType: string;
+            /**
+             * @description Bytes
+             * @example 48213
+             */
+            size: number;
+            /**
+             * @description The name it is served under: the part's file name without any path, its extension matching the content
+             * @example photo.jpg
+             */
+            fileName: string;
+            /**
+             * Format: date-time
+             * @description When it is removed if no message refers to it by then (MEDIA_UPLOAD_TTL_HOURS after the upload)
+             */
+            expiresAt: string;
         };
         CreateAgentDto: {
             /** @example Grace Hopper */
@@ -1808,6 +2769,11 @@ export interface components {
             autoAssignment: components["schemas"]["AutoAssignmentView"];
             /** @example en */
             language: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+             * @example 60
+             */
+            replyWindowWarningMinutes: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1858,6 +2824,12 @@ export interface components {
              * @example pt-BR
              */
             language?: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+             *     applies to windows opened or extended from then on
+             * @example 60
+             */
+            replyWindowWarningMinutes?: number;
         };
         SendMessageStepDto: {
             /**
@@ -1867,6 +2839,15 @@ export interface components {
             type: "send_message";
             /** @example Thanks! An agent will be with you shortly. */
             text: string;
+        };
+        SendTemplateStepDto: {
+            /**
+             * @description An approved template of the conversation's channel: it goes through also outside the reply window (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "send_template";
+            /** @description Checked when the step runs: an unknown or unapproved template, or a wrong number of variables, fails the step */
+            template: components["schemas"]["SendTemplateDto"];
         };
         AssignStepDto: {
             /**
@@ -1937,7 +2918,7 @@ export interface components {
             keywords: string[];
         };
         FlowView: {
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example Pricing questions */
@@ -1995,7 +2976,7 @@ export interface components {
              *       }
              *     ]
              */
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example Pricing questions */
             name: string;
         };
@@ -2050,6 +3031,13 @@ export interface components {
         };
         CreateWebhookDto: {
             /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
+            /**
              * @description false registers it paused
              * @default true
              */
@@ -2072,7 +3060,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -2098,7 +3086,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2121,7 +3116,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2133,6 +3135,13 @@ export interface components {
             updatedAt: string;
         };
         UpdateWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -2151,7 +3160,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2234,7 +3243,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2245,6 +3261,13 @@ export interface components {
             updatedAt: string;
         };
         CreateExternalWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -2265,7 +3288,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2277,7 +3300,7 @@ export interface components {
         EventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2286,7 +3309,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2314,7 +3337,7 @@ export interface components {
         ExternalEventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2323,7 +3346,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2586,7 +3609,8 @@ export interface components {
          * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
          *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
          *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-         *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+         *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+         *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
          *     route and body changes nothing and gets the kept answer again, byte for byte, with
          *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
          *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -2639,18 +3663,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2669,11 +3693,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Registration is disabled on this server",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Registration is disabled on this server",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2692,7 +3716,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -2713,11 +3737,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2758,18 +3782,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2788,11 +3812,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Invalid e-mail or password",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
+                     *       "message": "Invalid e-mail or password",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2810,11 +3834,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2858,18 +3882,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -2889,7 +3913,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -2899,11 +3923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +3935,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -2936,11 +3956,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -2957,7 +3977,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -2998,18 +4019,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3029,7 +4050,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3039,11 +4060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3055,7 +4072,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3077,7 +4094,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -3099,7 +4116,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3120,11 +4137,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3163,18 +4180,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3194,7 +4211,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3204,11 +4221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3220,7 +4233,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3241,11 +4254,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "API key 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "API key 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3263,11 +4276,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3318,18 +4331,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3349,7 +4362,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3370,11 +4383,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3391,7 +4404,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3432,18 +4446,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3463,7 +4477,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3485,7 +4499,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3507,7 +4521,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3528,11 +4542,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3571,18 +4585,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3602,7 +4616,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3623,11 +4637,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3645,11 +4659,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3688,18 +4702,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3719,7 +4733,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3729,11 +4743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3744,11 +4754,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3766,11 +4776,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3788,11 +4798,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3835,18 +4845,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3866,7 +4876,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3887,11 +4897,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3910,7 +4920,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3931,11 +4941,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3999,18 +5009,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4030,7 +5040,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4051,11 +5061,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4072,7 +5082,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4113,18 +5124,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4144,7 +5155,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4154,7 +5165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the contact already has an open conversation on the channel (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4162,18 +5173,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A contact with this e-mail already exists",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -4188,7 +5202,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4209,11 +5223,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4250,18 +5264,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/counts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4281,7 +5295,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/counts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4302,11 +5316,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/counts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4345,18 +5359,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4419,11 +5433,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4466,18 +5480,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4562,11 +5576,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4583,7 +5597,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4626,18 +5641,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4657,7 +5672,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4679,7 +5694,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4701,7 +5716,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -4723,7 +5738,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4744,11 +5759,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4765,7 +5780,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4808,18 +5824,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4839,7 +5855,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4861,7 +5877,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -4883,7 +5899,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4905,7 +5921,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4926,11 +5942,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4947,7 +5963,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4990,18 +6007,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5021,7 +6038,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5043,7 +6060,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5065,7 +6082,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5087,7 +6104,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5108,11 +6125,532 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationSnoozeController_snooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnoozeConversationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationSnoozeController_unsnooze_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentConversationView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationBulkController_bulkAction_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkConversationsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/bulk",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5129,6 +6667,8 @@ export interface operations {
                 before?: string;
                 /** @description Only messages strictly newer than this, oldest first; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
                 after?: string;
+                /** @description "false" leaves private notes out; "true" lists only them; absent: every message */
+                private?: boolean;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
             };
@@ -5162,18 +6702,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5193,7 +6733,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5215,7 +6755,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5236,11 +6776,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5257,7 +6797,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5300,18 +6841,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5331,7 +6872,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5353,7 +6894,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5363,7 +6904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5371,18 +6912,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -5397,7 +6941,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5418,11 +6962,173 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ProactiveMessagesController_send_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProactiveMessageDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProactiveMessageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the channel is inactive (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
+                     *       "status": 409,
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5439,7 +7145,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5486,7 +7193,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5501,7 +7208,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5516,7 +7223,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5531,7 +7238,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message 6650f0c2a1b2c3d4e5f60721 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5576,7 +7283,2468 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /**
+                 * @description Keeps the responses whose shortCode starts with it, or whose title or content contain it (case-insensitive,
+                 *     taken literally)
+                 */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, by shortCode */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["CannedResponseView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCannedResponseDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedCannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CannedResponsesController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCannedResponseDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedResponseView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    TranscriptsController_transcript_v1: {
+        parameters: {
+            query?: {
+                /** @description `text`: text/plain, one line per message; `json`: `{ conversation, contact, messages }` */
+                format?: "text" | "json";
+                /** @description "true" includes private notes (marked `[private note]` in text) */
+                includePrivate?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [2026-05-01 09:14] Grace Hopper (contact): Where is my order?
+                     *     [2026-05-01 09:15] Bot (bot): Thanks! An agent will be with you shortly.
+                     *     [2026-05-01 09:20] Ada Lovelace (agent): It ships today. [receipt.pdf] Your receipt
+                     */
+                    "text/plain": string;
+                    "application/json": components["schemas"]["TranscriptView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["ChannelView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageTemplateView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplateDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"][];
+                        /** @description Opaque; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportTemplateStatusDto"];
+            };
+        };
+        responses: {
+            /** @description The template as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A contact with this e-mail already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5592,7 +9760,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5642,7 +9811,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5657,7 +9826,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5672,7 +9841,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5717,7 +9886,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -5733,7 +9902,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5792,18 +9962,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5823,7 +9993,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5833,7 +10003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5841,18 +10011,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description Request body or file too large */
@@ -5867,7 +10040,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "The file is larger than the limit of 16777216 bytes",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "The file is larger than the limit of 16777216 bytes",
@@ -5889,7 +10062,7 @@ export interface operations {
                      *       "title": "Unsupported Media Type",
                      *       "status": 415,
                      *       "detail": "Unsupported Media Type",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type",
@@ -5911,7 +10084,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5932,11 +10105,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5998,7 +10171,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6019,11 +10192,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6041,11 +10214,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6054,12 +10227,300 @@ export interface operations {
             };
         };
     };
-    MediaController_downloadSigned_v1: {
+    SignedMediaController_downloadSigned_v1: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The last part of a `downloadUrl` */
                 token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The type read from the file content */
+                    "Content-Type"?: string;
+                    /** @description Size in bytes */
+                    "Content-Length"?: number;
+                    /** @description inline or attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                    "video/3gpp": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/ogg; codecs=opus": string;
+                    "audio/wav": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/x-m4a": string;
+                    "audio/amr": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This media link is not valid: it was changed or not issued by this server",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This media link is not valid: it was changed or not issued by this server",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Gone",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Gone",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_upload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description One file, at most MEDIA_MAX_BYTES (16 MiB by default). Its type is read from its first bytes (the part's Content-Type and file name are not trusted) and must be one of image: image/jpeg, image/png, image/gif, image/webp; video: video/mp4, video/webm, video/3gpp; audio: audio/mpeg, audio/ogg, audio/ogg; codecs=opus, audio/wav, audio/aac, audio/mp4, audio/x-m4a, audio/amr; document: application/pdf.
+                     */
+                    file: string;
+                    /**
+                     * @description Must match the file's real content; when omitted it is taken from the content
+                     * @enum {string}
+                     */
+                    type?: "image" | "video" | "audio" | "document";
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; send its `id` as `mediaId` */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["UploadedMediaView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope messages:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Request body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The file is larger than the limit of 16777216 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was used with another request body or route"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `mediaId` you uploaded, or a message's `media.id` */
+                id: string;
             };
             cookie?: never;
         };
@@ -6103,18 +10564,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Unauthorized",
-                     *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
-                     *       "statusCode": 401,
-                     *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
             /** @description No permission for this action */
@@ -6125,18 +10579,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Forbidden",
-                     *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
-                     *       "statusCode": 403,
-                     *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope media:read"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
             /** @description Not found, or not in your company */
@@ -6147,40 +10594,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Not Found",
-                     *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
-                     *       "statusCode": 404,
-                     *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "success": false,
+                     *       "error": "Media 6650f0c2a1b2c3d4e5f60720 not found"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Gone",
-                     *       "status": 410,
-                     *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
-                     *       "statusCode": 410,
-                     *       "error": "Gone",
-                     *       "message": "Gone",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After */
@@ -6191,18 +10609,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Too Many Requests",
-                     *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
-                     *       "statusCode": 429,
-                     *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };
@@ -6245,18 +10671,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6276,7 +10702,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6297,11 +10723,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6318,7 +10744,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6359,18 +10786,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6390,7 +10817,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6400,11 +10827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6416,7 +10839,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6438,7 +10861,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6460,7 +10883,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6481,11 +10904,74 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AgentsController_me_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6525,7 +11011,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6546,11 +11032,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6568,11 +11054,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6612,7 +11098,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6622,11 +11108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +11120,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -6659,11 +11141,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6682,7 +11164,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6703,11 +11185,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6750,18 +11232,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6781,7 +11263,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6802,11 +11284,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Only admins may change other agents",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Only admins may change other agents",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6824,11 +11306,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6847,7 +11329,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6868,11 +11350,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6910,7 +11392,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6931,11 +11413,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6976,18 +11458,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7007,7 +11489,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7017,11 +11499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7033,7 +11511,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7054,11 +11532,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7104,18 +11582,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7135,7 +11613,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7156,11 +11634,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7177,7 +11655,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7218,18 +11697,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7249,7 +11728,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7259,11 +11738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7274,11 +11749,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7297,7 +11772,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7319,7 +11794,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7340,11 +11815,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7384,7 +11859,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7405,11 +11880,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7427,11 +11902,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7474,18 +11949,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7505,7 +11980,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7515,11 +11990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7530,11 +12001,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7552,11 +12023,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7574,11 +12045,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7618,7 +12089,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7628,11 +12099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,11 +12110,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7665,11 +12132,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7687,11 +12154,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7708,7 +12175,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7751,18 +12219,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7782,7 +12250,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7803,11 +12271,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7826,7 +12294,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -7848,7 +12316,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7869,11 +12337,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7917,18 +12385,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7948,7 +12416,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7958,11 +12426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7974,7 +12438,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7995,11 +12459,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8016,7 +12480,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8057,18 +12522,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8088,7 +12553,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8098,11 +12563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8114,7 +12575,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8136,7 +12597,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8158,7 +12619,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8179,11 +12640,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8222,18 +12683,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8253,7 +12714,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8263,11 +12724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8279,7 +12736,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8300,11 +12757,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8322,11 +12779,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8365,18 +12822,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8396,7 +12853,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8406,11 +12863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8422,7 +12875,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8443,11 +12896,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8465,11 +12918,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8512,18 +12965,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8543,7 +12996,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8553,11 +13006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8569,7 +13018,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8590,11 +13039,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8612,11 +13061,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8663,18 +13112,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8694,7 +13143,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8704,11 +13153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8720,7 +13165,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8741,11 +13186,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8763,11 +13208,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8784,7 +13229,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8825,18 +13271,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8856,7 +13302,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8866,11 +13312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8882,7 +13324,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8903,11 +13345,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8926,7 +13368,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8948,7 +13390,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8969,11 +13411,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8990,7 +13432,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9034,18 +13477,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9065,7 +13508,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9075,11 +13518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9091,7 +13530,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -9112,11 +13551,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9135,7 +13574,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -9157,7 +13596,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9178,11 +13617,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9213,11 +13652,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9226,17 +13661,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9245,7 +13676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9260,7 +13691,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9291,7 +13722,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9335,17 +13767,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9354,17 +13782,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9373,7 +13797,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9418,7 +13842,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9465,11 +13889,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9478,17 +13898,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9497,7 +13913,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9512,7 +13928,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9527,7 +13943,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9570,11 +13986,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9583,17 +13995,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9602,7 +14010,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9617,7 +14025,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9632,7 +14040,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9692,17 +14100,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9711,17 +14115,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9730,7 +14130,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9745,7 +14145,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9760,7 +14160,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -9788,7 +14188,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9817,18 +14217,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9848,7 +14248,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9870,7 +14270,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -9891,11 +14291,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9908,7 +14308,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -9952,18 +14352,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9983,7 +14383,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10005,7 +14405,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -10026,11 +14426,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10049,7 +14449,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "Service Unavailable",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 503,
                      *       "error": "Service Unavailable",
                      *       "message": "Service Unavailable",
@@ -10066,7 +14466,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -10093,17 +14493,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10112,17 +14508,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10131,7 +14523,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10161,7 +14553,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10188,7 +14580,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -10230,17 +14622,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10249,17 +14637,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10268,7 +14652,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10298,7 +14682,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10372,18 +14756,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10403,7 +14787,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10424,11 +14808,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10467,7 +14851,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10488,11 +14872,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10529,18 +14913,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10606,18 +14990,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/search",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10637,7 +15021,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/search",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10658,11 +15042,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/search",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */

@@ -19,6 +19,10 @@ function expectedEvent({ kind, body, reported }) {
       return ['conversation.closed', key(body)];
     case 'flow':
       return ['flow.executed', body.executionId];
+    case 'snooze':
+      return ['conversation.snoozed', key(body)];
+    case 'note':
+      return ['conversation.note_added', body.id];
     case 'status':
       // A report answered with the status it reported moved the message there, now or before (a repeat): that
       // move's event exists once. Any other answer is a report that came too late, with no event of its own.
@@ -29,6 +33,7 @@ function expectedEvent({ kind, body, reported }) {
 /** The key an event is found by: a message's id (and status reached), a conversation's state (id and updatedAt), a run's id. */
 function keyOf(event) {
   if (event.type === 'message.status_changed') return `${event.data.message.id}@${event.data.message.delivery.status}`;
+  if (event.type === 'conversation.note_added') return event.data.message.id;
   if (event.type.startsWith('message.')) return event.data.message.id;
   if (event.type === 'flow.executed') return event.data.execution.executionId;
   if (event.type === 'conversation.created') return event.data.conversation.id;
@@ -68,7 +73,8 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
   const conversations = await db.collection('conversations').find({ companyId: company }).toArray();
   const messages = await db.collection('messages').find({ companyId: company }).toArray();
   fail('conversations without exactly one conversation.created', conversations.filter((c) => byTypeAndKey.get(`conversation.created ${c._id}`) !== 1).map((c) => String(c._id)));
-  fail('messages without exactly one event', messages.filter((m) => (byTypeAndKey.get(`message.received ${m._id}`) ?? 0) + (byTypeAndKey.get(`message.sent ${m._id}`) ?? 0) !== 1).map((m) => String(m._id)));
+  const eventsOfMessage = (m) => ['message.received', 'message.sent', 'conversation.note_added'].reduce((sum, type) => sum + (byTypeAndKey.get(`${type} ${m._id}`) ?? 0), 0);
+  fail('messages without exactly one event', messages.filter((m) => eventsOfMessage(m) !== 1).map((m) => String(m._id)));
   // A connector's retries: no channel message id stored twice; every one sent and not refused (the unanswered ones
   // were retried until answered) stored, each acknowledged one as the message its answer showed.
   const inbound = messages.filter((message) => message.direction === 'inbound');
@@ -110,6 +116,11 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
   const overloaded = agents.filter((agentId) => (load.get(agentId) ?? 0) > capacity || (maxLoadSeen.get(agentId) ?? 0) > capacity);
   fail('agents over capacity', overloaded.map((agentId) => `${agentId}: now ${load.get(agentId) ?? 0}, max seen ${maxLoadSeen.get(agentId) ?? 0}`));
 
+  const snoozes = judgeSnoozes(log, conversations);
+  violations.push(...snoozes.violations);
+  const timersLeft = await db.collection('timers').countDocuments({ companyId: company });
+  if (timersLeft > 0) violations.push(`${timersLeft} timers left after every snooze woke`);
+
   const counts = {
     inbound: `${record.inboundSent.length} sent with an externalId, ${inbound.length} stored, ${new Set(acknowledged.map((message) => message.externalId)).size} acknowledged, ${[...byExternalId.values()].filter((n) => n > 1).length} stored twice`,
     logged: Object.fromEntries(tally(log, (event) => event.type)),
@@ -117,6 +128,60 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
     flows: `${triggered.length} triggered runs, ${executions.length - triggered.length} manual, ${flowMessages.size} flow messages`,
     capacity: `max ${capacity} per auto-assigned agent; highest seen ${Math.max(0, ...agents.map((agentId) => maxLoadSeen.get(agentId) ?? 0))}`,
     deletedWebhook: deleted.id,
+    snoozes: snoozes.summary,
   };
   return { counts, violations };
+}
+
+/** A wake-up this much after `until` is late by the contract's measure (within 5 s). */
+const LATE_MS = 5000;
+
+/**
+ * Walks the log in order, per conversation: every conversation.unsnoozed ends a sleep that a conversation.snoozed
+ * began (none twice, none while awake), a timer's wake-up comes at or after the `until` it was set for, and no
+ * conversation is still asleep (or woke without its event). A close ends a sleep without an event. Timer lateness is
+ * reported: a process killed while it fires a timer holds it until its lease expires (30 s).
+ */
+function judgeSnoozes(log, conversations) {
+  const asleepUntil = new Map();
+  const woken = { timer: 0, contact_message: 0, agent: 0 };
+  const lateness = [];
+  const twice = [];
+  const early = [];
+  let snoozed = 0;
+  for (const event of log) {
+    const id = event.data.conversation?.id;
+    if (event.type === 'conversation.snoozed') {
+      snoozed += 1;
+      asleepUntil.set(id, new Date(event.data.conversation.snoozedUntil));
+    } else if (event.type === 'conversation.unsnoozed') {
+      const until = asleepUntil.get(id);
+      asleepUntil.delete(id);
+      if (!until) {
+        twice.push(`${id} (${event.data.reason}, ${event._id})`);
+        continue;
+      }
+      woken[event.data.reason] = (woken[event.data.reason] ?? 0) + 1;
+      if (event.data.reason !== 'timer') continue;
+      const late = new Date(event.occurredAt).getTime() - until.getTime();
+      if (late < 0) early.push(`${id} woke ${-late} ms before ${until.toISOString()}`);
+      else lateness.push(late);
+    } else if (event.type === 'conversation.closed') {
+      asleepUntil.delete(id);
+    }
+  }
+  const violations = [];
+  const fail = (what, items) => items.length && violations.push(`${items.length} ${what}, e.g. ${items.slice(0, 3).join('; ')}`);
+  fail('snoozes woken twice (conversation.unsnoozed while awake)', twice);
+  fail('snoozes woken by their timer before their time', early);
+  fail('conversations still snoozed after settling', conversations.filter((c) => c.snoozedUntil).map((c) => `${c._id} until ${c.snoozedUntil.toISOString()}`));
+  fail('snoozes that ended without conversation.unsnoozed or a close', [...asleepUntil.keys()]);
+  lateness.sort((a, b) => a - b);
+  const percentile = (p) => (lateness.length ? lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))] : 0);
+  const late = lateness.filter((ms) => ms > LATE_MS).length;
+  const summary =
+    `${snoozed} conversation.snoozed; woken once each: ${woken.timer} by their timer, ${woken.contact_message} by the contact, ` +
+    `${woken.agent} by an agent; timer wake-ups after until: median ${percentile(0.5)} ms, p95 ${percentile(0.95)} ms, ` +
+    `max ${lateness.at(-1) ?? 0} ms, ${late} later than ${LATE_MS / 1000} s`;
+  return { violations, summary };
 }

@@ -1,4 +1,4 @@
-// The crash drill's workload: several clients doing what integrators and agents do, each change recorded when the
+// The crash drill's workload: several clients doing what integrators and agents do (snoozes and private notes included), each change recorded when the
 // API acknowledged it (2xx), so the verdict can look for exactly its events in the log.
 
 /** Operations and their weights: every event type comes out of them (flows and auto-assignment add their own). */
@@ -10,7 +10,12 @@ const OPERATIONS = [
   ['close', 12],
   ['flow', 12],
   ['status', 10],
+  ['snooze', 10],
+  ['note', 4],
 ];
+/** Snoozes wake 1 to 8 s after they are made: they fall due all through the run, kills included. */
+const SNOOZE_MIN_MS = 1000;
+const SNOOZE_SPREAD_MS = 7000;
 /** What a connector reports of the replies it relayed; reports may come late or twice, as they do. */
 const REPORTED = ['sent', 'delivered', 'read', 'failed'];
 const TOTAL_WEIGHT = OPERATIONS.reduce((sum, [, weight]) => sum + weight, 0);
@@ -61,6 +66,8 @@ export async function runWorkload({ api, company, key, manualAgentId, manualFlow
     close: (n, id) => ['POST', `/v1/conversations/${id}/close`, { token: company.token, json: { reason: `done ${n}` } }],
     flow: (n, id) => ['POST', `/v1/flows/${manualFlowId}/execute`, { token: company.token, json: { conversationId: id } }],
     status: (n, id) => ['POST', `/api/external/messages/${id}/status`, { apiKey: key, json: { status: pick(REPORTED), externalId: `wamid.out-${id}` } }],
+    snooze: (n, id) => ['POST', `/v1/conversations/${id}/snooze`, { token: company.token, json: { until: new Date(Date.now() + SNOOZE_MIN_MS + Math.random() * SNOOZE_SPREAD_MS).toISOString() } }],
+    note: (n, id) => ['POST', `/v1/conversations/${id}/messages`, { token: company.token, json: { text: `note ${n}`, private: true } }],
   };
 
   /** The operation and what it acts on: a conversation, a reply (status), or nothing (inbound). */
@@ -94,7 +101,7 @@ export async function runWorkload({ api, company, key, manualAgentId, manualFlow
     }
     record.acked.push({ kind, body: response.json, ...(kind === 'status' ? { reported: options.json.status } : {}) });
     if (kind === 'reply') replies.push(response.json.id);
-    const conversation = kind === 'inbound' ? response.json.data.conversation : ['reply', 'flow', 'status'].includes(kind) ? null : response.json;
+    const conversation = kind === 'inbound' ? response.json.data.conversation : ['reply', 'flow', 'status', 'note'].includes(kind) ? null : response.json;
     if (conversation?.status === 'closed') open.delete(conversation.id);
     else if (conversation) open.add(conversation.id);
   }

@@ -99,6 +99,11 @@ function wallClock(instant: number, timeZone: string): number {
   return date.getTime();
 }
 
+/** `YYYY-MM-DD HH:MM`: the wall-clock reading in `timeZone` at `instant`, to the minute (transcripts). */
+export function localMinuteOf(instant: Date, timeZone: string): string {
+  return new Date(wallClock(instant.getTime(), timeZone)).toISOString().slice(0, 16).replace('T', ' ');
+}
+
 function offsetAt(instant: number, timeZone: string): number {
   return wallClock(instant, timeZone) - instant;
 }

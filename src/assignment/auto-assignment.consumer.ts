@@ -8,13 +8,13 @@ import { AutoAssigner } from './auto-assigner.js';
 
 
 /**
- * Auto-assignment as a consumer of the event log: it serves the company's queue when a conversation enters it,
- * when closing one frees its agent, and when nudged (an agent came online, settings changed). Serving the queue
+ * Auto-assignment as a consumer of the event log: it serves the company's queue when a conversation enters it
+ * (or wakes in it: a snoozed conversation is left in the queue until then), when closing one frees its agent, and when nudged (an agent came online, settings changed). Serving the queue
  * is safe to repeat: a conversation leaves the queue when it is assigned, and choices are made under the
  * company's assignment lease, so no agent goes over capacity.
  */
 @Injectable()
-@ConsumesEvents({ name: AUTO_ASSIGNMENT, types: ['conversation.queued', 'conversation.closed'] })
+@ConsumesEvents({ name: AUTO_ASSIGNMENT, types: ['conversation.queued', 'conversation.unsnoozed', 'conversation.closed'] })
 export class AutoAssignmentConsumer implements EventHandler {
   constructor(
     private readonly consumers: EventConsumers,
@@ -24,7 +24,10 @@ export class AutoAssignmentConsumer implements EventHandler {
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
     const nudged = events.length === 0;
     const queueMayMove = events.some(
-      (event) => event.type === 'conversation.queued' || (event.type === 'conversation.closed' && event.data.conversation.assignedAgentId !== null),
+      (event) =>
+        event.type === 'conversation.queued' ||
+        (event.type === 'conversation.unsnoozed' && event.data.conversation.status === 'queued') ||
+        (event.type === 'conversation.closed' && event.data.conversation.assignedAgentId !== null),
     );
     if (nudged || queueMayMove) await this.assigner.serveQueue(companyId);
   }

@@ -3,6 +3,7 @@ import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
+import type { SleepRecord } from './snooze/sleep.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
@@ -54,7 +55,7 @@ export class Conversation extends EventSource {
   contact: ConversationContact | null;
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
-  @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 64, default: 'api' })
   channel: string;
 
   @Prop({ type: String, enum: CONVERSATION_STATUSES, required: true, default: 'bot' })
@@ -103,10 +104,6 @@ export class Conversation extends EventSource {
   @Prop({ type: Boolean, default: false })
   assigneeUnread: boolean;
 
-  /** Until when it is snoozed (agent tools, contract section 15); null when awake. Filtered and counted by the inbox. */
-  @Prop({ type: Date, default: null })
-  snoozedUntil: Date | null;
-
   /** The first reply by an agent (or bot) after the conversation began: first-response time. */
   @Prop({ type: Date, default: null })
   firstResponseAt: Date | null;
@@ -118,8 +115,26 @@ export class Conversation extends EventSource {
   @Prop({ type: Date, default: null })
   closedAt: Date | null;
 
+  /**
+   * On a channel with a reply window (contract section 17): when the window the contact's last message opened
+   * closes, set by the write that records an inbound message. Null before any inbound message on such a channel.
+   */
+  @Prop({ type: Date, default: null })
+  replyWindowExpiresAt: Date | null;
+
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;
+
+  /**
+   * Snoozed until then (contract section 15): a durable timer wakes it, as do the contact's next message, an
+   * agent's unsnooze, and a close. Null while awake.
+   */
+  @Prop({ type: Date, default: null })
+  snoozedUntil: Date | null;
+
+  /** Its sleeps so far (snooze/sleep.ts), so that clocks can leave them out; null until first snoozed. */
+  @Prop({ type: Object, default: null })
+  sleep: SleepRecord | null;
 
   /**
    * True while not closed. A partial unique index on it allows one open conversation per contact
@@ -145,6 +160,8 @@ ConversationSchema.index({ companyId: 1, assignedAgentId: 1, _id: -1 });
 // A contact's conversations: its summary kept in step, and the list filtered by contact.
 ConversationSchema.index({ companyId: 1, contactId: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, priority: 1, _id: -1 });
+// The queue auto-assignment serves (awake queued conversations, oldest first), and snoozed ones by status.
+ConversationSchema.index({ companyId: 1, status: 1, snoozedUntil: 1, _id: 1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });

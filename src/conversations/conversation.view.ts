@@ -24,6 +24,8 @@ export const CONVERSATION_VIEW_FIELDS = {
   queuedAt: 1,
   closedAt: 1,
   closeReason: 1,
+  snoozedUntil: 1,
+  replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -97,6 +99,14 @@ export class ConversationView {
   queuedAt: string | null;
   closedAt: string | null;
   closeReason: string | null;
+  /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+  snoozedUntil: string | null;
+  /**
+   * On a channel with a reply window: when it closes (the contact's last message + the channel's
+   * `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+   * Free-form messages after it answer 409 `reply-window-closed`; templates go through
+   */
+  replyWindowExpiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -121,6 +131,8 @@ export class ConversationView {
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
+      snoozedUntil: iso(conversation.snoozedUntil),
+      replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       createdAt: isoTime(conversation.createdAt),
       updatedAt: isoTime(conversation.updatedAt),
     };

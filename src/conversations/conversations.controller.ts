@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nes
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiReplyWindowClosedResponse } from '../channels/reply-window.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { AgentConversationView, ReadStateView } from '../inbox/agent-conversation.view.js';
 import { MarkReadDto } from '../inbox/dto/mark-read.dto.js';
@@ -51,10 +52,12 @@ export class ConversationsController {
     summary: 'Start a conversation with a contact (status bot, priority medium unless given)',
     description:
       'With `message`, that text becomes the first outbound message, sent by you (`message.sent`). ' +
-      'A contact has at most one open conversation per channel: a second one answers 409.',
+      'A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no ' +
+      'open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is ' +
+      'stored: start it with a template instead (`POST /v1/messages`).',
   })
   @ApiCreatedResponse({ type: AgentConversationView })
-  @ApiProblemResponses(409)
+  @ApiReplyWindowClosedResponse('the contact already has an open conversation on the channel (about:blank)')
   async start(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateConversationDto): Promise<AgentConversationView> {
     return this.inbox.present(agent, await this.messages.startConversation(agent, dto));
   }
@@ -92,7 +95,7 @@ export class ConversationsController {
     description: `With its contact embedded. ${AS_YOU_SEE_IT} A missing, malformed or other company's id answers 404.`,
   })
   @ApiOkResponse({ type: AgentConversationView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentConversationView> {
     return this.inbox.get(agent, id);
   }
@@ -108,7 +111,7 @@ export class ConversationsController {
       'conversation (or company), or a malformed id, answers 400; a missing or foreign conversation 404.',
   })
   @ApiOkResponse({ type: ReadStateView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   async markRead(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: MarkReadDto): Promise<ReadStateView> {
     return this.inbox.markRead(agent, id, dto.messageId);
   }
@@ -120,7 +123,7 @@ export class ConversationsController {
     description: `Assigning to the agent it already has changes nothing and emits no event. ${LIFE_CYCLE}`,
   })
   @ApiOkResponse({ type: AgentConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async assign(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -133,7 +136,7 @@ export class ConversationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a conversation', description: LIFE_CYCLE })
   @ApiOkResponse({ type: AgentConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async close(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -150,7 +153,7 @@ export class ConversationsController {
       'after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.',
   })
   @ApiOkResponse({ type: AgentConversationView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Conversation'), 409)
   async update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

@@ -8,6 +8,7 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
 import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
+import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
 
 @Module({
   imports: [
@@ -18,7 +19,7 @@ import { ReadMarkersRepository } from './read-markers.repository.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ContactSummarySync, ReadMarkersRepository],
-  exports: [ConversationsService, ConversationsRepository, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
+  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -24,6 +24,23 @@ export interface WalkPage {
   next: ConversationPosition | null;
 }
 
+/** What a message does to its conversation (recordMessage). */
+export interface RecordedMessage {
+  /** The message's time. */
+  at: Date;
+  /** The message as the conversation shows it (`lastMessage`); an inbound one counts in `inboundCount`. */
+  last: ConversationLastMessage;
+  /** An outbound message: the first sets `firstResponseAt`. */
+  isResponse: boolean;
+  /** An inbound message on a channel with a reply window: when the window it opens closes. */
+  opensReplyWindowUntil?: Date;
+  /**
+   * A free-form outbound message: the company's channel keys that have a reply window. On one of them, the message
+   * is recorded only while the conversation's window is open at `at`.
+   */
+  windowedChannels?: readonly string[];
+}
+
 /** A conversation about to be inserted, with what its events show of it. */
 export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
 
@@ -58,11 +75,13 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       lastActivityAt: now,
       inboundCount: 0,
       assigneeUnread: false,
-      snoozedUntil: null,
       firstResponseAt: null,
       queuedAt: null,
       closedAt: null,
       closeReason: null,
+      snoozedUntil: null,
+      sleep: null,
+      replyWindowExpiresAt: null,
       isOpen: true,
       revision: 0,
       ...data,
@@ -99,18 +118,22 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message (`last`, at `last.createdAt`) on an open conversation, given by id or as the contact's open
-   * one on a channel (found and updated in the same write): it becomes `lastMessage`, `lastMessageAt` and
-   * `lastActivityAt` only move forward, an inbound message counts in `inboundCount` (and is unread by the assignee),
-   * and a response (outbound message) sets `firstResponseAt` once. Answers null when the conversation is missing or
-   * closed, so a message can never land in a closed conversation. Events the conversation still carries (its
-   * creation, written by another process a moment ago) are relayed now, so they are logged before the message's.
+   * Records a new message (`last`, at `at`) on an open conversation, given by id or as the contact's open one on a
+   * channel (found and updated in the same write): it becomes `lastMessage`, `lastMessageAt` and `lastActivityAt`
+   * only move forward, an inbound message counts in `inboundCount` (and is unread by the assignee), and a response
+   * (outbound message) sets `firstResponseAt` once. An inbound message on a channel with a reply window moves
+   * `replyWindowExpiresAt` (only forward), and a free-form message on such a channel is recorded only while the
+   * window is open. Answers null when the conversation is missing or closed, or its window refuses the message, so a
+   * message can never land in a closed conversation or outside its window. Events the conversation still carries
+   * (its creation, written by another process a moment ago) are relayed now, so they are logged before the message's.
    */
-  async recordMessage(companyId: CompanyId, target: MessageTarget, last: ConversationLastMessage): Promise<Stored<Conversation> | null> {
-    const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
-    const at = last.createdAt;
+  async recordMessage(companyId: CompanyId, target: MessageTarget, recorded: RecordedMessage): Promise<Stored<Conversation> | null> {
+    const { at, isResponse, last, opensReplyWindowUntil, windowedChannels } = recorded;
+    const open: QueryFilter<Conversation> = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+    // Without windowed channels (the company has none) the filter is exactly what it was before reply windows.
+    if (windowedChannels?.length) open.$or = [{ channel: { $nin: windowedChannels } }, { replyWindowExpiresAt: { $gt: at } }];
     const inbound = last.direction === 'inbound';
-    const isResponse = last.direction === 'outbound';
+    const moved = { lastMessageAt: at, lastActivityAt: at, ...(opensReplyWindowUntil ? { replyWindowExpiresAt: opensReplyWindowUntil } : {}) };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
       this.updateAsIs(
@@ -118,7 +141,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
         filter,
         withNextRevision({
           $set: { ...set, lastMessage: last, ...(inbound ? { assigneeUnread: true } : {}), updatedAt: new Date() },
-          $max: { lastMessageAt: at, lastActivityAt: at },
+          $max: moved,
           ...(inbound ? { $inc: { inboundCount: 1 } } : {}),
         }),
       );
@@ -218,9 +241,12 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     );
   }
 
-  /** The ids of queued conversations, oldest first; served by companyId+status+_id. */
+  /**
+   * The ids of queued conversations awake (a snoozed one waits for its wake-up), oldest first; served by
+   * companyId+status+snoozedUntil+_id (`null` also matches a record stored before snoozes existed).
+   */
   async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
-    const rows = await this.find(companyId, { status: 'queued' }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    const rows = await this.find(companyId, { status: 'queued', snoozedUntil: null }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
     return rows.map((row) => row._id);
   }
 }

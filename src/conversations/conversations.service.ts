@@ -25,15 +25,15 @@ import {
   type AssignerKind,
   type Conversation,
   type ConversationContact,
-  type ConversationLastMessage,
   type ConversationStatus,
   type Priority,
 } from './conversation.schema.js';
 import type { ConversationCountsView } from './conversation-counts.view.js';
-import { ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
+import { CONVERSATION_VIEW_FIELDS, ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
+import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
@@ -71,7 +71,7 @@ export interface StoredPage {
 }
 
 /** A message just recorded on its conversation: the conversation after it, and its inbound count as of it. */
-export interface RecordedMessage {
+export interface MessageOnConversation {
   conversation: ConversationView;
   inboundCount: number;
 }
@@ -197,6 +197,41 @@ export class ConversationsService {
     }
   }
 
+  /** The contact's open conversation on the channel, or null. */
+  async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
+    const open = await this.conversations.findOpen(companyId, contactId, channel);
+    return open ? ConversationView.from(open) : null;
+  }
+
+  /**
+   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
+   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
+   * already (a concurrent call opened it), answers that one as it is.
+   */
+  async openAssigned(companyId: CompanyId, contact: Stored<Contact>, channel: string, agentId: string): Promise<ConversationView> {
+    const agent = toObjectId(agentId);
+    const contactId = contact._id;
+    try {
+      const stored = await this.conversations.insert(
+        companyId,
+        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        (conversation) => {
+          const snapshot = ConversationView.from(conversation);
+          return [
+            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
+            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
+          ];
+        },
+      );
+      return ConversationView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const open = await this.findOpen(companyId, contactId, channel);
+      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
+      return open;
+    }
+  }
+
   /**
    * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
    * conversation (status unchanged). The same agent again is a no-op without an event. `eventId` names the
@@ -248,13 +283,17 @@ export class ConversationsService {
     return this.update(companyId, id, { status: 'queued' }, options);
   }
 
-  /** `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. */
+  /**
+   * `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. A
+   * snooze ends with it, without a `conversation.unsnoozed`: `conversation.closed` says it all.
+   */
   async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       assertTransition(conversation.status, 'closed');
+      const closedAt = new Date();
       return {
         expected: { status: conversation.status },
-        set: { status: 'closed', isOpen: false, closedAt: new Date(), closeReason: reason ?? null },
+        set: { status: 'closed', isOpen: false, closedAt, closeReason: reason ?? null, ...wakeFields(conversation, closedAt) },
         events: (after) => [
           stageEvent(
             'conversation.closed',
@@ -335,18 +374,25 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message on its conversation (its lastMessage, lastMessageAt, counters; firstResponseAt on the first
-   * response). Answers the conversation after the change, or null when it is missing or closed.
+   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
+   * after the change with its inbound count, or null when it is missing or closed, or its reply window refused the
+   * message. The contact's message (not a response) wakes a snoozed conversation, before the message itself is
+   * stored: a reply that is stored never leaves its conversation asleep (a crash in between leaves it awake, and the
+   * connector's retry stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    message: ConversationLastMessage,
-  ): Promise<RecordedMessage | null> {
+    recorded: RecordedMessage,
+  ): Promise<MessageOnConversation | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, message);
-    return updated ? { conversation: ConversationView.from(updated), inboundCount: updated.inboundCount ?? 0 } : null;
+    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
+    if (!updated) return null;
+    const inboundCount = updated.inboundCount ?? 0;
+    if (recorded.isResponse || !updated.snoozedUntil) return { conversation: ConversationView.from(updated), inboundCount };
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
+    return { conversation: ConversationView.from(awake), inboundCount };
   }
 
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
@@ -356,7 +402,8 @@ export class ConversationsService {
     return ConversationView.from(stored);
   }
 
-  private async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
+  /** The stored record; 404 for a missing, malformed or foreign id. */
+  async findStored(companyId: CompanyId, id: string): Promise<Stored<Conversation>> {
     const conversation = await this.conversations.findById(companyId, id);
     if (!conversation) throw this.notFound(id);
     return conversation;
@@ -366,9 +413,10 @@ export class ConversationsService {
    * Applies what `plan` makes of the conversation (null: nothing to change), with its events, only if the
    * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
    * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
-   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state.
+   * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state. Public for the rules
+   * kept beside this class (snoozes), which change conversations the same way.
    */
-  private async change(
+  async change(
     companyId: CompanyId,
     first: Stored<Conversation>,
     plan: (conversation: Stored<Conversation>) => PlannedChange | null,

@@ -1,22 +1,31 @@
+import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
+import type { TemplateStatus } from '../message-templates/message-template.schema.js';
+import type { MessageTemplateView } from '../message-templates/message-template.view.js';
 
 /**
  * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
  * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
- * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12). A new
- * event is added here, with both names, and its data below: webhooks, the feed and streams take it from here.
+ * agent), `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and those of
+ * the later sections (13-17). A new event is added here, with both names, and its data below: webhooks, the feed and
+ * streams take it from here.
  */
 export const EVENT_CATALOGUE = {
   'conversation.created': 'CONVERSATION_CREATED',
   'conversation.assigned': 'CONVERSATION_ASSIGNED',
   'conversation.queued': 'CONVERSATION_QUEUED',
   'conversation.closed': 'CONVERSATION_CLOSED',
+  'conversation.note_added': 'NOTE_ADDED',
+  'conversation.snoozed': 'CONVERSATION_SNOOZED',
+  'conversation.unsnoozed': 'CONVERSATION_UNSNOOZED',
+  'conversation.reply_window_closing': 'REPLY_WINDOW_CLOSING',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
   'message.status_changed': 'CHAT_STATUS_CHANGED',
   'flow.executed': 'FLOW_EXECUTED',
+  'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -44,10 +53,18 @@ export interface DomainEventData {
   'conversation.assigned': { conversation: ConversationView; agentId: string; previousAgentId: string | null };
   'conversation.queued': { conversation: ConversationView; previousAgentId: string | null };
   'conversation.closed': { conversation: ConversationView; reason: string | null };
+  /** A private note (never sent to the contact); `mentions`: the ids of the agents it mentions. */
+  'conversation.note_added': { message: MessageView; conversation: ConversationView; mentions: string[] };
+  'conversation.snoozed': { conversation: ConversationView };
+  'conversation.unsnoozed': { conversation: ConversationView; reason: UnsnoozeReason };
+  /** `replyWindowWarningMinutes` before the reply window closes, once per window; `closesAt` is its end. */
+  'conversation.reply_window_closing': { conversation: ConversationView; closesAt: string };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };
   'message.status_changed': { message: MessageView; previousStatus: DeliveryStatus };
   'flow.executed': { execution: FlowExecutionSnapshot };
+  /** A template's status as the channel decided it; `previousStatus` null when it was just created (`pending`). */
+  'template.status_changed': { template: MessageTemplateView; previousStatus: TemplateStatus | null };
 }
 
 /** One event as the log holds it, and as consumers and the feed read it (`data` is what a webhook delivery carries). */
@@ -59,6 +76,11 @@ export interface DomainEvent<N extends DomainEventName = DomainEventName> {
   /** Increases strictly per company in the order the events were logged. */
   sequence: number;
   occurredAt: Date;
+  /**
+   * The channel of the conversation the event is about (null: none known), so that channel-scoped webhooks and
+   * readers are served without reading the conversation. Not part of what deliveries and the feed show.
+   */
+  channel: string | null;
   data: DomainEventData[N];
 }
 

@@ -98,6 +98,29 @@ export class DurableTimers implements OnModuleInit {
     if (dueAt.getTime() <= this.clock.now().getTime() + POLL_INTERVAL_MS) this.worker.wake(DURABLE_TIMER);
   }
 
+  /**
+   * Makes the timer due no later than `dueAt`: sets it when it is not set, moves it earlier when it is due later,
+   * and leaves it when it is due sooner, in one atomic write. For a deadline that can only be moved safely one way
+   * before the record it belongs to is written: set it here first, then write the record, and a crash in between
+   * leaves a timer that fires early (its handler finds the deadline not due yet and sets it again) rather than late.
+   * A firing under way when this is called fires again afterwards, so it cannot remove the timer from under it.
+   */
+  async setNoLaterThan(companyId: CompanyId, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
+    await this.model
+      .updateOne(
+        { _id: timerId(kind, key), companyId: toObjectId(String(companyId)) },
+        {
+          $set: { kind, payload, failures: 0 },
+          $min: { dueAt, nextDueAt: dueAt },
+          $inc: { queueVersion: 1 },
+          $setOnInsert: { leaseOwner: null, leaseUntil: LANE_FREE },
+        },
+        { upsert: true },
+      )
+      .exec();
+    if (dueAt.getTime() <= this.clock.now().getTime() + POLL_INTERVAL_MS) this.worker.wake(DURABLE_TIMER);
+  }
+
   /** Cancels the timer, whether or not it was set; a firing under way finishes, and must find nothing to do. */
   async cancel(companyId: CompanyId, kind: string, key: string): Promise<void> {
     await this.model.deleteOne({ _id: timerId(kind, key), companyId: toObjectId(String(companyId)) }).exec();

@@ -10,6 +10,9 @@ const HKDF_SALT = 'parley/media-links';
 const HKDF_INFO = 'hmac-sha256 v1';
 /** Where a signed link is served: the token names the company, the file and the expiry, and is signed. */
 export const SIGNED_MEDIA_PATH = '/v1/media/signed';
+
+/** The 403 of a link that was changed or not made here. */
+export const INVALID_LINK_MESSAGE = 'This media link is not valid: it was changed or not issued by this server';
 /** The expiry is rounded up to a step of at most this many seconds (and a tenth of the TTL): see `expiryFrom`. */
 const MAX_STEP_SECONDS = 300;
 const ID_BYTES = 12;
@@ -64,7 +67,7 @@ export class MediaLinks {
     // Only the canonical encoding: base64 leaves unused bits in a last character, which would decode alike.
     const canonical = payload.toString('base64url') === encoded && given.toString('base64url') === signature;
     if (rest.length > 0 || !canonical || payload.length !== PAYLOAD_BYTES || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ForbiddenException('This media link is not valid: it was changed or not issued by this server');
+      throw new ForbiddenException(INVALID_LINK_MESSAGE);
     }
     const expires = payload.readUInt32BE(2 * ID_BYTES);
     const secondsLeft = expires - Math.floor(this.clock.now().getTime() / 1000);

@@ -3,9 +3,11 @@ import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
-export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** `internal`: a private note, never sent to the contact (contract section 15). */
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound', 'internal'] as const;
 export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
-export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
+/** `template`: an approved message template sent by name, its `text` the rendered body (contract section 17). */
+export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document', 'template'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -21,6 +23,14 @@ export interface MessageMedia {
   fileName: string;
   mimeType: string;
   size: number;
+}
+
+/** Which template a `template` message sent, and with what: the connector sends it to the channel by name. */
+export interface MessageTemplateUse {
+  id: Types.ObjectId;
+  name: string;
+  language: string;
+  variables: string[];
 }
 
 export interface DeliveryError {
@@ -84,6 +94,10 @@ export class Message extends EventSource {
   @Prop({ type: Object, default: null })
   media: MessageMedia | null;
 
+  /** Only on `template` messages. */
+  @Prop({ type: Object })
+  template?: MessageTemplateUse;
+
   @Prop({ type: String, enum: SENDER_TYPES, required: true })
   senderType: SenderType;
 
@@ -106,6 +120,14 @@ export class Message extends EventSource {
   @Prop({ type: MessageDeliverySchema })
   delivery?: MessageDelivery;
 
+  /** A private note (`direction: internal`); false on every other message (absent on those stored before notes). */
+  @Prop({ type: Boolean, default: false })
+  private?: boolean;
+
+  /** A note's mentioned agents (active agents of the company when it was written); absent on other messages. */
+  @Prop({ type: [SchemaTypes.ObjectId], default: undefined })
+  mentions?: Types.ObjectId[];
+
   /**
    * What makes a repeated send the same message (a sparse unique index), so a retried flow step sends once:
    * `flow:<execution id>:<step>`, unique across companies since execution ids are.
@@ -118,6 +140,12 @@ export const MessageSchema = SchemaFactory.createForClass(Message);
 MessageSchema.plugin(tenantScopePlugin);
 MessageSchema.index({ companyId: 1, conversationId: 1, createdAt: -1, _id: -1 });
 MessageSchema.index({ companyId: 1, createdAt: 1 });
+// A conversation's notes alone. Partial, so that only notes pay for it: the messages without notes walk the
+// { companyId, conversationId, createdAt, _id } index, past the notes among them.
+MessageSchema.index(
+  { companyId: 1, conversationId: 1, private: 1, createdAt: -1, _id: -1 },
+  { partialFilterExpression: { private: true }, name: 'notes_of_a_conversation' },
+);
 indexPendingEvents(MessageSchema);
 MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });
 // Inbound messages the connector identified: one per company, channel and channel message id.
@@ -125,6 +153,9 @@ MessageSchema.index(
   { companyId: 1, channel: 1, externalId: 1 },
   { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'one_inbound_message_per_channel_external_id' },
 );
+/** A stored file belongs to one message: a second message with it is refused, even when both are written at once. */
+export const ONE_MESSAGE_PER_MEDIA = 'one_message_per_media';
+MessageSchema.index({ companyId: 1, 'media.id': 1 }, { unique: true, partialFilterExpression: { 'media.id': { $type: 'objectId' } }, name: ONE_MESSAGE_PER_MEDIA });
 // Delivery metrics: read and failed (final) by the time they were reached; delivered by deliveredAt.
 MessageSchema.index({ companyId: 1, 'delivery.status': 1, 'delivery.updatedAt': 1 });
 MessageSchema.index({ companyId: 1, 'delivery.deliveredAt': 1 });

@@ -26,6 +26,21 @@ export class MediaView {
   downloadUrlExpiresAt?: string;
 }
 
+/** The template a `template` message sent (contract section 17). */
+export class MessageTemplateUseView {
+  /** @example 6650f0c2a1b2c3d4e5f60740 */
+  id: string;
+  /** @example order_shipped */
+  name: string;
+  /** @example en-US */
+  language: string;
+  /**
+   * The values of its placeholders, `{{1}}` first
+   * @example ["Grace", "1042"]
+   */
+  variables: string[];
+}
+
 export class MessageDeliveryErrorView {
   /**
    * The channel's error code
@@ -62,10 +77,13 @@ export const MESSAGE_VIEW_FIELDS = {
   text: 1,
   caption: 1,
   media: 1,
+  template: 1,
   senderType: 1,
   senderId: 1,
   externalId: 1,
   delivery: 1,
+  private: 1,
+  mentions: 1,
   createdAt: 1,
 } as const;
 
@@ -77,9 +95,12 @@ export class MessageView {
   conversationId: string;
   direction: MessageDirection;
   type: MessageType;
+  /** The text; of a `template` message, its body with the variables in place */
   text: string | null;
   caption: string | null;
   media: MediaView | null;
+  /** Of a `template` message: which template, in which language, with what variables; null otherwise */
+  template: MessageTemplateUseView | null;
   senderType: SenderType;
   senderId: string | null;
   /**
@@ -87,8 +108,12 @@ export class MessageView {
    * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
    */
   externalId: string | null;
-  /** Outbound: its delivery on the channel; null on inbound messages */
+  /** Outbound: its delivery on the channel; null on inbound messages and private notes */
   delivery: MessageDeliveryView | null;
+  /** A private note (`direction: internal`), never sent to the contact; false for every other message */
+  private: boolean;
+  /** A private note's mentioned agents (ids); empty for every other message */
+  mentions: string[];
   createdAt: string;
 
   static from(message: Stored<Message>): MessageView {
@@ -109,10 +134,20 @@ export class MessageView {
             url: `/v1/media/${media.id.toHexString()}`,
           }
         : null,
+      template: message.template
+        ? {
+            id: message.template.id.toHexString(),
+            name: message.template.name,
+            language: message.template.language,
+            variables: message.template.variables,
+          }
+        : null,
       senderType: message.senderType,
       senderId: message.senderId?.toHexString() ?? null,
       externalId: message.externalId ?? null,
       delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
+      private: message.private ?? false,
+      mentions: message.mentions?.map((id) => id.toHexString()) ?? [],
       createdAt: isoTime(message.createdAt),
     };
   }

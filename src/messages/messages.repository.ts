@@ -18,6 +18,11 @@ export function externalIdFilter(channel: string, externalId: string): QueryFilt
   return { channel, externalId: { $eq: externalId, $type: 'string' } };
 }
 
+/** The query for messages by their file: the `$type` repeats the partial unique index's filter (see externalIdFilter). */
+function mediaFilter(ids: Types.ObjectId[]): QueryFilter<Message> {
+  return { 'media.id': { $in: ids, $type: 'objectId' } } as QueryFilter<Message>;
+}
+
 export interface MessageWindow {
   direction: PageDirection;
   /** Exclusive start: a time (from `before`/`after`) or a position (from a cursor, ties broken by `_id`). */
@@ -25,6 +30,8 @@ export interface MessageWindow {
   /** Exclusive upper bound of a `newer` window (the `before` of an after/before window). */
   until: Date | null;
   limit: number;
+  /** false: without private notes; true: private notes only; undefined: every message. */
+  private?: boolean;
 }
 
 @Injectable()
@@ -36,7 +43,8 @@ export class MessagesRepository extends EventSourceRepository<Message> {
   /**
    * Up to `limit` messages of a conversation beyond `from` in `direction`, in that direction's
    * order (`older`: newest first). Keyset on (createdAt, _id), served by the
-   * { companyId, conversationId, createdAt, _id } index in either direction.
+   * { companyId, conversationId, createdAt, _id } index in either direction (`private: false` skips the notes along
+   * it; `null` matches a message stored before notes), notes alone by the partial `notes_of_a_conversation` one.
    */
   async window(companyId: CompanyId, conversationId: Types.ObjectId, window: MessageWindow): Promise<Stored<Message>[]> {
     const older = window.direction === 'older';
@@ -51,6 +59,7 @@ export class MessagesRepository extends EventSourceRepository<Message> {
       ];
     }
     if (window.until) filter.createdAt = { ...filter.createdAt, $lt: window.until };
+    if (window.private !== undefined) filter.private = window.private ? true : { $in: [false, null] };
     const order = older ? -1 : 1;
     // Read only for the page's view: through the driver (the filter holds ObjectIds and Dates), with the view's fields.
     return this.findPlain(companyId, filter, { sort: { createdAt: order, _id: order }, limit: window.limit, projection: MESSAGE_VIEW_FIELDS });
@@ -117,6 +126,18 @@ export class MessagesRepository extends EventSourceRepository<Message> {
    */
   async search(companyId: CompanyId, filter: QueryFilter<Message>, limit: number): Promise<Stored<Message>[]> {
     return this.findPlain(companyId, filter, { sort: { createdAt: -1, _id: -1 }, limit, projection: MESSAGE_VIEW_FIELDS });
+  }
+
+  /** Of these files, the ones a message of the company refers to. */
+  async mediaInUse(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.findPlain(companyId, mediaFilter(ids), { projection: { 'media.id': 1 }, limit: ids.length });
+    return rows.flatMap((row) => (row.media ? [row.media.id] : []));
+  }
+
+  /** The message that refers to this file (its channel only), or null when none does. */
+  async byMedia(companyId: CompanyId, id: Types.ObjectId): Promise<Pick<Stored<Message>, '_id' | 'channel'> | null> {
+    return this.findOnePlain(companyId, mediaFilter([id]), { channel: 1 });
   }
 
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import type { AssignmentStrategy, Settings, Weekday } from './settings.schema.js';
+import { DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy, type Settings, type Weekday } from './settings.schema.js';
 
 export class BusinessHoursWindowView {
   day: Weekday;
@@ -36,6 +36,11 @@ export class SettingsView {
   autoAssignment: AutoAssignmentView;
   /** @example en */
   language: string;
+  /**
+   * Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+   * @example 60
+   */
+  replyWindowWarningMinutes: number;
   createdAt: string;
   updatedAt: string;
 
@@ -54,6 +59,7 @@ export class SettingsView {
         maxConversationsPerAgent: settings.autoAssignment.maxConversationsPerAgent,
       },
       language: settings.language,
+      replyWindowWarningMinutes: settings.replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES,
       createdAt: settings.createdAt.toISOString(),
       updatedAt: settings.updatedAt.toISOString(),
     };

@@ -7,6 +7,9 @@ describe('webhook event names', () => {
     ['conversation.created', 'CONVERSATION_CREATED'],
     ['conversation.assigned', 'CONVERSATION_ASSIGNED'],
     ['conversation.closed', 'CONVERSATION_CLOSED'],
+    ['conversation.note_added', 'NOTE_ADDED'],
+    ['conversation.snoozed', 'CONVERSATION_SNOOZED'],
+    ['conversation.unsnoozed', 'CONVERSATION_UNSNOOZED'],
     ['message.received', 'CHAT_RECEIVED'],
     ['message.sent', 'CHAT_SENT'],
     ['message.status_changed', 'CHAT_STATUS_CHANGED'],
@@ -18,9 +21,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the sixteen names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(16);
-    expect(DOMAIN_EVENTS).toHaveLength(8);
+  it('accepts exactly the twenty-six names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(26);
+    expect(DOMAIN_EVENTS).toHaveLength(13);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

@@ -72,7 +72,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(foreign.body.errors).toEqual([{ field: 'agentId', message: 'agent not found' }]);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
       const malformed = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: 'ada' }).expect(400);
-      expect(malformed.body.errors).toEqual([{ field: 'agentId', message: 'agentId must be a mongodb id' }]);
+      expect(malformed.body.errors).toEqual([{ field: 'agentId', message: 'agentId must be a 24-character hex id' }]);
       await suite.t.http.post(path).set(suite.acme.auth).send({}).expect(400);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: { $gt: '' } }).expect(400);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: suite.acme.agentId, force: true }).expect(400);

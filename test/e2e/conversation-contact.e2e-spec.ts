@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { ObjectId } from 'mongodb';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { EventRelay } from '../../src/events/event-relay.js';

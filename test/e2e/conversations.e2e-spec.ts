@@ -31,6 +31,8 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         queuedAt: null,
         closedAt: null,
         closeReason: null,
+        snoozedUntil: null,
+        replyWindowExpiresAt: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
@@ -103,7 +105,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       expect(foreign.body.errors).toEqual([{ field: 'contactId', message: 'contact not found' }]);
       await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
       const malformed = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: 'nope' }).expect(400);
-      expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a mongodb id' }]);
+      expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a 24-character hex id' }]);
       expect(await suite.recorder.events()).toEqual([]);
     });
 
@@ -113,7 +115,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         {},
         { contactId, priority: 'urgent' },
         { contactId, channel: 'web chat' },
-        { contactId, channel: 'x'.repeat(51) },
+        { contactId, channel: 'x'.repeat(65) },
         { contactId, subject: 42 },
         { contactId, message: '' },
         { contactId, message: 'x'.repeat(4097) },

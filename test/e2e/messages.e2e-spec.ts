@@ -105,10 +105,13 @@ describe('/v1/conversations/:id/messages', () => {
         text: 'Your refund is on its way.',
         caption: null,
         media: null,
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: expect.any(String) },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
       expect(response.body.delivery.updatedAt).toBe(response.body.createdAt);
@@ -299,7 +302,7 @@ describe('/v1/conversations/:id/messages', () => {
         [`cursor=${cursor}&before=2024-05-01`, 'cursor already carries its position and bounds: send it without before or after'],
         [`after=${encodeURIComponent(times[2])}&before=${encodeURIComponent(times[2])}`, 'before must be later than after'],
         ['before[$gt]=1', /\$gt/],
-        ['startAfter=abc', 'startAfter should not exist'],
+        ['startAfter=abc', 'startAfter is not a parameter of this query'],
         ['before=1&before=2', /^before must be/],
       ];
       for (const [query, message] of bad) {
@@ -342,10 +345,13 @@ describe('/v1/conversations/:id/messages', () => {
           size: 48213,
           url: `/v1/media/${file.id.toHexString()}`,
         },
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,
         delivery: { status: 'pending', updatedAt: message.createdAt },
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
       const conversation = await storedConversation(acme, id);
@@ -385,7 +391,7 @@ describe('/v1/conversations/:id/messages', () => {
     const { body: document } = await t.http.get('/docs-json').expect(200);
     const path = document.paths['/v1/conversations/{id}/messages'];
     expect(path.get.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(
-      ['after', 'before', 'cursor', 'id', 'limit'],
+      ['after', 'before', 'cursor', 'id', 'limit', 'private'],
     );
     expect(Object.keys(path.get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '404', '429']));
     expect(path.post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/SendMessageDto');

@@ -41,6 +41,7 @@ describe('/v1/settings', () => {
       welcomeMessage: expect.any(String),
       autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5 },
       language: 'en',
+      replyWindowWarningMinutes: 60,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

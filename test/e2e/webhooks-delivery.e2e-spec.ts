@@ -4,7 +4,7 @@ import { Types } from 'mongoose';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import type { Stored } from '../../src/database/tenancy/tenant-repository.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
-import type { AnyDomainEvent, DomainEventData, DomainEventName } from '../../src/events/domain-events.js';
+import { DOMAIN_EVENTS, EVENT_CATALOGUE, type AnyDomainEvent, type DomainEventData, type DomainEventName } from '../../src/events/domain-events.js';
 import { Message } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
@@ -18,7 +18,7 @@ import { WebhookReceiver, type ReceivedRequest } from '../support/webhook-receiv
 
 const TIMEOUT_MS = 300;
 
-/** What a receiver does with the documented algorithm (README, "Webhooks"). */
+/** What a receiver does with the documented algorithm (docs/webhooks.md). */
 function signatureIsValid(secret: string, request: ReceivedRequest): boolean {
   const id = request.headers['webhook-id'] as string;
   const timestamp = request.headers['webhook-timestamp'] as string;
@@ -47,6 +47,7 @@ function conversation(overrides: Partial<ConversationView> = {}): ConversationVi
     queuedAt: null,
     closedAt: null,
     closeReason: null,
+    replyWindowExpiresAt: null,
     createdAt: now(),
     updatedAt: now(),
     ...overrides,
@@ -62,10 +63,13 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
     text: 'Where is my order?',
     caption: null,
     media: null,
+    template: null,
     senderType: 'contact',
     senderId: hex(),
     externalId: null,
     delivery: null,
+    private: false,
+    mentions: [],
     createdAt: now(),
     ...overrides,
   };
@@ -81,6 +85,13 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'conversation.assigned': { conversation: assigned, agentId, previousAgentId: null },
     'conversation.queued': { conversation: conversation({ id: open.id, status: 'queued', queuedAt: now() }), previousAgentId: null },
     'conversation.closed': { conversation: conversation({ id: open.id, status: 'closed', closedAt: now(), closeReason: 'resolved' }), reason: 'resolved' },
+    'conversation.note_added': {
+      message: message(open.id, { direction: 'internal', senderType: 'agent', senderId: agentId, text: 'VIP, be quick', private: true, mentions: [agentId] }),
+      conversation: assigned,
+      mentions: [agentId],
+    },
+    'conversation.snoozed': { conversation: conversation({ id: open.id, status: 'human', snoozedUntil: now() }) },
+    'conversation.unsnoozed': { conversation: assigned, reason: 'timer' },
     'message.received': { message: message(open.id), conversation: open },
     'message.sent': { message: message(open.id, { direction: 'outbound', senderType: 'agent', senderId: agentId, text: 'On its way', delivery: { status: 'pending', updatedAt: now() } }), conversation: assigned },
     'message.status_changed': {
@@ -89,6 +100,23 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     },
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
+    },
+    'conversation.reply_window_closing': { conversation: conversation({ id: open.id, channel: 'whatsapp', replyWindowExpiresAt: now() }), closesAt: now() },
+    'template.status_changed': {
+      template: {
+        id: hex(),
+        channel: 'whatsapp',
+        name: 'order_shipped',
+        language: 'en-US',
+        category: 'utility',
+        body: 'Hi {{1}}, your order {{2}} has shipped.',
+        placeholderCount: 2,
+        status: 'approved',
+        rejectionReason: null,
+        createdAt: now(),
+        updatedAt: now(),
+      },
+      previousStatus: 'pending',
     },
   };
 }
@@ -122,26 +150,21 @@ describe('webhook delivery', () => {
     return (await t.http.get(`/v1/webhooks/${id}/deliveries${query}`).set(acme.auth).expect(200)).body;
   }
 
-  it('delivers each of the eight events, signed, under the name subscribed with, in event order', async () => {
-    const dotted = await webhook('/all-dotted', {
-      events: ['conversation.created', 'conversation.assigned', 'conversation.queued', 'conversation.closed', 'message.received', 'message.sent', 'message.status_changed', 'flow.executed'],
-    });
-    const external = await webhook('/all-external', {
-      events: ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'],
-    });
+  it('delivers each event of the catalogue, signed, under the name subscribed with, in event order', async () => {
+    const dotted = await webhook('/all-dotted', { events: DOMAIN_EVENTS });
+    const external = await webhook('/all-external', { events: Object.values(EVENT_CATALOGUE) });
     const samples = sampleEvents();
     const published: AnyDomainEvent[] = [];
     for (const name of Object.keys(samples) as DomainEventName[]) {
       published.push((await bus.publish(acme.companyId, name, samples[name] as never)) as AnyDomainEvent);
     }
 
-    const externalNames = ['CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED'];
     for (const [path, secret, names] of [
       ['/all-dotted', dotted.secret, published.map((event) => event.type)],
-      ['/all-external', external.secret, externalNames],
+      ['/all-external', external.secret, published.map((event) => EVENT_CATALOGUE[event.type])],
     ] as const) {
-      const requests = await receiver.received(path, 8);
-      expect(requests).toHaveLength(8);
+      const requests = await receiver.received(path, DOMAIN_EVENTS.length);
+      expect(requests).toHaveLength(DOMAIN_EVENTS.length);
       requests.forEach((request, index) => {
         const event = published[index];
         expect(request.method).toBe('POST');
@@ -168,19 +191,19 @@ describe('webhook delivery', () => {
       const page = await deliveryLog(dotted.id);
       return page.data.every((delivery: { status: string }) => delivery.status === 'succeeded') && page;
     });
-    expect(log.data).toHaveLength(8);
+    expect(log.data).toHaveLength(DOMAIN_EVENTS.length);
     expect(log.data[0]).toMatchObject({
       id: expect.stringMatching(/^dlv_[0-9a-f]{24}$/),
       webhookId: dotted.id,
-      eventId: published[7].id,
-      type: 'flow.executed',
+      eventId: published.at(-1)!.id,
+      type: published.at(-1)!.type,
       status: 'succeeded',
       attemptCount: 1,
       attempts: [{ at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }],
       nextAttemptAt: null,
       completedAt: expect.any(String),
     });
-    expect(log.data[7].id).toBe(first('/all-dotted').headers['webhook-id']);
+    expect(log.data.at(-1).id).toBe(first('/all-dotted').headers['webhook-id']);
   });
 
   it('delivers what the real API does: an inbound message, an agent reply, a close', async () => {

@@ -6,9 +6,11 @@ import { Message, type MessageDirection } from '../../messages/message.schema.js
 import type { BucketRow } from '../metrics-series.js';
 import { bucketOf, within, type BucketWindow } from './bucket-window.js';
 
-const COUNTER: Record<MessageDirection, 'messagesReceived' | 'messagesSent'> = {
+/** Private notes (`internal`) are no message received or sent: they count nowhere. */
+const COUNTER: Record<MessageDirection, 'messagesReceived' | 'messagesSent' | null> = {
   inbound: 'messagesReceived',
   outbound: 'messagesSent',
+  internal: null,
 };
 
 /** The delivery statuses that are final, and so counted by the time they were reached (`delivery.updatedAt`). */
@@ -46,7 +48,10 @@ export class MessageAnalyticsRepository extends TenantRepository<Message> {
       ]),
     ]);
     return [
-      ...byDirection.map(({ _id, count }) => ({ _id: _id.bucket, [COUNTER[_id.direction]]: count })),
+      ...byDirection.flatMap(({ _id, count }) => {
+        const counter = COUNTER[_id.direction];
+        return counter ? [{ _id: _id.bucket, [counter]: count }] : [];
+      }),
       ...delivered,
       ...final.map(({ _id, count }) => ({ _id: _id.bucket, [FINAL_COUNTER[_id.status]]: count })),
     ];

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
+import { QueryBoolean } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import { IsTimestamp, TIMESTAMP_FORMAT } from '../timestamp.js';
 
@@ -13,4 +14,10 @@ export class ListMessagesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsTimestamp()
   after?: string;
+
+  /** "false" leaves private notes out; "true" lists only them; absent: every message */
+  @IsOptional()
+  @QueryBoolean()
+  @IsBoolean()
+  private?: boolean;
 }

@@ -13,7 +13,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ASSIGNMENT_STRATEGIES, WEEKDAYS, type AssignmentStrategy, type Weekday } from '../settings.schema.js';
+import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, WEEKDAYS, type AssignmentStrategy, type Weekday } from '../settings.schema.js';
 import { IsBcp47Language, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
@@ -112,4 +112,15 @@ export class UpdateSettingsDto {
   @IsString()
   @IsBcp47Language()
   language?: string;
+
+  /**
+   * Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+   * applies to windows opened or extended from then on
+   * @example 60
+   */
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REPLY_WINDOW_WARNING_MINUTES)
+  replyWindowWarningMinutes?: number;
 }
