@@ -14,7 +14,9 @@
 // the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
 // into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
 // lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in a temporary data directory,
-// seeded alike: each selected scenario is measured on both, in the same rounds).
+// seeded alike: each selected scenario is measured on both, in the same rounds) --messages 1000000 (bulk messages in
+// all, 2 per conversation of the 100k company and the rest over the 18 bulk companies; seeded only when a scenario
+// needs them, the message search; 0: none).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +32,7 @@ const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
 const { drain, startReceivers } = await import('./lib/fanout.mjs');
 const { printFanOutReport, printReport } = await import('./lib/report.mjs');
 const { runRounds } = await import('./lib/rounds.mjs');
-const { appScenarios } = await import('./lib/scenarios.mjs');
+const { appScenarios, INBOX_PATH } = await import('./lib/scenarios.mjs');
 const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
@@ -49,6 +51,7 @@ const { values: options } = parseArgs({
     'engine-node-options': { type: 'string', default: '' },
     scenarios: { type: 'string' },
     durable: { type: 'boolean', default: false },
+    messages: { type: 'string', default: '1000000' },
   },
 });
 const rounds = Number(options.rounds);
@@ -77,6 +80,9 @@ const engineNodeArgs = [
 ];
 const engineProcess = !options['engine-in-app'];
 const selected = options.scenarios?.split(',').map((name) => name.trim());
+// Bulk messages only for the scenarios that read them (a million take a minute or two to seed, and ~1 GB of the engine).
+const totalMessages = Number(options.messages);
+const seedMessages = totalMessages > 0 && (!selected || selected.includes('search-large'));
 const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
 if (options.durable && process.env.MONGODB_URI) throw new Error('--durable measures the embedded engine: unset MONGODB_URI');
 
@@ -140,13 +146,27 @@ async function fullRun() {
     const body = typeof s.body === 'function' ? s.body() : s.body;
     bodies[name] = await fetchText(base + s.path, { method: s.method ?? 'GET', headers: s.headers, body });
   }
-  const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
+  const byName = (name) => all.find((s) => s.name === name);
+  const scale = [
+    { name: 'conversations page', path: '/v1/conversations?limit=50', small: byName('conversations').headers, large: byName('conversations-large').headers },
+    { name: 'inbox page', path: INBOX_PATH, small: byName('inbox').headers, large: byName('inbox-large').headers },
+  ];
 
   // Not with the engine in the app's process: the reads would load the app, not a database of their own. `answers`:
   // the app's pages as they are now (the write scenarios add messages), against which the reads are checked.
   const answer = ({ path, headers }) => fetchText(base + path, { method: 'GET', headers });
   const answers = async (names) => Object.fromEntries(await Promise.all(names.map(async (name) => [name, await answer(all.find((s) => s.name === name))])));
-  const reads = engineProcess ? { uri: memory.databaseUri, companyId: seeded.small.companyId, threadId: seeded.smallData.threadId, answers } : undefined;
+  const reads = engineProcess
+    ? {
+        uri: memory.databaseUri,
+        companyId: seeded.small.companyId,
+        agentId: seeded.small.agentId,
+        threadId: seeded.smallData.threadId,
+        inboxCompanyId: seeded.inboxCompany.companyId,
+        inboxAgentId: seeded.inboxCompany.agentId,
+        answers,
+      }
+    : undefined;
   const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
   rss.afterLoad = app.rssMiB();
 
@@ -198,16 +218,21 @@ async function seed({ base: stackBase, databaseUri }) {
   log(`seeding ${COMPANIES} companies on ${stackBase}`);
   const companies = [];
   for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
-  const [small, large, fanOutHealthy, fanOutBad] = companies;
+  const [small, large, fanOutHealthy, fanOutBad, inboxCompany] = companies;
   const smallData = await seedThroughApi(api, small, { contacts: SMALL_SIZE, threadLength: THREAD_LENGTH });
   const { client, db } = await connect(databaseUri);
+  const bulk = companies.slice(2);
+  // The 100k company holds 2 messages a conversation; the bulk companies share the rest of the messages.
+  const largeMessages = seedMessages ? 2 : 0;
+  const perSmall = seedMessages ? Math.max(0, Math.ceil((totalMessages - largeMessages * largeSize) / (bulk.length * SMALL_SIZE))) : 0;
   try {
-    await seedInBulk(db, large, largeSize);
-    for (const company of companies.slice(2)) await seedInBulk(db, company, SMALL_SIZE);
+    if (seedMessages) log(`seeding ${largeMessages * largeSize + perSmall * SMALL_SIZE * bulk.length} messages`);
+    await seedInBulk(db, large, largeSize, { messagesPerConversation: largeMessages, seed: 1 });
+    for (const [i, company] of bulk.entries()) await seedInBulk(db, company, SMALL_SIZE, { messagesPerConversation: perSmall, seed: i + 2 });
   } finally {
     await client.close();
   }
-  return { small, large, smallData, fanOutHealthy, fanOutBad };
+  return { small, large, smallData, fanOutHealthy, fanOutBad, inboxCompany };
 }
 
 async function fetchText(url, { method, headers, body }) {

@@ -145,8 +145,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List conversations, newest first; pass `nextCursor` back as `startAfter`
-         * @description Each conversation embeds its contact (`id`, `name`, `email`, `phone`), so an inbox renders from one call. Filters combine; leave them out to list every conversation.
+         * List conversations (newest created first by default); pass `nextCursor` back as `startAfter`
+         * @description What an inbox needs in one call: each conversation embeds its contact (`id`, `name`, `email`, `phone`). Each conversation shows its `lastMessage` (a preview of its newest message) and, for you, `unreadCount` (inbound messages after your read marker) and `lastReadAt`. Webhooks and events carry the conversation without the last two. Filters combine; leave them out to list every conversation. A `contactId` of another company matches nothing (an empty page). An unknown status or sort, a malformed id or time, contradictory filters (`unassigned` with `assignedAgentId`) or a foreign cursor answer 400 naming the field. Pages continue after `startAfter` (the previous `nextCursor`, made in the same `sort`; another sort answers 400) and never repeat a conversation whose sort key did not change meanwhile. In `lastActivity` order, a conversation that receives a message during your walk moves to the top: the rest of the walk does not show it (again, or at all if you had not reached it), and a fresh first page shows it first. In `waiting` order, one that re-enters the queue moves to the end, where the walk shows it again. In `created` order nothing moves. A conversation whose status or other filtered field changes may leave or enter the filter between two pages.
          */
         get: operations["ConversationsController_list_v1"];
         put?: never;
@@ -155,6 +155,26 @@ export interface paths {
          * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is stored: start it with a template instead (`POST /v1/messages`).
          */
         post: operations["ConversationsController_start_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count open conversations for the inbox’s tabs
+         * @description Over open conversations: by status (`bot`, `queued`, `human`), without an agent (`unassigned`), snoozed (`snoozed`), yours (`mine`: human and assigned to you) and, of those, the ones with inbound messages you have not read (`mineUnread`). Each is counted on an index, whatever the company holds.
+         */
+        get: operations["ConversationsController_counts_v1"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -170,7 +190,7 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description With its contact embedded. A missing, malformed or other company's id answers 404.
+         * @description With its contact embedded. Each conversation shows its `lastMessage` (a preview of its newest message) and, for you, `unreadCount` (inbound messages after your read marker) and `lastReadAt`. Webhooks and events carry the conversation without the last two. A missing, malformed or other company's id answers 404.
          */
         get: operations["ConversationsController_get_v1"];
         put?: never;
@@ -183,6 +203,26 @@ export interface paths {
          * @description Life cycle: bot → queued (hand-off), bot|queued → human (assign), human → queued (unassign), bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry). Entering the queue emits `conversation.queued`; auto-assignment (when on) reacts to it after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.
          */
         patch: operations["ConversationsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the conversation read, for you, up to a message (default: its newest)
+         * @description Moves your read marker (each agent has its own) to `messageId`, a message of this conversation, or to its newest message. Markers only move forward: a message older than your marker answers the marker unchanged. Your `unreadCount` then counts the inbound messages after it, in every answer. A message of another conversation (or company), or a malformed id, answers 400; a missing or foreign conversation 404.
+         */
+        post: operations["ConversationsController_markRead_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/conversations/{id}/assign": {
@@ -636,6 +676,26 @@ export interface paths {
          * @description Streams the file with its content type; images, video and audio inline, documents as attachments.
          */
         get: operations["MediaController_download_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/signed/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media file through a signed link (no credentials)
+         * @description The `media.downloadUrl` of a message in a REST answer, for browsers (`<img src>`, `<video src>`, a download link), which cannot send a bearer token. It serves the file until `media.downloadUrlExpiresAt` (at least MEDIA_URL_TTL_SECONDS, default 3600, after the answer), and may be cached privately until then. A link with any character changed answers 403; an expired one 410 (read the message again for a fresh link); a file removed since answers 404. Rate-limited by client address like every request without credentials.
+         */
+        get: operations["SignedMediaController_downloadSigned_v1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1316,6 +1376,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search your company’s messages, newest first
+         * @description Messages whose text or caption holds every word of `q`, case- and accent-insensitive (`cafe` finds “Café”), private notes included; a `"quoted phrase"` must appear as written. Words are matched as MongoDB’s text search matches phrases: each must appear in the message, at least one of them as a whole word (the others may be part of a longer word: `car` is in “scarf”); no stemming (`refund` does not find “refunds”). Each hit comes with its conversation as you see it (`unreadCount`, `lastReadAt`), and media with a signed `downloadUrl`. Filters combine; a `conversationId` or `contactId` of another company matches nothing (an empty page). Pass `nextCursor` back as `cursor`, with the same `q` and filters. `q` empty (after trimming) or longer than 200 characters, a malformed id or time, or `before` not after `after` answers 400 naming the field.
+         */
+        get: operations["MessageSearchController_find_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1735,7 +1815,31 @@ export interface components {
             /** @description The agent's or flow's id; null for auto */
             id: string | null;
         };
-        ConversationView: {
+        LastMessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            senderType: "agent" | "contact" | "bot";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The first 160 characters of the text or caption; for media without caption its type in brackets */
+            preview: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AgentConversationView: {
+            /**
+             * @description Inbound messages after your read marker (all of them when you never marked it read)
+             * @example 2
+             */
+            unreadCount: number;
+            /**
+             * Format: date-time
+             * @description When you last moved your read marker on it (`POST /v1/conversations/:id/read`); null when you never did
+             */
+            lastReadAt: string | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example 6650f0c2a1b2c3d4e5f60719 */
@@ -1761,6 +1865,8 @@ export interface components {
             subject: string | null;
             /** Format: date-time */
             lastMessageAt: string | null;
+            /** @description Its newest message (in events: as of the event); null before the first */
+            lastMessage: components["schemas"]["LastMessageView"] | null;
             /**
              * Format: date-time
              * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
@@ -1787,6 +1893,69 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ConversationCountsView: {
+            /**
+             * @description Open conversations the bot is handling
+             * @example 12
+             */
+            bot: number;
+            /**
+             * @description Conversations waiting in the queue for an agent
+             * @example 4
+             */
+            queued: number;
+            /**
+             * @description Conversations an agent is handling
+             * @example 31
+             */
+            human: number;
+            /**
+             * @description Open conversations without an assigned agent (bot and queued ones)
+             * @example 16
+             */
+            unassigned: number;
+            /**
+             * @description Open conversations snoozed until later
+             * @example 3
+             */
+            snoozed: number;
+            /**
+             * @description `human` conversations assigned to you
+             * @example 7
+             */
+            mine: number;
+            /**
+             * @description Of those, the ones with inbound messages you have not read
+             * @example 2
+             */
+            mineUnread: number;
+        };
+        MarkReadDto: {
+            /**
+             * @description A message of this conversation to mark read up to (itself included); default its newest message
+             * @example 6650f0c2a1b2c3d4e5f60721
+             */
+            messageId?: string;
+        };
+        ReadStateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /**
+             * @description The newest message you have read; null while you have read none (a conversation without messages)
+             * @example 6650f0c2a1b2c3d4e5f60721
+             */
+            lastReadMessageId: string | null;
+            /**
+             * Format: date-time
+             * @description When you moved the marker there; null while you have read none
+             */
+            lastReadAt: string | null;
+            /**
+             * @description Inbound messages after the marker
+             * @example 0
+             */
+            unreadCount: number;
         };
         AssignConversationDto: {
             /**
@@ -1872,6 +2041,61 @@ export interface components {
              */
             reason?: string;
         };
+        ConversationView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60719 */
+            contactId: string;
+            /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+            contact: components["schemas"]["ContactSummaryView"] | null;
+            /** @example whatsapp */
+            channel: string;
+            /** @enum {string} */
+            status: "bot" | "queued" | "human" | "closed";
+            /** @enum {string} */
+            priority: "low" | "medium" | "high";
+            assignedAgentId: string | null;
+            /** Format: date-time */
+            assignedAt: string | null;
+            assignedBy: components["schemas"]["AssignedByView"] | null;
+            /**
+             * @example [
+             *       "vip"
+             *     ]
+             */
+            tags: string[];
+            subject: string | null;
+            /** Format: date-time */
+            lastMessageAt: string | null;
+            /** @description Its newest message (in events: as of the event); null before the first */
+            lastMessage: components["schemas"]["LastMessageView"] | null;
+            /**
+             * Format: date-time
+             * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
+             */
+            firstResponseAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it last entered the queue
+             */
+            queuedAt: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         BulkItemResultView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
@@ -1909,6 +2133,17 @@ export interface components {
              * @example /v1/media/6650f0c2a1b2c3d4e5f60720
              */
             url: string;
+            /**
+             * @description REST answers only (never in events or webhooks): a link that serves the file without credentials until
+             *     `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+             * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            downloadUrl?: string;
+            /**
+             * Format: date-time
+             * @description When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer
+             */
+            downloadUrlExpiresAt?: string;
         };
         MessageTemplateUseView: {
             /** @example 6650f0c2a1b2c3d4e5f60740 */
@@ -1971,7 +2206,7 @@ export interface components {
             /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
             template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
-            senderType: "agent" | "bot" | "contact";
+            senderType: "agent" | "contact" | "bot";
             senderId: string | null;
             /**
              * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
@@ -2174,7 +2409,7 @@ export interface components {
             /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
             template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
-            senderType: "agent" | "bot" | "contact";
+            senderType: "agent" | "contact" | "bot";
             senderId: string | null;
             /**
              * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
@@ -3363,6 +3598,10 @@ export interface components {
             /** @enum {string} */
             database: "up" | "down";
         };
+        MessageSearchHitView: {
+            message: components["schemas"]["MessageView"];
+            conversation: components["schemas"]["AgentConversationView"];
+        };
     };
     responses: never;
     parameters: {
@@ -4054,7 +4293,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Comma-separated tags (at most 50), e.g. `vip,churn-risk`: only contacts having every one of them */
+                /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only contacts having every one of them */
                 tags?: string;
                 /**
                  * @description Case-insensitive text found anywhere in the name, e-mail or phone, e.g. `grace`; for the phone, spaces, dashes,
@@ -4719,10 +4958,27 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                status?: "bot" | "queued" | "human" | "closed";
+                /** @description One status or a comma-separated list (`queued,human`): conversations in any of them; statuses: bot, queued, human, closed */
+                status?: string;
+                /** @description Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
+                /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only conversations having every one of them */
+                tags?: string;
+                /** @description Only conversations created at or after this time; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                createdAfter?: string;
+                /** @description Only conversations created strictly before this time; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                createdBefore?: string;
+                /** @description `created`: newest created first. `lastActivity`: most recent message first (conversations without messages by their creation). `waiting`: longest in the queue first (by `queuedAt`; conversations never queued come last). A `startAfter` cursor continues the order it was made in (another order answers 400). */
+                sort?: "created" | "lastActivity" | "waiting";
+                /** @description `true`: only conversations without an assigned agent; `false`: only those with one */
+                unassigned?: boolean;
                 assignedAgentId?: string;
                 priority?: "low" | "medium" | "high";
-                /** @description The `nextCursor` of the previous page */
+                /** @description Only this contact's conversations (another company's contact matches none: an empty page) */
+                contactId?: string;
+                /** @description `true`: only snoozed conversations; `false`: only those awake; absent: both */
+                snoozed?: boolean;
+                /** @description The `nextCursor` of the previous page (of the same `sort`) */
                 startAfter?: string;
             };
             header?: never;
@@ -4738,7 +4994,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageMeta"] & {
-                        data: components["schemas"]["ConversationView"][];
+                        data: components["schemas"]["AgentConversationView"][];
                     };
                 };
             };
@@ -4854,7 +5110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4980,6 +5236,99 @@ export interface operations {
             };
         };
     };
+    ConversationsController_counts_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationCountsView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     ConversationsController_get_v1: {
         parameters: {
             query?: never;
@@ -4996,7 +5345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -5117,7 +5466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -5240,6 +5589,189 @@ export interface operations {
             };
         };
     };
+    ConversationsController_markRead_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkReadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadStateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     ConversationsController_assign_v1: {
         parameters: {
             query?: never;
@@ -5278,7 +5810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5461,7 +5993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5644,7 +6176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5823,7 +6355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -9684,6 +10216,116 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SignedMediaController_downloadSigned_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The last part of a `downloadUrl` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The type read from the file content */
+                    "Content-Type"?: string;
+                    /** @description Size in bytes */
+                    "Content-Length"?: number;
+                    /** @description inline or attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                    "video/3gpp": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/ogg; codecs=opus": string;
+                    "audio/wav": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/x-m4a": string;
+                    "audio/amr": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This media link is not valid: it was changed or not issued by this server",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This media link is not valid: it was changed or not issued by this server",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Gone",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Gone",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
                      *       "message": "Too many requests, retry after 42 seconds",
@@ -14297,6 +14939,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    MessageSearchController_find_v1: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description The words to find (1 to 200 characters, trimmed). A message matches when it contains every word, in its text or caption, whatever the case and accents; a `"quoted phrase"` must appear as written (its words in that order, case and accents aside). */
+                q: string;
+                /** @description Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
+                /** @description Only messages strictly newer than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                after?: string;
+                /** @description Only messages strictly older than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                before?: string;
+                /** @description Only messages of this conversation (another company's matches none) */
+                conversationId?: string;
+                /** @description Only messages of this contact's conversations (another company's matches none) */
+                contactId?: string;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of hits, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageSearchHitView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
         };

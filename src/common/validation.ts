@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
+import { BoundedMap } from './bounded-map.js';
 import { bodyShapeProblem } from './body-shape.js';
 import { MAX_LISTED_PROBLEMS } from './errors/error-budget.js';
 import { RequestValidationException } from './errors/request-validation.exception.js';
@@ -11,11 +12,21 @@ class ValidationErrors extends Error {
   }
 }
 
+/** Query strings kept validated, per DTO class. */
+const CACHED_QUERIES = 500;
+
 /**
  * Unknown fields are refused, values are converted to the DTO's types, every problem is listed, in plain words
  * (RequestValidationException), naming the part of the request a problem is in.
+ *
+ * It also keeps the DTOs of valid query strings: GET requests repeat (an inbox polls the same page), and converting
+ * and validating a query with its many optional fields costs as much as building several of the page's rows. A
+ * query object (strings, or arrays of strings, from the URL) converts to the same DTO every time, so the DTO made
+ * once is answered again, as a copy (the handler may change its copy). Refused queries are not kept.
  */
 class RequestValidationPipe extends ValidationPipe {
+  private readonly validated = new WeakMap<object, BoundedMap<string, object>>();
+
   constructor() {
     super({
       whitelist: true,
@@ -28,6 +39,20 @@ class RequestValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const metatype = metadata.metatype;
+    if (metadata.type !== 'query' || !metatype || !isFlatQuery(value)) return this.convert(value, metadata);
+    let cache = this.validated.get(metatype);
+    if (!cache) this.validated.set(metatype, (cache = new BoundedMap(CACHED_QUERIES)));
+    const key = JSON.stringify(value);
+    let dto = cache.get(key);
+    if (!dto) {
+      dto = (await this.convert(value, metadata)) as object;
+      cache.set(key, dto);
+    }
+    return copyOf(dto);
+  }
+
+  private async convert(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     try {
       return await super.transform(value, metadata);
     } catch (error) {
@@ -35,6 +60,18 @@ class RequestValidationPipe extends ValidationPipe {
       throw RequestValidationException.fromValidationErrors(error.errors, metadata.type === 'query' ? 'query' : 'body');
     }
   }
+}
+
+/** A query object as Express parses a URL's query string: strings, and arrays of strings for repeated names. */
+function isFlatQuery(value: unknown): value is Record<string, string | string[]> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => typeof v === 'string' || (Array.isArray(v) && v.every((item) => typeof item === 'string')));
+}
+
+function copyOf<T extends object>(dto: T): T {
+  const copy = Object.create(Object.getPrototypeOf(dto) as object | null) as Record<string, unknown>;
+  for (const [key, v] of Object.entries(dto)) copy[key] = Array.isArray(v) ? [...v] : v;
+  return copy as T;
 }
 
 export function createValidationPipe(): ValidationPipe {

@@ -35,6 +35,8 @@ export class AppConfig {
   /** scrypt cost: N = 2^passwordScryptLogN (r = 8, p = 1). */
   readonly passwordScryptLogN: number;
   readonly mediaMaxBytes: number;
+  /** How long a signed media `downloadUrl` of a REST answer serves the file without credentials. */
+  readonly mediaUrlTtlSeconds: number;
   /** How long a file uploaded through Interface B waits for a message to refer to it before it is removed. */
   readonly mediaUploadTtlHours: number;
   readonly webhookAllowPrivateUrls: boolean;

@@ -140,6 +140,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
     passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
+    // At most 7 days, as S3's presigned URLs: a link is a bearer credential for the file while it lasts.
+    mediaUrlTtlSeconds: integer(env, 'MEDIA_URL_TTL_SECONDS', 3600, 1, 7 * 86_400),
     mediaUploadTtlHours: integer(env, 'MEDIA_UPLOAD_TTL_HOURS', 24, 1, MAX_MEDIA_UPLOAD_TTL_HOURS),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),

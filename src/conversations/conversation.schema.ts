@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { SleepRecord } from './snooze/sleep.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
@@ -27,6 +28,20 @@ export interface ConversationContact {
   name: string | null;
   email: string | null;
   phone: string | null;
+}
+
+/**
+ * The newest message of a conversation, as an inbox row previews it (contract section 14): written by the same write
+ * that records the message (ConversationsRepository.recordMessage), so a list page needs no read of messages.
+ */
+export interface ConversationLastMessage {
+  id: Types.ObjectId;
+  direction: MessageDirection;
+  senderType: SenderType;
+  type: MessageType;
+  /** The first 160 characters of the text or caption; `[image]`-style for media without caption. */
+  preview: string;
+  createdAt: Date;
 }
 
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
@@ -67,6 +82,27 @@ export class Conversation extends EventSource {
 
   @Prop({ type: Date, default: null })
   lastMessageAt: Date | null;
+
+  @Prop({ type: Object, default: null })
+  lastMessage: ConversationLastMessage | null;
+
+  /**
+   * When it last had a message, else when it was created: the `lastActivity` order of the inbox. Unlike lastMessageAt
+   * never null, so the order needs no special place for conversations without messages. Only moves forward.
+   */
+  @Prop({ type: Date, default: Date.now })
+  lastActivityAt: Date;
+
+  /** Inbound messages recorded so far: an agent's unread count is this less the count its read marker saw. */
+  @Prop({ type: Number, default: 0 })
+  inboundCount: number;
+
+  /**
+   * Whether the assigned agent has inbound messages it has not read (set by each inbound message, cleared when that
+   * agent reads them, recomputed on assignment): what the `mineUnread` count counts, on an index.
+   */
+  @Prop({ type: Boolean, default: false })
+  assigneeUnread: boolean;
 
   /** The first reply by an agent (or bot) after the conversation began: first-response time. */
   @Prop({ type: Date, default: null })
@@ -129,6 +165,19 @@ ConversationSchema.index({ companyId: 1, status: 1, snoozedUntil: 1, _id: 1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });
+// The inbox (contract section 14; docs/inbox.md lists which list queries each serves): the activity order alone, by
+// status(es) (an `$in` of statuses is merged from one interval per status), and by assignee (mine, unassigned); the
+// waiting order; the assignee's unread conversations and the snoozed ones, counted on their own index.
+ConversationSchema.index({ companyId: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, status: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, assignedAgentId: 1, status: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, queuedAt: 1, _id: 1 });
+ConversationSchema.index({ companyId: 1, status: 1, queuedAt: 1, _id: 1 });
+ConversationSchema.index(
+  { companyId: 1, assignedAgentId: 1, status: 1 },
+  { partialFilterExpression: { assigneeUnread: true }, name: 'assignee_unread' },
+);
+ConversationSchema.index({ companyId: 1, snoozedUntil: 1 });
 ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
+import { Types, type Model, type ProjectionType, type QueryFilter, type UpdateQuery } from 'mongoose';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
-import { Conversation, type ConversationContact } from './conversation.schema.js';
+import { sortKeyOf, walkSegments, type ConversationPosition, type ConversationSort } from './conversation-order.js';
+import { Conversation, type ConversationContact, type ConversationLastMessage } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
 function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
@@ -17,10 +18,18 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
 /** The conversation a message goes to: by id, or the contact's open one on a channel. */
 export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
 
+/** A page of a list walk: the conversations, and where the next page starts (null: this was the last). */
+export interface WalkPage {
+  data: Stored<Conversation>[];
+  next: ConversationPosition | null;
+}
+
 /** What a message does to its conversation (recordMessage). */
 export interface RecordedMessage {
   /** The message's time. */
   at: Date;
+  /** The message as the conversation shows it (`lastMessage`); an inbound one counts in `inboundCount`. */
+  last: ConversationLastMessage;
   /** An outbound message: the first sets `firstResponseAt`. */
   isResponse: boolean;
   /** An inbound message on a channel with a reply window: when the window it opens closes. */
@@ -62,6 +71,10 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       tags: [],
       subject: null,
       lastMessageAt: null,
+      lastMessage: null,
+      lastActivityAt: now,
+      inboundCount: 0,
+      assigneeUnread: false,
       firstResponseAt: null,
       queuedAt: null,
       closedAt: null,
@@ -105,23 +118,33 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message on an open conversation, given by id or as the contact's open one on a channel (found
-   * and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message) sets
-   * `firstResponseAt` once; an inbound message on a channel with a reply window moves `replyWindowExpiresAt` (only
-   * forward), and a free-form message on such a channel is recorded only while the window is open. Answers null
-   * when the conversation is missing or closed, or its window refuses the message, so a message can never land in a
-   * closed conversation or outside its window. Events the conversation still carries (its creation, written by
-   * another process a moment ago) are relayed now, so they are logged before the message's.
+   * Records a new message (`last`, at `at`) on an open conversation, given by id or as the contact's open one on a
+   * channel (found and updated in the same write): it becomes `lastMessage`, `lastMessageAt` and `lastActivityAt`
+   * only move forward, an inbound message counts in `inboundCount` (and is unread by the assignee), and a response
+   * (outbound message) sets `firstResponseAt` once. An inbound message on a channel with a reply window moves
+   * `replyWindowExpiresAt` (only forward), and a free-form message on such a channel is recorded only while the
+   * window is open. Answers null when the conversation is missing or closed, or its window refuses the message, so a
+   * message can never land in a closed conversation or outside its window. Events the conversation still carries
+   * (its creation, written by another process a moment ago) are relayed now, so they are logged before the message's.
    */
   async recordMessage(companyId: CompanyId, target: MessageTarget, recorded: RecordedMessage): Promise<Stored<Conversation> | null> {
-    const { at, isResponse, opensReplyWindowUntil, windowedChannels } = recorded;
+    const { at, isResponse, last, opensReplyWindowUntil, windowedChannels } = recorded;
     const open: QueryFilter<Conversation> = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
     // Without windowed channels (the company has none) the filter is exactly what it was before reply windows.
     if (windowedChannels?.length) open.$or = [{ channel: { $nin: windowedChannels } }, { replyWindowExpiresAt: { $gt: at } }];
-    const moved = opensReplyWindowUntil ? { lastMessageAt: at, replyWindowExpiresAt: opensReplyWindowUntil } : { lastMessageAt: at };
+    const inbound = last.direction === 'inbound';
+    const moved = { lastMessageAt: at, lastActivityAt: at, ...(opensReplyWindowUntil ? { replyWindowExpiresAt: opensReplyWindowUntil } : {}) };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
-      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: moved }));
+      this.updateAsIs(
+        companyId,
+        filter,
+        withNextRevision({
+          $set: { ...set, lastMessage: last, ...(inbound ? { assigneeUnread: true } : {}), updatedAt: new Date() },
+          $max: moved,
+          ...(inbound ? { $inc: { inboundCount: 1 } } : {}),
+        }),
+      );
     if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.
@@ -145,6 +168,21 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       .exec();
   }
 
+  /** Conversations stored before the inbox kept its fields on them (lastActivityAt, inboundCount, lastMessage). */
+  async withoutInboxFields(limit: number): Promise<Pick<Stored<Conversation>, '_id' | 'companyId' | 'createdAt' | 'lastMessageAt'>[]> {
+    return this.model
+      .find({ lastActivityAt: { $exists: false } }, { companyId: 1, createdAt: 1, lastMessageAt: 1 })
+      .limit(limit)
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean<Pick<Stored<Conversation>, '_id' | 'companyId' | 'createdAt' | 'lastMessageAt'>[]>()
+      .exec();
+  }
+
+  /** Fills in the inbox's fields of a conversation stored before them (see withoutInboxFields), once. */
+  async fillInboxFields(companyId: CompanyId, id: Types.ObjectId, fields: Pick<Conversation, 'lastActivityAt' | 'inboundCount' | 'lastMessage'>): Promise<void> {
+    await this.updateAsIs(companyId, { _id: id, lastActivityAt: { $exists: false } }, withNextRevision({ $set: { ...fields, assigneeUnread: fields.inboundCount > 0 } }));
+  }
+
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */
   async hasPendingEvent(companyId: CompanyId, id: string, eventId: string): Promise<boolean> {
     const _id = parseObjectId(id);
@@ -158,6 +196,49 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       { $group: { _id: '$assignedAgentId', open: { $sum: 1 } } },
     ]);
     return new Map(rows.map((row) => [row._id.toHexString(), row.open]));
+  }
+
+  /**
+   * A page of the list in `sort` order after `after` (none: the first page), within `filter` (stored types: read
+   * with findPlain), reading `limit` + 1 to learn whether there is a next page. The `waiting` walk's second segment
+   * (conversations never queued) is read only when the first leaves the page short.
+   */
+  async walk(
+    companyId: CompanyId,
+    filter: QueryFilter<Conversation>,
+    sort: ConversationSort,
+    after: ConversationPosition | null,
+    limit: number,
+    projection: ProjectionType<Conversation>,
+  ): Promise<WalkPage> {
+    const rows: Stored<Conversation>[] = [];
+    for (const segment of walkSegments(sort, after)) {
+      rows.push(...(await this.findPlain(companyId, { ...filter, ...segment.filter }, { sort: segment.sort, limit: limit + 1 - rows.length, projection })));
+      if (rows.length > limit) break;
+    }
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    // The last row's own key says where it is: a waiting walk past its queued conversations continues by _id.
+    const next = rows.length > limit && last ? { sort, key: sortKeyOf(sort, last), id: last._id } : null;
+    return { data, next };
+  }
+
+  /** The inbound-message counter of each of these conversations (unread counts are computed from it). */
+  async inboundCounts(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Map<string, number>> {
+    const rows = await this.findPlain(companyId, { _id: { $in: ids } }, { projection: { inboundCount: 1 }, limit: ids.length });
+    return new Map(rows.map((row) => [row._id.toHexString(), row.inboundCount ?? 0]));
+  }
+
+  /**
+   * Clears `assigneeUnread` once `agentId`, the assignee, has read up to `readCount` inbound messages, if no inbound
+   * message arrived since (the filter on the counter) and it is still that agent's.
+   */
+  async clearAssigneeUnread(companyId: CompanyId, id: Types.ObjectId, agentId: Types.ObjectId, readCount: number): Promise<void> {
+    await this.updateAsIs(
+      companyId,
+      { _id: id, assignedAgentId: agentId, assigneeUnread: true, inboundCount: { $lte: readCount } },
+      withNextRevision({ $set: { assigneeUnread: false } }),
+    );
   }
 
   /**

@@ -3,12 +3,14 @@ import { MulterModule } from '@nestjs/platform-express';
 import { AppConfig } from '../config/app-config.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { GridFsStorageEngine } from './gridfs-storage.engine.js';
+import { MediaLinksModule } from './media-links.module.js';
 import { MediaStorageModule } from './media-storage.module.js';
 import { MediaStorage } from './media-storage.js';
 import { ExternalMediaController } from './external-media.controller.js';
 import { MediaUploadExpiry } from './media-upload-expiry.js';
 import { MediaUploadsService } from './media-uploads.service.js';
 import { MediaController } from './media.controller.js';
+import { SignedMediaController } from './signed-media.controller.js';
 import { MediaService } from './media.service.js';
 
 /**
@@ -21,6 +23,7 @@ const MAX_FIELD_BYTES = 4096;
 @Module({
   imports: [
     MediaStorageModule,
+    MediaLinksModule,
     MessagesModule,
     MulterModule.registerAsync({
       imports: [MediaStorageModule],
@@ -40,7 +43,7 @@ const MAX_FIELD_BYTES = 4096;
       }),
     }),
   ],
-  controllers: [MediaController, ExternalMediaController],
+  controllers: [MediaController, SignedMediaController, ExternalMediaController],
   providers: [MediaService, MediaUploadsService, MediaUploadExpiry],
   exports: [MediaUploadsService],
 })

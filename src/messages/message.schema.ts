@@ -105,6 +105,13 @@ export class Message extends EventSource {
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
 
+  /**
+   * The conversation's inboundCount once this message was recorded (this one included when inbound): a read marker
+   * at this message leaves the inbound messages beyond that count unread.
+   */
+  @Prop({ type: Number })
+  inboundCount?: number;
+
   /** Inbound: the channel's own id of the message, as the connector sent it; a repeat is the same message. */
   @Prop({ type: String })
   externalId?: string;
@@ -152,3 +159,10 @@ MessageSchema.index({ companyId: 1, 'media.id': 1 }, { unique: true, partialFilt
 // Delivery metrics: read and failed (final) by the time they were reached; delivered by deliveredAt.
 MessageSchema.index({ companyId: 1, 'delivery.status': 1, 'delivery.updatedAt': 1 });
 MessageSchema.index({ companyId: 1, 'delivery.deliveredAt': 1 });
+// Message search (contract section 14): a text index led by the company, so MongoDB reads only the company's keys.
+// No language: every word is indexed as written (folded), none dropped as a stop word nor stemmed, as a search of
+// words the agents typed expects; no document field picks another language (the override names a field messages lack).
+MessageSchema.index(
+  { companyId: 1, text: 'text', caption: 'text' },
+  { name: 'message_search', default_language: 'none', language_override: 'searchLanguage' },
+);

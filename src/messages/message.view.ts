@@ -1,3 +1,4 @@
+import { isoTime } from '../common/iso-time.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { DeliveryStatus, Message, MessageDelivery, MessageDirection, MessageType, SenderType } from './message.schema.js';
 
@@ -15,6 +16,14 @@ export class MediaView {
    * @example /v1/media/6650f0c2a1b2c3d4e5f60720
    */
   url: string;
+  /**
+   * REST answers only (never in events or webhooks): a link that serves the file without credentials until
+   * `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+   * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+   */
+  downloadUrl?: string;
+  /** When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer */
+  downloadUrlExpiresAt?: string;
 }
 
 /** The template a `template` message sent (contract section 17). */
@@ -139,15 +148,15 @@ export class MessageView {
       delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
       private: message.private ?? false,
       mentions: message.mentions?.map((id) => id.toHexString()) ?? [],
-      createdAt: message.createdAt.toISOString(),
+      createdAt: isoTime(message.createdAt),
     };
   }
 }
 
 /** An outbound message stored before delivery receipts existed has no delivery: pending since it was sent. */
 function deliveryView(delivery: MessageDelivery | undefined, sentAt: Date): MessageDeliveryView {
-  if (!delivery) return { status: 'pending', updatedAt: sentAt.toISOString() };
-  const view: MessageDeliveryView = { status: delivery.status, updatedAt: delivery.updatedAt.toISOString() };
+  if (!delivery) return { status: 'pending', updatedAt: isoTime(sentAt) };
+  const view: MessageDeliveryView = { status: delivery.status, updatedAt: isoTime(delivery.updatedAt) };
   if (delivery.externalId) view.externalId = delivery.externalId;
   if (delivery.error) view.error = { code: delivery.error.code, message: delivery.error.message };
   return view;

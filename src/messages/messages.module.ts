@@ -6,6 +6,7 @@ import { CompaniesModule } from '../companies/companies.module.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
+import { MediaLinksModule } from '../media/media-links.module.js';
 import { MessageTemplatesModule } from '../message-templates/message-templates.module.js';
 import { DeliveryReceiptsController } from './delivery-receipts.controller.js';
 import { DeliveryReceiptsService } from './delivery-receipts.service.js';
@@ -28,6 +29,7 @@ import { ProactiveMessagesService } from './proactive-messages.service.js';
     CannedResponsesModule,
     ChannelsModule,
     MessageTemplatesModule,
+    MediaLinksModule,
   ],
   controllers: [MessagesController, ProactiveMessagesController, DeliveryReceiptsController],
   providers: [MessagesRepository, MessagesService, DeliveryReceiptsService, PrivateNotes, MessageComposer, ProactiveMessagesService],

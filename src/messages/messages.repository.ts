@@ -95,6 +95,39 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     return this.updateWithEvents(companyId, filter, { $set: { delivery, updatedAt } }, stage(after), { timestamps: false });
   }
 
+  /** The newest message of a conversation to the contact or from it (private notes aside). */
+  async newestOf(companyId: CompanyId, conversationId: Types.ObjectId): Promise<Stored<Message> | null> {
+    const [newest] = await this.findPlain(
+      companyId,
+      { conversationId, direction: { $in: ['inbound', 'outbound'] } },
+      { sort: { createdAt: -1, _id: -1 }, limit: 1, projection: { direction: 1, senderType: 1, type: 1, text: 1, caption: 1, createdAt: 1 } },
+    );
+    return newest ?? null;
+  }
+
+  /** A message of the conversation (its place and inbound count), or null when it is not one of its messages. */
+  async findInConversation(companyId: CompanyId, conversationId: Types.ObjectId, id: Types.ObjectId): Promise<Stored<Message> | null> {
+    return this.findOnePlain(companyId, { _id: id, conversationId }, { conversationId: 1, createdAt: 1, inboundCount: 1 });
+  }
+
+  /** Inbound messages of the conversation up to `message` (itself included), in the messages' order. */
+  async countInboundUpTo(companyId: CompanyId, message: Stored<Message>): Promise<number> {
+    return this.countPlain(companyId, {
+      conversationId: message.conversationId,
+      createdAt: { $lte: message.createdAt },
+      $or: [{ createdAt: { $lt: message.createdAt } }, { _id: { $lte: message._id } }],
+      direction: 'inbound',
+    });
+  }
+
+  /**
+   * Up to `limit` messages matching `filter` (its `$text` condition and the rest, on stored types), newest first; the
+   * `$text` condition is served by the `message_search` text index, led by the company.
+   */
+  async search(companyId: CompanyId, filter: QueryFilter<Message>, limit: number): Promise<Stored<Message>[]> {
+    return this.findPlain(companyId, filter, { sort: { createdAt: -1, _id: -1 }, limit, projection: MESSAGE_VIEW_FIELDS });
+  }
+
   /** Of these files, the ones a message of the company refers to. */
   async mediaInUse(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
     if (ids.length === 0) return [];

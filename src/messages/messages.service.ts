@@ -12,11 +12,13 @@ import { Types } from 'mongoose';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { MediaLinks } from '../media/media-links.js';
 import { Clock } from '../lanes/clock.js';
 import type { SendTemplateDto } from '../message-templates/dto/send-template.dto.js';
 import { MessageTemplatesService, type PreparedTemplate } from '../message-templates/message-templates.service.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
+import { messagePreview } from './message-preview.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
 import { MessagesRepository, type MessageWindow } from './messages.repository.js';
@@ -84,6 +86,7 @@ export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly links: MediaLinks,
     private readonly channels: ChannelsService,
     private readonly templates: MessageTemplatesService,
     private readonly clock: Clock,
@@ -260,7 +263,7 @@ export class MessagesService {
           })
         : null;
     if (window.direction === 'older') page.reverse();
-    return { data: page.map((message) => MessageView.from(message)), nextCursor };
+    return { data: page.map((message) => this.links.forMessage(companyId, MessageView.from(message))), nextCursor };
   }
 
   private windowOf(query: ListMessagesQueryDto): Omit<MessageWindow, 'limit'> {
@@ -311,21 +314,25 @@ export class MessagesService {
     window: WindowEffect = {},
   ): Promise<DeliveredMessage | null> {
     const at = this.clock.now();
-    const conversation = await this.conversations.recordMessage(companyId, target, {
+    // The message's id and time are chosen here: the conversation records it as its lastMessage (and lastMessageAt)
+    // in the write that finds it, so the two always agree, and its event, written with it, shows it exactly as stored.
+    const _id = new Types.ObjectId();
+    const recorded = await this.conversations.recordMessage(companyId, target, {
       at,
       isResponse: draft.direction === 'outbound',
+      last: { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at },
       windowedChannels: window.windowedChannels,
       opensReplyWindowUntil: window.replyWindowHours ? replyWindowEnd(at, window.replyWindowHours) : undefined,
     });
-    if (!conversation) return null;
-    // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
-    // chosen here so that its event, written with it, shows it exactly as stored.
+    if (!recorded) return null;
+    const { conversation, inboundCount } = recorded;
     const record = {
       ...draft,
-      _id: new Types.ObjectId(),
+      _id,
       companyId: toObjectId(companyId),
       conversationId: toObjectId(conversation.id),
       channel: conversation.channel,
+      inboundCount,
       private: false,
       createdAt: at,
       updatedAt: at,

@@ -108,7 +108,7 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       ['a type the content is not', samples.png(), { type: 'video' }, 400, /^file content is image\/png, which is not an allowed video \(video: /],
       ['content off the allow-list', Buffer.from('<html><script>alert(1)</script></html>'), {}, 400, /^file content is not a recognised format; allowed: /],
       ['an unknown type', samples.png(), { type: 'sticker' }, 400, /^type must be one of the following values/],
-      ['an unknown field', samples.png(), { conversationId: '6650f0c2a1b2c3d4e5f60718' }, 400, /conversationId should not exist/],
+      ['an unknown field', samples.png(), { conversationId: '6650f0c2a1b2c3d4e5f60718' }, 400, /conversationId is not a field of this body/],
       ['a file over MEDIA_MAX_BYTES', samples.png(600, 600, true), {}, 413, /too large|larger than the limit/i],
     ])('refuses %s in the envelope, storing nothing', async (_case, content, fields, status, error) => {
       const before = await counts();
@@ -143,10 +143,13 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
         text: null,
         caption: 'My invoice',
         media: { id, fileName: 'photo.pdf', mimeType: 'application/pdf', size: samples.pdf().length, url: `/v1/media/${id}` },
+        template: null,
         senderType: 'contact',
         senderId: expect.any(String),
         externalId: null,
         delivery: null,
+        private: false,
+        mentions: [],
         createdAt: expect.any(String),
       });
       const events = await recorder.events();
@@ -171,7 +174,7 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       ['a caption without mediaId', () => ({ text: 'hi', caption: 'x' }), 'caption is only for a message with a file'],
       ['a malformed mediaId', () => ({ mediaId: 'nope' }), 'mediaId must be the id of an upload'],
       ['an unknown type', () => ({ mediaId: new Types.ObjectId().toHexString(), type: 'sticker' }), 'type must be one of the following values'],
-      ['an empty text with a file', () => ({ mediaId: new Types.ObjectId().toHexString(), text: '' }), 'text must be longer than or equal to 1'],
+      ['an empty text with a file', () => ({ mediaId: new Types.ObjectId().toHexString(), text: '' }), 'text must not be empty'],
     ])('refuses %s (400), storing nothing', async (_case, body, error) => {
       const before = await counts();
       const response = await receive({ from: { phone: newPhone() }, ...body() }).expect(400);

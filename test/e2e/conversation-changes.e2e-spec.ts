@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { conversationsSuite } from '../support/conversations.js';
+import { asSnapshot, conversationsSuite } from '../support/conversations.js';
 import { addAgent } from '../support/factories.js';
 import { loggedEvent } from '../support/event-log.js';
 
@@ -29,7 +29,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         expect.objectContaining({
           type: 'conversation.assigned',
           companyId: suite.acme.companyId,
-          data: { conversation: response.body, agentId: agent.agentId, previousAgentId: null },
+          data: { conversation: asSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
       ]);
     });
@@ -48,7 +48,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(await suite.recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.assigned',
-          data: { conversation: reassigned.body, agentId: second.agentId, previousAgentId: first.agentId },
+          data: { conversation: asSnapshot(reassigned.body), agentId: second.agentId, previousAgentId: first.agentId },
         }),
       ]);
 
@@ -112,7 +112,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         expect.objectContaining({
           type: 'conversation.closed',
           companyId: suite.acme.companyId,
-          data: { conversation: response.body, reason: 'Resolved: refund issued' },
+          data: { conversation: asSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
       ]);
     });
@@ -122,7 +122,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       const response = await suite.t.http.post(`/v1/conversations/${conversation.id}/close`).set(suite.acme.auth).expect(200);
       expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: suite.acme.agentId });
       expect((await suite.recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
-      expect((await suite.recorder.events())[0].data).toEqual({ conversation: response.body, reason: null });
+      expect((await suite.recorder.events())[0].data).toEqual({ conversation: asSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
@@ -174,7 +174,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
       expect(await suite.recorder.events()).toEqual([
-        loggedEvent('conversation.queued', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: response.body, previousAgentId: null }),
+        loggedEvent('conversation.queued', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), previousAgentId: null }),
       ]);
     });
 
@@ -195,7 +195,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       });
       expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
       const [event] = await suite.recorder.events();
-      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: response.body, previousAgentId: expect.any(String) } });
+      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: asSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {

@@ -58,7 +58,8 @@ describe('/v1/conversations, listed', () => {
         'startAfter=bm90LWEtY3Vyc29y',
         'status[$ne]=x',
         'assignedAgentId[$gt]=',
-        'status=bot&status=human',
+        'status=bot,open',
+        'status=',
         'cursor=abc',
       ];
       for (const query of bad) {

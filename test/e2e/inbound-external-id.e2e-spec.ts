@@ -4,6 +4,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { externalIdFilter } from '../../src/messages/messages.repository.js';
+import { asSnapshot } from '../support/conversations.js';
 import { EventRecorder } from '../support/event-log.js';
 import { createApiKey, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -104,7 +105,7 @@ describe('POST /api/external/messages with externalId', () => {
     await recorder.clear();
 
     const repeat = await receive({ from: { phone }, text: 'hello', externalId }).expect(200);
-    expect(repeat.body.data).toEqual({ message: first.body.data.message, conversation: closed.body, duplicate: true });
+    expect(repeat.body.data).toEqual({ message: first.body.data.message, conversation: asSnapshot(closed.body), duplicate: true });
     expect(await conversationCount(acme)).toBe(conversations);
     expect(await recorder.events()).toEqual([]);
   });

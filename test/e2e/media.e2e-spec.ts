@@ -108,6 +108,8 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
           mimeType,
           size: content.length,
           url: `/v1/media/${response.body.media.id}`,
+          downloadUrl: expect.stringMatching(/^\/v1\/media\/signed\//),
+          downloadUrlExpiresAt: expect.any(String),
         },
         template: null,
         senderType: 'agent',

@@ -4,6 +4,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
+import { asSnapshot } from '../support/conversations.js';
 import { EventRecorder, loggedEvent, settle } from '../support/event-log.js';
 import { addAgent, createApiKey, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -78,7 +79,7 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
     expect(await recorder.events()).toEqual([
       loggedEvent('conversation.note_added', acme.companyId, new Date(response.body.createdAt), {
         message: response.body,
-        conversation: before.body,
+        conversation: asSnapshot(before.body),
         mentions: [supervisor.agentId],
       }),
     ]);

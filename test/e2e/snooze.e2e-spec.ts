@@ -10,6 +10,7 @@ import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { EventRelay } from '../../src/events/event-relay.js';
 import { DurableTimers } from '../../src/lanes/durable-timers.js';
 import { LaneStore } from '../../src/lanes/lane-store.js';
+import { asSnapshot } from '../support/conversations.js';
 import { EventRecorder, loggedEvent, settle as settleReactions } from '../support/event-log.js';
 import { addAgent, createApiKey, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -81,7 +82,7 @@ describe('snooze', () => {
       expect(record?.sleep).toEqual({ since: expect.any(Date), past: [], folded: null });
       expect(await timerDue(acme, id)).toEqual(until);
       expect(await eventsOf(id)).toEqual([
-        loggedEvent('conversation.snoozed', acme.companyId, new Date(response.body.updatedAt), { conversation: response.body }),
+        loggedEvent('conversation.snoozed', acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body) }),
       ]);
       const read = await t.http.get(`/v1/conversations/${id}`).set(acme.auth).expect(200);
       expect(read.body.snoozedUntil).toBe(until.toISOString());
@@ -248,7 +249,7 @@ describe('snooze', () => {
       const again = await t.http.post(`/v1/conversations/${id}/unsnooze`).set(acme.auth).expect(200);
       expect(again.body.updatedAt).toBe(response.body.updatedAt);
       expect(await eventsOf(id)).toEqual([
-        loggedEvent('conversation.unsnoozed', acme.companyId, new Date(response.body.updatedAt), { conversation: response.body, reason: 'agent' }),
+        loggedEvent('conversation.unsnoozed', acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), reason: 'agent' }),
       ]);
       await t.http.post(`/v1/conversations/${id}/unsnooze`).set(globex.auth).expect(404);
     });

@@ -22,7 +22,7 @@ describe('text search: tokenizing, stop words, stemming', () => {
 
   it('parses phrases and negations', () => {
     expect(parseTextQuery({ $search: 'refund "credit card" -paypal' }, 'english')).toMatchObject({
-      terms: ['credit', 'card', 'refund'],
+      terms: ['refund', 'credit', 'card'],
       phrases: ['credit card'],
       negatedTerms: ['paypal'],
     });

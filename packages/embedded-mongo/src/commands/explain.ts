@@ -13,6 +13,9 @@ import { findRequest, readDocuments, runFind } from './read.js';
 
 function planStage(stats: ExecutionStats, keyPattern: Document | undefined): Document {
   let stage: Document;
+  if (stats.stage === 'COUNT_SCAN') {
+    return { stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN', indexName: stats.indexName, keyPattern } };
+  }
   if (stats.stage === 'IXSCAN') {
     stage = {
       stage: 'FETCH',
@@ -51,7 +54,9 @@ export function explainBody(ctx: CommandContext, body: Document): Maybe<Document
     case 'count':
     case 'distinct': {
       const name = collectionName(inner, command);
-      return then(readDocuments(inner, name, findRequest(inner, name, 'query')), ({ stats }) => explainReply(ctx, name, stats, body));
+      return then(readDocuments(inner, name, { ...findRequest(inner, name, 'query'), countOnly: command === 'count' }), ({ stats }) =>
+        explainReply(ctx, name, stats, body),
+      );
     }
     case 'aggregate':
       return then(runAggregate(inner), ({ stats }) => explainReply(ctx, String(body.aggregate), stats, body));

@@ -98,8 +98,8 @@ const killCursors: CommandHandler = (ctx) => {
 
 const count: CommandHandler = (ctx) => {
   const name = collectionName(ctx, 'count');
-  const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit') };
-  return then(readDocuments(ctx, name, request), ({ docs }) => ({ n: docs.length }));
+  const request = { ...findRequest(ctx, name, 'query'), limit: optionalCount(ctx.body, 'limit'), countOnly: true };
+  return then(readDocuments(ctx, name, request), (result) => ({ n: result.count ?? result.docs.length }));
 };
 
 const distinct: CommandHandler = (ctx) => {

@@ -112,11 +112,15 @@ export function guaranteedFields(filter: Document, scanned: Map<string, unknown[
   const out = new Set<string>();
   for (const [field, points] of scanned) {
     if (!Object.hasOwn(filter, field)) continue;
-    const own = pointCondition(filter[field]);
+    // `null` matches a missing field too, which a single-valued index keys as null as well: exact for a scan too.
+    const own = pointCondition(filter[field]) ?? (isNullCondition(filter[field]) ? [null] : null);
     if (own && own.length === points.length && own.every((p, i) => compareBson(p, points[i], collator) === 0)) out.add(field);
   }
   return out;
 }
+
+const isNullCondition = (cond: unknown) =>
+  cond === null || (isOperatorObject(cond) && Object.keys(cond).length === 1 && cond.$eq === null);
 
 export function residualFilter(filter: Document, guaranteed: Set<string>): Document {
   if (guaranteed.size === 0) return filter;

@@ -22,8 +22,10 @@ import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
+import { withoutPartialConditions } from './partial-conditions.js';
 import { parseSort, sortDocuments, type SortSpec } from './sort.js';
-import { textSearch } from './text-plan.js';
+import { textSearch, type TextPlan, type TextScores } from './text-plan.js';
+import { topDocuments } from './top-documents.js';
 import { then, type Maybe, type Task, type Work } from './work.js';
 
 export interface FindRequest {
@@ -42,20 +44,24 @@ export interface FindRequest {
    * documents and answer a promise. Without it, the scan runs to its end at once.
    */
   work?: Work;
+  /** Only the number of matches is wanted (`count`): an index range that guarantees the whole filter is counted, not read. */
+  countOnly?: boolean;
 }
 
 export interface FindResult {
   docs: Document[];
   stats: ExecutionStats;
   /** `$text` scores of the returned documents. */
-  scores?: Map<Document, number>;
+  scores?: TextScores;
+  /** With `countOnly`: the number of matches (after skip and limit), when counted without reading them into `docs`. */
+  count?: number;
 }
 
 /** How often (in documents or keys examined) a scan compares the clock with a maxTimeMS deadline. */
 const DEADLINE_EVERY = 256;
 
 export interface ExecutionStats {
-  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT';
+  stage: 'EOF' | 'IDHACK' | 'IXSCAN' | 'COLLSCAN' | 'TEXT' | 'COUNT_SCAN';
   indexName?: string;
   direction?: 'forward' | 'backward';
   intervals?: number;
@@ -169,6 +175,39 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
+/** The eligible index that serves the most of the query (see `betterPlan`), or null for a collection scan. */
+function choosePlan(coll: Collection, filter: Document, sort: SortSpec | null, collator: Collator | null): IndexPlan | null {
+  const bounds = fieldBounds(filter, collator);
+  let plan: IndexPlan | null = null;
+  let query: FilterTree | undefined;
+  for (const index of coll.indexes.values()) {
+    // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
+    // query implies its filter, so that it holds every document the query matches.
+    if (index.kind !== 'btree' || index.spec.hidden === true) continue;
+    if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
+    const p = planIndex(index, bounds, sort, false, collator);
+    if (p && (!plan || betterPlan(p, plan))) plan = p;
+  }
+  return plan;
+}
+
+/**
+ * Whether a `$text` read is cheaper as a walk of `plan`'s index in sort order, testing the search on each document,
+ * than as its candidates sorted: only for a limited read the index fully sorts, when the expected walk
+ * (`need` matches at the search's density in the index's range) is shorter than the candidates.
+ */
+function walkBeatsCandidates(text: TextPlan, plan: IndexPlan, sort: SortSpec | null, need: number): boolean {
+  if (!sort || plan.sortedKeys < sort.keys.length || !Number.isFinite(need)) return false;
+  const { index } = plan;
+  let range = 0;
+  for (const interval of cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)))) {
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
+    range += index.entries.rank(to) - index.entries.rank(from);
+  }
+  const walk = text.expectedMatches === 0 ? range : Math.min(range, (need * range) / text.expectedMatches);
+  return walk < text.candidateCount;
+}
+
 /**
  * A document a scan looks at, as the plan found it; its primary-map key when it has to be read again after a pause
  * (none from the collection's own live iterator) and, in an index scan, its entry.
@@ -193,7 +232,8 @@ interface CandidateSource {
  * A scan as a resumable task (work.ts): candidates are tested one at a time, so the scan can stop between two of
  * them and go on later. After it has given up the thread once, each candidate is read again by its key (skipped when
  * deleted meanwhile) and tested against the whole filter, since what the plan guaranteed may no longer hold. As with
- * MongoDB's yielding, a document another command changed meanwhile comes back where the scan found it.
+ * MongoDB's yielding, a document another command changed meanwhile comes back where the scan found it. A `$text` read
+ * tests each document against the search as well, whichever source its candidates come from.
  */
 class Scan implements Task {
   readonly docs: Document[] = [];
@@ -207,6 +247,7 @@ class Scan implements Task {
     source: (docs: Document[]) => CandidateSource,
     private readonly matcher: Matcher | null,
     private readonly fullFilter: () => Matcher | null,
+    private readonly text: TextPlan | null,
     private readonly stats: ExecutionStats,
     private readonly work: Work | undefined,
   ) {
@@ -219,7 +260,7 @@ class Scan implements Task {
       if (n >= maxItems || (n > 0 && (n & 15) === 0 && performance.now() >= until)) return false;
       const candidate = this.pending;
       const doc = this.resumed && candidate.ik !== undefined ? this.coll.docs.get(candidate.ik) : candidate.doc;
-      if (doc && this.examine(doc)) {
+      if (doc && this.examine(doc, candidate.ik)) {
         this.docs.push(doc);
         this.source.matched?.(candidate);
       }
@@ -235,10 +276,10 @@ class Scan implements Task {
     if (pending?.doc && pending.ik === undefined) this.pending = { doc: pending.doc, ik: this.coll.keyOf(pending.doc) };
   }
 
-  private examine(doc: Document): boolean {
+  private examine(doc: Document, ik: string | undefined): boolean {
     if (++this.stats.docsExamined % DEADLINE_EVERY === 0) this.work?.checkDeadline();
     const matcher = this.resumed ? (this.full === undefined ? (this.full = this.fullFilter()) : this.full) : this.matcher;
-    return matcher === null || matcher.test(doc);
+    return (matcher === null || matcher.test(doc)) && (this.text === null || this.text.matches(doc, ik ?? this.coll.keyOf(doc)));
   }
 }
 
@@ -266,7 +307,8 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   const scoreOf = text ? (doc: Document) => text.scores.get(doc) ?? 0 : undefined;
   const finish = (docs: Document[], sorted: boolean): FindResult => {
     if (sort && !sorted) {
-      sortDocuments(docs, sort, collator, scoreOf);
+      // Many candidates of a small limited read (`$text`): keep the best ones rather than sort them all.
+      docs = need < docs.length / 4 ? topDocuments(docs, sort, need, collator, scoreOf) : sortDocuments(docs, sort, collator, scoreOf);
       stats.inMemorySort = true;
     }
     const out = skip || need < docs.length ? docs.slice(skip, need) : docs;
@@ -277,10 +319,13 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     compile(filter);
     return finish([], true);
   }
-  /** Scans `source`, testing candidates with `rest` of the filter; `sorted`: the scan yields the requested order. */
+  /**
+   * Scans `source`, testing candidates with `rest` of the filter (and the `$text` search, if any); `sorted`: the scan
+   * yields the requested order.
+   */
   const scan = (source: (docs: Document[]) => CandidateSource, rest: Document, sorted: () => boolean): Maybe<FindResult> => {
     const matcher = compile(rest);
-    const task = new Scan(coll, source, matcher, () => (rest === filter ? matcher : compile(filter)), stats, req.work);
+    const task = new Scan(coll, source, matcher, () => (rest === filter ? matcher : compile(filter)), text, stats, req.work);
     if (!req.work) {
       task.step(Infinity, Infinity);
       return finish(task.docs, sorted());
@@ -288,12 +333,16 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     return then(req.work.run(task, matcher?.guarded === true), () => finish(task.docs, sorted()));
   };
 
+  let textWalk: IndexPlan | null = null;
   if (text) {
-    stats.stage = 'TEXT';
-    return scan(() => arraySource(text.docs.map((doc) => ({ ik: coll.keyOf(doc), doc }))), filter, () => false);
+    textWalk = req.hint === undefined && sort?.natural === undefined ? choosePlan(coll, filter, sort, collator) : null;
+    if (!textWalk || !walkBeatsCandidates(text, textWalk, sort, need)) {
+      stats.stage = 'TEXT';
+      return scan(() => textSource(coll, text), filter, () => false);
+    }
   }
 
-  const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
+  const ids = req.hint === undefined && !text ? idLookups(coll, filter, collator) : null;
   if (ids) {
     stats.stage = 'IDHACK';
     const seen = new Set<string>();
@@ -308,20 +357,11 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     return scan(() => arraySource(candidates), residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)), () => false);
   }
 
-  const bounds = fieldBounds(filter, collator);
   let plan: IndexPlan | null = null;
   if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
-    plan = planIndex(chooseHinted(coll, req.hint), bounds, sort, true, collator);
+    plan = planIndex(chooseHinted(coll, req.hint), fieldBounds(filter, collator), sort, true, collator);
   } else if (req.hint === undefined && sort?.natural === undefined) {
-    let query: FilterTree | undefined;
-    for (const index of coll.indexes.values()) {
-      // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
-      // query implies its filter, so that it holds every document the query matches.
-      if (index.kind !== 'btree' || index.spec.hidden === true) continue;
-      if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
-      const p = planIndex(index, bounds, sort, false, collator);
-      if (p && (!plan || betterPlan(p, plan))) plan = p;
-    }
+    plan = textWalk ?? choosePlan(coll, filter, sort, collator);
   }
 
   if (!plan) {
@@ -337,16 +377,52 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
   // an array's elements where the condition is about the whole array, and is tested in full).
   const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [index.fields[i], points]));
+  const residual = residualFilter(filter, guaranteedFields(filter, prefix, collator));
+  const rest = withoutPartialConditions(residual, index.spec.partialFilterExpression as Document | undefined, index.collator, collator);
   // Repeated `$in` values would read their documents twice.
   const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
   stats.intervals = intervals.length;
+  if (req.countOnly && Object.keys(rest).length === 0 && !index.multikey && !text) {
+    // The intervals hold exactly the matches: count them by their ends' ranks (MongoDB's COUNT_SCAN), reading none.
+    let total = 0;
+    for (const interval of intervals) {
+      const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
+      total += index.entries.rank(to) - index.entries.rank(from);
+    }
+    stats.stage = 'COUNT_SCAN';
+    stats.keysExamined = total;
+    stats.nReturned = Math.max(0, Math.min(total, need) - skip);
+    return { docs: [], stats, count: stats.nReturned };
+  }
   const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
   const chosen = plan;
   return scan(
     (docs) => indexSource(coll, chosen, intervals, { sort, need, fullySorted, docs, stats, work: req.work }),
-    residualFilter(filter, guaranteedFields(filter, prefix, collator)),
+    rest,
     () => fullySorted && intervals.length === 1,
   );
+}
+
+/**
+ * The candidates of a `$text` search. Before the command first gives up the thread, the rest of them is copied out
+ * of the text index's postings, which other commands may change meanwhile.
+ */
+function textSource(coll: Collection, text: TextPlan): CandidateSource {
+  let keys: Iterator<string> = text.candidates()[Symbol.iterator]();
+  let copied = false;
+  return {
+    next() {
+      const r = keys.next();
+      return r.done ? null : { ik: r.value, doc: coll.docs.get(r.value) };
+    },
+    detach() {
+      if (copied) return;
+      const rest: string[] = [];
+      for (let r = keys.next(); !r.done; r = keys.next()) rest.push(r.value);
+      keys = rest.values();
+      copied = true;
+    },
+  };
 }
 
 /** A collection scan in natural order (insertion order; `reverse`: newest first), until `enough()`. */

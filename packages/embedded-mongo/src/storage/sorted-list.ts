@@ -64,6 +64,13 @@ export class SortedList<T> {
     return { b: this.blocks.length, i: 0 };
   }
 
+  /** How many items come before `position` (a range's size is the difference of its ends' ranks). */
+  rank(position: Position): number {
+    let n = position.i;
+    for (let b = 0; b < position.b; b++) n += this.blocks[b].length;
+    return n;
+  }
+
   /** Items in [from, to), ascending, or descending from just before `to` down to `from` when `reverse`. */
   *range(from: Position, to: Position, reverse: boolean): Generator<T> {
     const blocks = this.blocks;

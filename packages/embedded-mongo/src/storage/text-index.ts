@@ -1,13 +1,16 @@
 /**
- * A text index: an inverted index from stemmed term to the documents holding it and their score for the term
- * (query/text-search.ts). Compound text indexes keep their prefix and suffix fields in the spec; a `$text` query must
- * give equality conditions on the prefix fields, which the full filter then applies. One text index per collection.
+ * A text index: an inverted index from (prefix values, term) to the documents holding the term (query/text-search.ts).
+ * The postings of a compound index are kept per value of its prefix fields, as MongoDB's keys lead with them, so a
+ * `$text` query, which must give equality conditions on the prefix fields, reads only its own prefix's documents
+ * (a company's messages, not every company's). Suffix fields are kept in the spec only. One text index per collection.
+ * Scores are computed from a document's text when a query asks for them (query/text-plan.ts), not stored.
  */
 import type { Document } from 'bson';
-import { isPlainObject, toNumber } from '../bson-values.js';
+import { idKey, isPlainObject, toNumber } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
-import { containsPhrase, foldText, scoreText, terms, textLanguage, type TextLanguage, type TextQuery } from '../query/text-search.js';
+import { pathValues } from '../query/paths.js';
+import { scoreText, terms, textLanguage, type TextLanguage } from '../query/text-search.js';
 
 const MAX_WEIGHT = 1_000_000_000;
 
@@ -78,6 +81,9 @@ export function normalizeTextSpec(spec: Document): Document {
   return { ...out, ...fixedOptions };
 }
 
+/** The key of one prefix's postings: the prefix fields' values, canonical (`1` and `1.0` alike). */
+export const prefixKeyOf = (values: unknown[]): string => values.map((v) => idKey(v ?? null)).join('\u0001');
+
 export class TextIndex {
   readonly kind = 'text' as const;
   readonly name: string;
@@ -90,8 +96,8 @@ export class TextIndex {
   private readonly wildcard: number | undefined;
   private readonly languageOverride: string;
   private readonly partial: Matcher | null;
-  /** term → (document key → score of the term in that document). */
-  private readonly postings = new Map<string, Map<string, number>>();
+  /** `<prefix key>\u0000<term>` → keys of the documents holding the term. */
+  private readonly postings = new Map<string, Set<string>>();
 
   constructor(readonly spec: Document) {
     this.name = spec.name as string;
@@ -109,8 +115,8 @@ export class TextIndex {
     return this.weights.map(([f]) => f);
   }
 
-  /** The indexed strings of a document with their weights. */
-  private texts(doc: Document): [string, number][] {
+  /** The indexed strings of a document with their weights: each string value (array elements one by one). */
+  texts(doc: Document): [string, number][] {
     const out: [string, number][] = [];
     const explicit = new Set(this.weights.map(([f]) => f));
     for (const [field, weight] of this.weights) collectStrings(doc, field.split('.'), (s) => out.push([s, weight]));
@@ -118,35 +124,74 @@ export class TextIndex {
     return out;
   }
 
-  private languageOf(doc: Document): TextLanguage {
+  languageOf(doc: Document): TextLanguage {
     const lang = doc[this.languageOverride];
     return lang === undefined ? this.defaultLanguage : textLanguage(lang, 'language override');
   }
 
-  /** `[term, score]` pairs of a document, sorted by term; null when it has no indexed text (text indexes are sparse). */
+  /** The prefix fields' values of a document; an array there is refused, as MongoDB refuses a multikey prefix. */
+  private prefixValues(doc: Document): unknown[] {
+    return this.prefixFields.map((field) => {
+      const { values, multikey } = pathValues(doc, field.split('.'));
+      if (multikey) throw new MongoCommandError(16675, `cannot have a multi-key as a prefix to a text index: ${field}`);
+      return values[0] ?? null;
+    });
+  }
+
+  /**
+   * What the index reads of a document, as one key tuple (prefix values, language, indexed strings): equal tuples
+   * index alike, so an update that leaves them as they were costs no tokenizing. Null when the document has no
+   * indexed string (text indexes are sparse) or is outside a partial index.
+   */
   keysOf(doc: Document): unknown[][] | null {
     if (this.partial && !this.partial.test(doc)) return null;
+    const prefix = this.prefixValues(doc);
+    const language = this.languageOf(doc);
+    const texts = this.texts(doc).map(([text]) => text);
+    return texts.length ? [[...prefix, language, ...texts]] : null;
+  }
+
+  /** The distinct terms of a document, for its prefix. */
+  private termsOf(doc: Document): Set<string> {
+    const language = this.languageOf(doc);
+    const found = new Set<string>();
+    for (const [text] of this.texts(doc)) for (const term of terms(text, language)) found.add(term);
+    return found;
+  }
+
+  /** Each term's score in a document (MongoDB's per-field formula, summed over fields). */
+  termScores(doc: Document): Map<string, number> {
     const language = this.languageOf(doc);
     const scores = new Map<string, number>();
     for (const [text, weight] of this.texts(doc)) scoreText(text, weight, language, scores);
-    if (scores.size === 0) return null;
-    return [...scores.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    return scores;
   }
 
-  add(_doc: Document, ik: string, keys: unknown[][] | null): void {
-    for (const [term, score] of keys ?? []) {
-      let docs = this.postings.get(term as string);
-      if (!docs) this.postings.set(term as string, (docs = new Map()));
-      docs.set(ik, score as number);
+  add(doc: Document, ik: string, keys: unknown[][] | null): void {
+    if (!keys) return;
+    const prefix = prefixKeyOf(this.prefixValues(doc));
+    for (const term of this.termsOf(doc)) {
+      const key = `${prefix}\u0000${term}`;
+      let docs = this.postings.get(key);
+      if (!docs) this.postings.set(key, (docs = new Set()));
+      docs.add(ik);
     }
   }
 
   remove(doc: Document, ik: string): void {
-    for (const [term] of this.keysOf(doc) ?? []) {
-      const docs = this.postings.get(term as string);
+    if (!this.keysOf(doc)) return;
+    const prefix = prefixKeyOf(this.prefixValues(doc));
+    for (const term of this.termsOf(doc)) {
+      const key = `${prefix}\u0000${term}`;
+      const docs = this.postings.get(key);
       docs?.delete(ik);
-      if (docs?.size === 0) this.postings.delete(term as string);
+      if (docs?.size === 0) this.postings.delete(key);
     }
+  }
+
+  /** The documents of one prefix holding `term` (a folded, stemmed index term). */
+  holding(prefixKey: string, term: string): ReadonlySet<string> {
+    return this.postings.get(`${prefixKey}\u0000${term}`) ?? EMPTY;
   }
 
   conflict(): null {
@@ -156,35 +201,9 @@ export class TextIndex {
   duplicateKeyError(): MongoCommandError {
     return new MongoCommandError(1, 'text indexes are never unique');
   }
-
-  /** Candidate documents of a query (any of its terms) with their scores (sum over the query's terms). */
-  candidates(q: TextQuery): Map<string, number> {
-    const out = new Map<string, number>();
-    // The index holds folded terms; case- or diacritic-sensitive queries are checked against the text in `accepts`.
-    const folded = new Set(q.terms.map((t) => foldText(t)));
-    for (const term of folded) for (const [ik, score] of this.postings.get(term) ?? []) out.set(ik, (out.get(ik) ?? 0) + score);
-    return out;
-  }
-
-  /** Phrase and negation checks on a candidate. */
-  accepts(doc: Document, q: TextQuery): boolean {
-    const sensitive = q.caseSensitive || q.diacriticSensitive;
-    if (!sensitive && !q.phrases.length && !q.negatedPhrases.length && !q.negatedTerms.length) return true;
-    const text = this.texts(doc).map(([s]) => s).join('\n');
-    if (sensitive && q.terms.length) {
-      const exact = new Set(terms(text, q.language, q.caseSensitive, q.diacriticSensitive));
-      if (!q.terms.some((t) => exact.has(t))) return false;
-    }
-    if (!q.phrases.every((p) => containsPhrase(text, p, q))) return false;
-    if (q.negatedPhrases.some((p) => containsPhrase(text, p, q))) return false;
-    if (q.negatedTerms.length) {
-      const present = new Map<string, number>();
-      for (const [s, w] of this.texts(doc)) scoreText(s, w, q.language, present);
-      if (q.negatedTerms.some((t) => present.has(t))) return false;
-    }
-    return true;
-  }
 }
+
+const EMPTY: ReadonlySet<string> = new Set();
 
 /** Strings at a path, through arrays and subdocuments. */
 function collectStrings(value: unknown, parts: string[], emit: (s: string) => void): void {
