@@ -10,9 +10,12 @@ ENV SCARF_ANALYTICS=false \
     npm_config_audit=false \
     npm_config_fund=false \
     npm_config_update_notifier=false
+# The workspace package's manifest too: npm ci installs and links the workspace from the lockfile.
 COPY package.json package-lock.json ./
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 RUN npm ci
-# Everything not excluded by .dockerignore; `nest build` compiles src/ only (tsconfig.build.json).
+# Everything not excluded by .dockerignore; `npm run build` compiles the engine package's src/ into its dist/, then
+# `nest build` the app's src/ (tsconfig.build.json): no tests either way.
 COPY . .
 RUN npm run build
 
@@ -24,13 +27,14 @@ ENV SCARF_ANALYTICS=false \
     npm_config_fund=false \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 RUN npm ci --omit=dev && npm cache clean --force
 
 # ---- runtime ----
 FROM node:24-trixie-slim AS runtime
 # V8's young generation at Node.js 20's size, 16 MiB semi-spaces. Node.js 24 lets each grow to 64 MiB (V8's 32,
 # doubled on builds without pointer compression), which kept ~70 MiB more resident after a load. 32 was cheaper in
-# CPU on Node.js 24 but took the full bench's RSS on Node.js 20 from 230 to 301 MiB (README, "Performance"). In
+# CPU on Node.js 24 but took the full bench's RSS on Node.js 20 from 230 to 301 MiB (docs/performance.md). In
 # NODE_OPTIONS, so a deployment can set its own; `npm start` and the bench pass the same flag.
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=16
@@ -38,7 +42,12 @@ WORKDIR /app
 # Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json ./
+# package.json marks the project's folder (data/ beside it); LICENSE is served at /docs/license.
+COPY package.json LICENSE ./
+# The embedded engine (node_modules/@parley/embedded-mongo links here): its manifest and build output only, no tests
+# or docs. The app loads it only when MONGODB_URI is unset, which NODE_ENV=production refuses at start-up.
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
+COPY --from=build /app/packages/embedded-mongo/dist packages/embedded-mongo/dist
 USER node
 EXPOSE 3000
 # No curl in slim images: node's own fetch. Follows PORT if it is overridden at run time.

@@ -5,15 +5,18 @@
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
 // NestJS-Express app serving the same answers (and, for the list pages, one that also runs the page's reads);
 // the conversations page at 1k and 100k conversations; the
-// webhook fan-out with and without a dead and a slow receiver; the app's RSS. It prints the figures and
+// webhook fan-out's drain (a backlog of --events deliveries per webhook, built while the lanes are held, then
+// delivered) with and without a dead and a slow receiver; the app's RSS. It prints the figures and
 // PASS/MISS per target, and exits 0 either way. The whole run holds /tmp/parley-load.lock (flock).
 // Options: --rounds 3 --duration 10 (s per scenario and round) --connections 50 --conversations 100000
-// --events 2000 --fanout-rounds <rounds> --engine-in-app (the embedded engine inside the app's process, as
+// --events 5000 --fanout-rounds <rounds> --fanout-only (only the fan-out: no request rounds, no bulk seeding) --engine-in-app (the embedded engine inside the app's process, as
 // `npm start` runs it: the app's RSS then holds the whole database) --app-node-options="<node flags for
 // the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
 // into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
 // lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in a temporary data directory,
-// seeded alike: each selected scenario is measured on both, in the same rounds).
+// seeded alike: each selected scenario is measured on both, in the same rounds) --messages 1000000 (bulk messages in
+// all, 2 per conversation of the 100k company and the rest over the 18 bulk companies; seeded only when a scenario
+// needs them, the message search; 0: none).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,11 +28,11 @@ rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
 const { Api } = await import('../harness/api.mjs');
 const { APP_NODE_FLAGS, startApp } = await import('./lib/app.mjs');
-const { describeMachine } = await import('./lib/machine.mjs');
-const { fanOut, startReceivers } = await import('./lib/fanout.mjs');
-const { printReport } = await import('./lib/report.mjs');
+const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
+const { drain, startReceivers } = await import('./lib/fanout.mjs');
+const { printFanOutReport, printReport } = await import('./lib/report.mjs');
 const { runRounds } = await import('./lib/rounds.mjs');
-const { appScenarios } = await import('./lib/scenarios.mjs');
+const { appScenarios, INBOX_PATH } = await import('./lib/scenarios.mjs');
 const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
@@ -38,7 +41,8 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     conversations: { type: 'string', default: '100000' },
-    events: { type: 'string', default: '2000' },
+    events: { type: 'string', default: '5000' },
+    'fanout-only': { type: 'boolean', default: false },
     'fanout-rounds': { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
     'engine-cpu-prof': { type: 'boolean', default: false },
@@ -47,6 +51,7 @@ const { values: options } = parseArgs({
     'engine-node-options': { type: 'string', default: '' },
     scenarios: { type: 'string' },
     durable: { type: 'boolean', default: false },
+    messages: { type: 'string', default: '1000000' },
   },
 });
 const rounds = Number(options.rounds);
@@ -75,6 +80,9 @@ const engineNodeArgs = [
 ];
 const engineProcess = !options['engine-in-app'];
 const selected = options.scenarios?.split(',').map((name) => name.trim());
+// Bulk messages only for the scenarios that read them (a million take a minute or two to seed, and ~1 GB of the engine).
+const totalMessages = Number(options.messages);
+const seedMessages = totalMessages > 0 && (!selected || selected.includes('search-large'));
 const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
 if (options.durable && process.env.MONGODB_URI) throw new Error('--durable measures the embedded engine: unset MONGODB_URI');
 
@@ -88,6 +96,26 @@ const database =
 const rss = { started: app.rssMiB() };
 try {
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);
+  if (options['fanout-only']) {
+    const api = new Api(base);
+    const [fanOutHealthy, fanOutBad] = [await registerCompany(api, 'FanOutHealthy'), await registerCompany(api, 'FanOutBad')];
+    const otherLoad = await foreignLoad();
+    const fan = await measureFanOut({ fanOutHealthy, fanOutBad });
+    rss.afterFanOut = app.rssMiB();
+    printFanOutReport({ machine, otherLoad, database, events, fan, rss });
+  } else {
+    await fullRun();
+  }
+} finally {
+  for (const stack of [memory, durable]) {
+    await stack?.app.stop();
+    await stack?.engine?.stop();
+  }
+  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+}
+
+/** The request rounds against the bare servers, the page at scale, the fan-out's drain and the RSS, then the report. */
+async function fullRun() {
   const seeded = await seed(memory);
   const durableSeeded = durable ? await seed(durable) : null;
   rss.seeded = app.rssMiB();
@@ -118,31 +146,31 @@ try {
     const body = typeof s.body === 'function' ? s.body() : s.body;
     bodies[name] = await fetchText(base + s.path, { method: s.method ?? 'GET', headers: s.headers, body });
   }
-  const scale = { path: '/v1/conversations?limit=50', small: all[1].headers, large: all[2].headers };
+  const byName = (name) => all.find((s) => s.name === name);
+  const scale = [
+    { name: 'conversations page', path: '/v1/conversations?limit=50', small: byName('conversations').headers, large: byName('conversations-large').headers },
+    { name: 'inbox page', path: INBOX_PATH, small: byName('inbox').headers, large: byName('inbox-large').headers },
+  ];
 
   // Not with the engine in the app's process: the reads would load the app, not a database of their own. `answers`:
   // the app's pages as they are now (the write scenarios add messages), against which the reads are checked.
   const answer = ({ path, headers }) => fetchText(base + path, { method: 'GET', headers });
   const answers = async (names) => Object.fromEntries(await Promise.all(names.map(async (name) => [name, await answer(all.find((s) => s.name === name))])));
-  const reads = engineProcess ? { uri: memory.databaseUri, companyId: seeded.small.companyId, threadId: seeded.smallData.threadId, answers } : undefined;
+  const reads = engineProcess
+    ? {
+        uri: memory.databaseUri,
+        companyId: seeded.small.companyId,
+        agentId: seeded.small.agentId,
+        threadId: seeded.smallData.threadId,
+        inboxCompanyId: seeded.inboxCompany.companyId,
+        inboxAgentId: seeded.inboxCompany.agentId,
+        answers,
+      }
+    : undefined;
   const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
   rss.afterLoad = app.rssMiB();
 
-  const fan = { healthy: [], bad: [] };
-  if (fanOutRounds > 0) {
-    log(`webhook fan-out: ${events} events, ${fanOutRounds} round(s) each way`);
-    const receivers = await startReceivers();
-    const api = new Api(base);
-    try {
-      for (let round = 0; round < fanOutRounds; round++) {
-        fan.healthy.push(await fanOut(api, seeded.fanOutHealthy, receivers, { events, withBad: false }));
-        fan.bad.push(await fanOut(api, seeded.fanOutBad, receivers, { events, withBad: true }));
-        log(`fan-out round ${round + 1}: ${fan.healthy.at(-1).perSecond.toFixed(0)} / ${fan.bad.at(-1).perSecond.toFixed(0)} healthy deliveries/s`);
-      }
-    } finally {
-      await receivers.close();
-    }
-  }
+  const fan = await measureFanOut(seeded);
   rss.afterFanOut = app.rssMiB();
   rss.engine = engine?.rssMiB();
   rss.durableEngine = durable?.engine?.rssMiB();
@@ -156,12 +184,32 @@ try {
     fan,
     rss,
   });
-} finally {
-  for (const stack of [memory, durable]) {
-    await stack?.app.stop();
-    await stack?.engine?.stop();
+}
+
+/** The drain of --events deliveries per webhook, --fanout-rounds times each way (without, then with the bad receivers). */
+async function measureFanOut({ fanOutHealthy, fanOutBad }) {
+  const fan = { healthy: [], bad: [] };
+  if (fanOutRounds === 0) return fan;
+  log(`webhook fan-out drain: ${events} events, ${fanOutRounds} round(s) each way`);
+  const receivers = await startReceivers();
+  const api = new Api(base);
+  const { client, db } = await connect(memory.databaseUri);
+  try {
+    for (let round = 0; round < fanOutRounds; round++) {
+      fan.healthy.push(await drain(api, db, fanOutHealthy, receivers, { events, withBad: false, app, engine }));
+      fan.bad.push(await drain(api, db, fanOutBad, receivers, { events, withBad: true, app, engine }));
+      const [healthy, bad] = [fan.healthy.at(-1), fan.bad.at(-1)];
+      log(
+        `fan-out round ${round + 1}: ${healthy.perSecond.toFixed(0)} / ${bad.perSecond.toFixed(0)} healthy deliveries/s, ` +
+          `p99 ${healthy.p99} / ${bad.p99} ms from the resume, app + engine CPU ${(healthy.appCpuUs + healthy.engineCpuUs).toFixed(0)} / ` +
+          `${(bad.appCpuUs + bad.engineCpuUs).toFixed(0)} µs per delivery`,
+      );
+    }
+  } finally {
+    await client.close();
+    await receivers.close();
   }
-  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+  return fan;
 }
 
 /** Seeds a stack: COMPANIES companies, the small one through the API, the others in bulk. */
@@ -170,16 +218,21 @@ async function seed({ base: stackBase, databaseUri }) {
   log(`seeding ${COMPANIES} companies on ${stackBase}`);
   const companies = [];
   for (let i = 0; i < COMPANIES; i++) companies.push(await registerCompany(api, `Company${i}`));
-  const [small, large, fanOutHealthy, fanOutBad] = companies;
+  const [small, large, fanOutHealthy, fanOutBad, inboxCompany] = companies;
   const smallData = await seedThroughApi(api, small, { contacts: SMALL_SIZE, threadLength: THREAD_LENGTH });
   const { client, db } = await connect(databaseUri);
+  const bulk = companies.slice(2);
+  // The 100k company holds 2 messages a conversation; the bulk companies share the rest of the messages.
+  const largeMessages = seedMessages ? 2 : 0;
+  const perSmall = seedMessages ? Math.max(0, Math.ceil((totalMessages - largeMessages * largeSize) / (bulk.length * SMALL_SIZE))) : 0;
   try {
-    await seedInBulk(db, large, largeSize);
-    for (const company of companies.slice(2)) await seedInBulk(db, company, SMALL_SIZE);
+    if (seedMessages) log(`seeding ${largeMessages * largeSize + perSmall * SMALL_SIZE * bulk.length} messages`);
+    await seedInBulk(db, large, largeSize, { messagesPerConversation: largeMessages, seed: 1 });
+    for (const [i, company] of bulk.entries()) await seedInBulk(db, company, SMALL_SIZE, { messagesPerConversation: perSmall, seed: i + 2 });
   } finally {
     await client.close();
   }
-  return { small, large, smallData, fanOutHealthy, fanOutBad };
+  return { small, large, smallData, fanOutHealthy, fanOutBad, inboxCompany };
 }
 
 async function fetchText(url, { method, headers, body }) {

@@ -1,9 +1,11 @@
 // Bad-input drill: every operation of /docs-json, called with company A's credentials, gets malformed JSON, wrong
 // types, unknown fields, $-operators in bodies and query strings, 1 MB strings, and path ids that are malformed,
-// nonexistent or company B's. No 5xx, no 2xx where the contract requires a refusal, no answer carrying B's data,
-// and B's stored documents unchanged; then one pass at the default rate limit. Exits 1 on a violation.
+// nonexistent or company B's, bodies of too many keys or nested too deep. No 5xx, no 2xx where the contract requires
+// a refusal, no answer carrying B's data, no error body over 10 KB, and B's stored documents unchanged; then the
+// large and crafted bodies again one at a time, each refusal within 50 ms of the API process's CPU; then one pass
+// at the default rate limit. Exits 1 on a violation.
 // Run: npm run drill -- bad-input   (or node drill/bad-input.mjs after nest build)
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -21,6 +23,9 @@ import { startStack } from './lib/processes.mjs';
 import { formatCounts, increment } from './lib/report.mjs';
 
 const IN_FLIGHT = 8;
+/** The CPU pass measures the refusal of bodies from this size on, and of every crafted body-shape case. */
+const CPU_PASS_MIN_BYTES = 64 * 1024;
+const MAX_REFUSAL_CPU_MS = 50;
 /** Cases whose answer may be a cut connection: Node stops reading a request line or body that large. */
 const MAY_CUT_CONNECTION = /1 MiB|1 MB value/;
 /** Baselines that change a conversation's state run in this order, after the others, so that each is allowed. */
@@ -89,6 +94,60 @@ async function runCases(client, cases, a, secrets) {
   return run;
 }
 
+/** CPU time (ns) the process has used so far, all its threads (the scheduler's own count, nanosecond-precise). */
+function cpuNanos(pid) {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** Waits (up to a minute) until the API process uses under 2% of a core: the reactions to the cases sent before are done. */
+async function untilIdle(pid) {
+  for (let attempt = 0; attempt < 120; attempt += 1) {
+    const before = cpuNanos(pid);
+    await sleep(500);
+    if (cpuNanos(pid) - before < 10e6) return;
+  }
+}
+
+const bodyBytes = (testCase) =>
+  testCase.json !== undefined ? Buffer.byteLength(JSON.stringify(testCase.json)) : typeof testCase.body === 'string' ? Buffer.byteLength(testCase.body) : 0;
+
+/**
+ * The CPU the API process spends refusing each large or crafted body (contract section 18: none under the 1 MB
+ * limit takes more than 50 ms), one request at a time so that each one's cost is its own; the server's idle
+ * background (its scheduler's polls) is inside the figure too, a fraction of a millisecond per request.
+ */
+async function cpuPass(client, cases, a, pid) {
+  await untilIdle(pid);
+  const measured = cases.filter((c) => c.kind === 'body shape' || bodyBytes(c) >= CPU_PASS_MIN_BYTES);
+  const costs = [];
+  const violations = [];
+  const costOf = async (testCase) => {
+    const before = cpuNanos(pid);
+    const response = await send(client, testCase, a);
+    return { response, ms: (cpuNanos(pid) - before) / 1e6 };
+  };
+  for (const testCase of measured) {
+    const { response, ms: first } = await costOf(testCase);
+    let ms = first;
+    if (typeof response.status !== 'number' || response.status < 400) continue;
+    // Work of the server's own that happened to run meanwhile only adds: the least of three tries is the body's.
+    for (let retry = 0; retry < 2 && ms > MAX_REFUSAL_CPU_MS / 2; retry += 1) ms = Math.min(ms, (await costOf(testCase)).ms);
+    costs.push({ ms, label: `${testCase.operation} [${testCase.label.slice(0, 60)}] ${response.status}` });
+    if (ms > MAX_REFUSAL_CPU_MS) violations.push(`${testCase.operation} [${testCase.label.slice(0, 80)}]: ${ms.toFixed(1)} ms of CPU to refuse (${response.status}), over ${MAX_REFUSAL_CPU_MS}`);
+  }
+  costs.sort((x, y) => x.ms - y.ms);
+  const at = (q) => costs[Math.min(costs.length - 1, Math.floor(q * costs.length))]?.ms ?? 0;
+  return { count: costs.length, p50: at(0.5), p99: at(0.99), worst: costs.at(-1), violations };
+}
+
 /** Company B's documents, after checking that nothing changes them while nobody calls the API. */
 async function stillSnapshot(db, companyId) {
   const snapshot = await snapshotCompany(db, companyId);
@@ -117,6 +176,8 @@ async function main() {
     const templateWarnings = await checkTemplates(client, operations, templates, a);
     const cases = operations.flatMap((op) => casesOf(op, { template: templates.get(op), resolve, a, b, mediaForm }));
     const run = await runCases(client, cases, a, secrets);
+    const cpu = await cpuPass(client, cases, a, stack.api.pid);
+    run.violations.push(...cpu.violations);
 
     const health = await client.call('GET', '/health');
     if (health.status !== 200) run.violations.push(`GET /health answered ${health.status} after the run`);
@@ -129,6 +190,10 @@ async function main() {
     console.log(`  statuses               ${formatCounts(run.statuses)}`);
     for (const kind of Object.keys(run.byKind).sort()) console.log(`  ${kind.padEnd(22)} ${formatCounts(run.byKind[kind])}`);
     console.log(`  company B              ${before.size} documents, ${changes.length} changed`);
+    console.log(
+      `  CPU to refuse a body   ${cpu.count} bodies (${CPU_PASS_MIN_BYTES / 1024} KB and more, or crafted), one at a time: ` +
+        `p50 ${cpu.p50.toFixed(1)} ms, p99 ${cpu.p99.toFixed(1)} ms, worst ${cpu.worst?.ms.toFixed(1)} ms (${cpu.worst?.label}); bound ${MAX_REFUSAL_CPU_MS} ms`,
+    );
     const { shared } = rateLimit;
     console.log(`  rate-limit pass        ${formatCounts(rateLimit.statuses.default)} (default limit, an API process of its own)`);
     console.log(`  failed auth            ${formatCounts(rateLimit.statuses.authFailures)} (bad tokens, bad keys, wrong passwords: 40 each from an address)`);

@@ -1,12 +1,21 @@
-// npm run drill [-- crash bad-input load engine-crash engine-limits]: runs the reliability drills (all of them by default), one after another,
-// each as its own process holding /tmp/parley-load.lock (flock), so that no benchmark measures at the same time.
+// npm run drill [-- crash bad-input load crafted-flows startup engine-crash engine-limits engine-regex]: runs the reliability
+// drills (all of them by default), one after another, each as its own process holding /tmp/parley-load.lock (flock), so
+// that no benchmark measures at the same time. The engine-* drills are the @parley/embedded-mongo package's (its drill/).
 // Exits 1 if any drill found a violation or failed to run.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LOAD_LOCK as LOCK } from '../harness/pinning.mjs';
 
-const DRILLS = { crash: 'crash.mjs', 'bad-input': 'bad-input.mjs', load: 'load.mjs', 'engine-crash': 'engine-crash.mjs', 'engine-limits': 'engine-limits.mjs' };
+const engineDrills = new URL('drill/', import.meta.resolve('@parley/embedded-mongo/package.json'));
+const DRILLS = {
+  crash: new URL('crash.mjs', import.meta.url),
+  'bad-input': new URL('bad-input.mjs', import.meta.url),
+  load: new URL('load.mjs', import.meta.url),
+  'crafted-flows': new URL('crafted-flows.mjs', import.meta.url),
+  startup: new URL('startup.mjs', import.meta.url),
+  ...Object.fromEntries(['engine-crash', 'engine-limits', 'engine-regex'].map((name) => [name, new URL(`${name}.mjs`, engineDrills)])),
+};
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in DRILLS));
@@ -26,7 +35,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 
 function runDrill(name) {
   if (spawnSync('flock', ['-n', LOCK, 'true']).status !== 0) console.log(`(waiting for ${LOCK}: a benchmark is running)`);
-  const script = fileURLToPath(new URL(DRILLS[name], import.meta.url));
+  const script = fileURLToPath(DRILLS[name]);
   current = spawn('flock', [LOCK, process.execPath, script], { stdio: 'inherit', detached: true });
   return new Promise((resolve) => current.once('exit', (code, signal) => resolve(signal ? 1 : code)));
 }

@@ -1,6 +1,10 @@
 // Child-process primitives the benchmarks (bench/lib/servers.mjs, bench/lib/app.mjs) and the reliability drills
 // (drill/lib/processes.mjs) share: a free port, waiting for a server to answer, the engine's URI, stopping.
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The standalone engine's entry point, `dist/cli.js` of the @parley/embedded-mongo workspace package (once built). */
+export const ENGINE_CLI = fileURLToPath(import.meta.resolve('@parley/embedded-mongo/cli'));
 
 /** A TCP port nobody listens on right now on 127.0.0.1 (the OS picks it). */
 export function freePort() {
@@ -54,7 +58,7 @@ export async function waitForHttp200(url, exited, timeoutMs) {
 }
 
 /**
- * The URI (without database, no trailing slash) of an engine started as `dist/embedded-mongo/cli.js --port 0`,
+ * The URI (without database, no trailing slash) of an engine started as `ENGINE_CLI --port 0`,
  * from the line it prints once it listens. `output()` answers what the child printed so far: it must be
  * kept by a 'data' listener on `child.stdout` registered before this call. Throws a StartFailure if the
  * child exits first or `timeoutMs` passes.

@@ -1,5 +1,5 @@
 // Webhook receivers on 127.0.0.1 for the benchmark's fan-out and the reliability drills, and the signature
-// check a receiver does. Written from the README, independent of the app's signer (src/webhooks/delivery).
+// check a receiver does. Written from docs/webhooks.md, independent of the app's signer (src/webhooks/delivery).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { freePort } from './children.mjs';
@@ -8,7 +8,7 @@ import { freePort } from './children.mjs';
 const TOLERANCE_SECONDS = 300;
 
 /**
- * The README's Standard Webhooks check ("Verifying a signature"): HMAC-SHA256 of `<id>.<timestamp>.<body>`
+ * The Standard Webhooks check of docs/webhooks.md ("Verifying a signature"): HMAC-SHA256 of `<id>.<timestamp>.<body>`
  * under the decoded secret, with a timestamp within 300 s of the request's arrival `at` (ms).
  */
 export function signatureValid(secret, { headers, body, at }) {

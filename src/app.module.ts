@@ -8,6 +8,7 @@ import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
 import { BusinessHoursModule } from './business-hours/business-hours.module.js';
 import { CannedResponsesModule } from './canned-responses/canned-responses.module.js';
+import { ChannelsModule } from './channels/channels.module.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
 import { IdempotencyGuard } from './common/idempotency/idempotency.guard.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
@@ -27,6 +28,7 @@ import { FlowsModule } from './flows/flows.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
+import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
@@ -60,6 +62,8 @@ export class AppModule {
         MessagesModule,
         CannedResponsesModule,
         TranscriptsModule,
+        ChannelsModule,
+        MessageTemplatesModule,
         InboundModule,
         MediaModule,
         AgentsApiModule,

@@ -1,6 +1,7 @@
 import { VersioningType, type INestApplication } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import helmet from 'helmet';
+import { MAX_BODY_KEYS, verifyJsonBody } from './common/body-shape.js';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
@@ -42,7 +43,7 @@ const DOCS_CONTENT_SECURITY_POLICY = helmet.contentSecurityPolicy({
 /**
  * Everything main.ts and the end-to-end tests share: versioned routes (`/v1` for Interface A,
  * version-neutral `/api/external` for Interface B), the client address behind proxies (TRUST_PROXY),
- * security headers, body parsing, validation, error bodies, docs (unless DOCS_ENABLED is false).
+ * security headers, body parsing and its limits, validation, error bodies, docs (unless DOCS_ENABLED is false).
  * The app must be created with `bodyParser: false` so that the parser's limit is set here.
  */
 export function configureApp(app: INestApplication): INestApplication {
@@ -56,8 +57,11 @@ export function configureApp(app: INestApplication): INestApplication {
   express.disable('x-powered-by');
   // API responses are not cacheable; computing an ETag per JSON body would be wasted work.
   express.set('etag', false);
-  express.useBodyParser('json', { limit: JSON_BODY_LIMIT });
-  express.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
+  // Bodies with too many keys or nested too deep answer 400 before they are parsed (contract section 18):
+  // JSON ones counted on their bytes, form ones (flat, without `extended`) by their number of fields.
+  // Nest's type leaves `verify` out for its own rawBody option, which this app does not use; Express takes it.
+  express.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: verifyJsonBody } as NestExpressBodyParserOptionsFor<'json'>);
+  express.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false, parameterLimit: MAX_BODY_KEYS });
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
   app.useGlobalPipes(new RejectOperatorKeysPipe(), createValidationPipe());
   app.useGlobalFilters(new InterfaceExceptionFilter());

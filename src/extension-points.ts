@@ -1,5 +1,5 @@
 /**
- * What a module extending Parley through Nest DI may use (see the README, "Extending Parley", and `examples/`):
+ * What a module extending Parley through Nest DI may use (see docs/extending.md and `examples/`):
  * reacting to the event log, adding flow step types, and the services that change conversations and messages
  * under their rules. Anything not exported here is internal and may change.
  */

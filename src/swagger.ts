@@ -1,15 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { REPLY_WINDOW_CLOSED } from './channels/reply-window.js';
+import type { Express, Request } from 'express';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { documentErrorInstances } from './common/errors/error-examples.openapi.js';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
 import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
+import { PROJECT_ROOT } from './config/project-root.js';
 import openApiMetadata from './openapi.metadata.js';
 
 type PluginMetadata = Record<string, { models?: unknown[][] }>;
 type PropertyMetadata = { type?: () => unknown; format?: string };
 
 /**
- * Times are ISO-8601 strings named `…At` (README, "Conventions of Interface A"): each such string property of a DTO
+ * Times are ISO-8601 strings named `…At` (docs/api-conventions.md): each such string property of a DTO
  * or view is documented as `date-time`, so that no view restates it on every record.
  */
 async function withTimeFormats(load: () => Promise<PluginMetadata>): Promise<PluginMetadata> {
@@ -37,10 +43,12 @@ Errors are RFC 9457 problem details (\`application/problem+json\`) with \`status
 \`message\`, \`requestId\` and, for a 400, \`errors: [{ field, message }]\`. Lists answer
 \`{ data, nextCursor }\`; pass \`nextCursor\` back to get the next page (\`limit\` 1..100, default 50).
 Unknown fields, malformed JSON and \`$\`-operators in bodies or queries answer 400; a malformed or
-foreign id in a path answers 404.
+foreign id in a path answers 404. A problem of a kind clients act on has a \`type\` of its own with its members:
+\`${REPLY_WINDOW_CLOSED}\` (409, \`closedAt\`) for a free-form message outside a channel's reply window.
 
 **Interface B** (\`/api/external\`): \`x-api-key\` header with scopes (\`webhooks:manage\`,
-\`messages:write\`, \`events:read\`); every answer is \`{ success, data | message | error }\`.
+\`messages:write\`, \`events:read\`, \`media:read\`, \`templates:manage\`), and optionally limited to channels; every
+answer is \`{ success, data | message | error }\`.
 
 **Events**: the company's event log, with the webhook deliveries' event ids, as a resumable list
 (\`GET /v1/events\`, \`GET /api/external/events\`) and as Server-Sent Events streams (\`.../events/stream\`).
@@ -49,21 +57,25 @@ Every response carries \`x-request-id\` (echoed when sent). Rate-limited respons
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, \`RateLimit-Policy\` and
 \`RateLimit\`; a 429 adds \`Retry-After\`. Limits count per agent, per API key, or per address, under a
 ceiling per company; expensive routes count more than one (said on each). An address that fails to
-authenticate too often (bad token, bad key, wrong password, refused registration) gets 429 on every
-authenticating request until the window ends. Every 401 carries \`WWW-Authenticate\`. Answers that
-carry a token, key or secret carry \`Cache-Control: no-store\`.
+authenticate too often with bad tokens or keys gets 429 on every authenticating request until the window
+ends; wrong passwords and refused registrations count per address and e-mail, so only that e-mail is
+refused from that address. Every 401 carries \`WWW-Authenticate\`. Answers that carry a token, key or
+secret carry \`Cache-Control: no-store\`. A body of more than 1 000 keys, or nested deeper than 20,
+answers 400 before it is read; no error body is over 10 KB (at most 20 field problems are listed).
 `.trim();
 
 /** Every tag of the controllers, in the order Swagger UI lists them. */
 const TAGS: [string, string][] = [
   ['Auth', 'Register a company, log in: the bearer token of Interface A'],
   ['Conversations', 'Start, list, assign, hand off, snooze and close conversations, one or in bulk; transcripts'],
-  ['Messages', 'The messages of a conversation, private notes included'],
+  ['Messages', 'The messages of a conversation (private notes included), and proactive messages that start one'],
   ['Canned responses', 'Saved replies agents send by short code, with placeholders'],
   ['Media', 'Send and read back images, video, audio and documents'],
   ['Contacts', 'The people conversations are with'],
   ['Flows', 'Automations that run steps on a conversation'],
   ['Agents', 'The people of your company who work conversations'],
+  ['Channels', 'The channels conversations run on, and their reply windows'],
+  ['Message templates', 'Messages a channel approves in advance: the only ones it lets through outside the reply window'],
   ['Settings', 'Time zone, business hours, auto-replies, satisfaction surveys, auto-assignment'],
   ['SLA policies', 'Response-time targets, their deadlines on conversations, warnings and breaches'],
   ['Analytics', 'Figures over time and right now'],
@@ -71,6 +83,8 @@ const TAGS: [string, string][] = [
   ['API keys', 'Keys for Interface B'],
   ['Interface B: inbound messages', 'Messages from contacts, sent by your channel connector'],
   ['Interface B: delivery receipts', 'What became of the outbound messages your channel connector relayed'],
+  ['Interface B: media', "Files your channel connector uploads (a contact's photo or voice note) and downloads (an agent's attachment)"],
+  ['Interface B: message templates', "The channel's verdict on each template, reported by your channel connector"],
   ['Interface B: satisfaction ratings', "The contact's answer to the satisfaction survey sent on close"],
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
@@ -78,26 +92,56 @@ const TAGS: [string, string][] = [
   ['Health', 'Liveness and database reachability'],
 ];
 
+/** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
+export const DOCS_PATH = '/docs';
+
+/** The text of the repository's LICENSE, served beside the docs (its link in `info.license`). */
+const LICENSE_PATH = `${DOCS_PATH}/license`;
+
+/**
+ * Parley is a company's private product: no SPDX-listed license applies, so its terms have an SPDX user-defined
+ * reference (`LicenseRef-`) and the text in LICENSE. OpenAPI 3.0 has no `identifier` field, so the reference is the
+ * license's name and the text its `url`.
+ */
+const LICENSE = { name: 'LicenseRef-Parley-Proprietary', url: LICENSE_PATH };
+
+/** Where the document says the API is when read from a file: wherever it was served from (/docs-json says exactly). */
+const DEFAULT_SERVER = { url: '/', description: 'The server that serves this document' };
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Parley API')
     .setDescription(DESCRIPTION)
     .setVersion('1.0')
+    .setLicense(LICENSE.name, LICENSE.url)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SECURITY)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SECURITY)
-    // Relative to the document: Swagger UI's "Try it out" calls the host that served /docs, wherever it runs.
-    .addServer('.', 'This server');
+    .addServer(DEFAULT_SERVER.url, DEFAULT_SERVER.description);
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  const config = builder.build();
-  config.info.license = { name: 'Proprietary' };
   // Step types other modules added document themselves in the flows' step schema (FlowStepDefinition).
-  return documentIdempotency(SwaggerModule.createDocument(app, config, { extraModels: customStepDtos() }));
+  const document = SwaggerModule.createDocument(app, builder.build(), { extraModels: customStepDtos() });
+  return documentErrorInstances(documentIdempotency(document));
 }
 
-/** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
-export const DOCS_PATH = '/docs';
+/** The origin a request reached this server at (behind proxies trusted by TRUST_PROXY: the one the client used). */
+function originOf(request: Request): string {
+  return `${request.protocol}://${request.host}`;
+}
 
-/** Swagger UI at /docs and the OpenAPI JSON at /docs-json. */
+/**
+ * Swagger UI at /docs, the OpenAPI JSON at /docs-json, the license at /docs/license. The served document names
+ * this server by the address the reader used, so that "Try it out" calls it and its dropdown says where that is.
+ */
 export function setupSwagger(app: INestApplication): void {
-  SwaggerModule.setup(DOCS_PATH.slice(1), app, () => buildOpenApiDocument(app), { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });
+  const license = readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8');
+  (app.getHttpAdapter().getInstance() as Express).get(LICENSE_PATH, (_request, response) => {
+    response.type('text/plain').send(license);
+  });
+  SwaggerModule.setup(DOCS_PATH.slice(1), app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json`,
+    patchDocumentOnRequest: (request, _response, document) => ({
+      ...document,
+      servers: [{ url: originOf(request as Request), description: 'This server' }],
+    }),
+  });
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { engineUri, freePort } from '../../harness/children.mjs';
+import { ENGINE_CLI, engineUri, freePort } from '../../harness/children.mjs';
 import { PinnedServer } from './servers.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -8,13 +8,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EMBEDDED_DATABASE = 'parley';
 
 /**
- * The embedded engine as its own process (dist/embedded-mongo/cli.js) on the servers' core, as the
+ * The embedded engine as its own process (ENGINE_CLI) on the servers' core, as the
  * drills and a multi-process deployment run it: the app's RSS is then the app's alone. In memory, or on
  * `dataDir` (every write then waits for its journal fsync).
  */
 async function startEngineProcess(dataDir, nodeArgs) {
   const args = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : [])];
-  const engine = new PinnedServer('engine', 'dist/embedded-mongo/cli.js', args, {}, { cwd: ROOT, nodeArgs });
+  const engine = new PinnedServer('engine', ENGINE_CLI, args, {}, { cwd: ROOT, nodeArgs });
   try {
     const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
     return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };

@@ -1,11 +1,16 @@
+import { ObjectId } from 'mongodb';
 import { forEachConcurrently } from '../../harness/api.mjs';
 import { deadUrl, Receiver } from '../../harness/receivers.mjs';
-import { phone } from './seed.mjs';
 import { percentile } from '../../harness/stats.mjs';
+import { phone } from './seed.mjs';
 
 const SLOW_MS = 2_000;
 const EVENT_CONCURRENCY = 16;
+const BACKLOG_TIMEOUT_MS = 120_000;
 const DRAIN_TIMEOUT_MS = 180_000;
+/** The lease that holds a webhook's lane while the backlog is built: no worker may claim it before this. */
+const HELD_UNTIL = new Date('2100-01-01T00:00:00Z');
+const HOLDER = 'bench-backlog';
 
 /** Three healthy receivers, one that answers after 2 s, and a port where nothing listens. */
 export async function startReceivers() {
@@ -19,15 +24,28 @@ async function register(api, company, url, name) {
   return api.json('POST', '/v1/webhooks', { token: company.token, body });
 }
 
+const laneId = (webhookId) => new ObjectId(webhookId.slice('wh_'.length));
+
+async function waitUntil(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /**
- * One fan-out: registers a webhook per receiver (the dead and slow ones too when `withBad`), sends
- * `events` inbound messages through the API (each one `message.received` event), waits until every
- * healthy receiver holds every delivery, then deletes the webhooks (which drops the bad ones'
- * pending deliveries, so they do not load the next measurement). Deliveries per second count from
- * the first event sent to the last healthy delivery; latency is from the event's payload timestamp; the drain
- * is the time from the last answered send to the last healthy delivery.
+ * The fan-out's drain. Registers a webhook per receiver (the dead and slow ones too when `withBad`) and holds
+ * their lanes (a lease no worker can take, written into the database as a crashed worker would leave it), so the
+ * webhooks are subscribed but nothing is attempted. Then sends `events` inbound messages through the API (each
+ * one `message.received`) and waits until the fan-out has recorded every delivery: the backlog. Then frees the
+ * lanes (the resume) and waits until every healthy receiver holds every delivery. Deliveries per second and the
+ * percentiles count from the resume, so they measure the drain alone, not how fast events got in (reported
+ * apart as events/s), with the CPU time the app and the engine spent on each healthy delivery meanwhile (what a
+ * machine shared with other loads disturbs least). Last, deletes the webhooks (which drops the bad ones' pending
+ * deliveries).
  */
-export async function fanOut(api, company, receivers, { events, withBad }) {
+export async function drain(api, db, company, receivers, { events, withBad, app, engine }) {
   const { healthy, slow, dead } = receivers;
   for (const receiver of [...healthy, slow]) receiver.reset();
   const hooks = [];
@@ -43,6 +61,9 @@ export async function fanOut(api, company, receivers, { events, withBad }) {
     slow.secret = created.secret;
     hooks.push(deadHook, created.id);
   }
+  const lanes = db.collection('webhooks');
+  const ids = hooks.map(laneId);
+  await lanes.updateMany({ _id: { $in: ids } }, { $set: { leaseOwner: HOLDER, leaseUntil: HELD_UNTIL } });
 
   const started = Date.now();
   await forEachConcurrently(events, EVENT_CONCURRENCY, (i) =>
@@ -52,24 +73,40 @@ export async function fanOut(api, company, receivers, { events, withBad }) {
     }),
   );
   const eventsSentMs = Date.now() - started;
-  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  const deliveries = db.collection('webhook_deliveries');
+  await waitUntil(
+    async () => (await deliveries.countDocuments({ webhookId: { $in: ids }, status: 'pending' })) >= events * ids.length,
+    BACKLOG_TIMEOUT_MS,
+    `${events * ids.length} pending deliveries`,
+  );
+  const backlogMs = Date.now() - started;
+
+  const cpuAtResume = { app: app.cpuMs(), engine: engine?.cpuMs() };
+  const resumedAt = Date.now();
+  await lanes.updateMany({ _id: { $in: ids } }, { $set: { leaseOwner: null, leaseUntil: new Date(0) } });
+  const deadline = resumedAt + DRAIN_TIMEOUT_MS;
   while (healthy.some((r) => r.deliveries.size < events) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
-  const deliveries = healthy.flatMap((r) => [...r.deliveries.values()]);
-  const lastAt = Math.max(...deliveries.map((d) => d.receivedAt));
+  const cpu = { app: app.cpuMs() - cpuAtResume.app, engine: engine ? engine.cpuMs() - cpuAtResume.engine : NaN };
+  const delivered = healthy.flatMap((r) => [...r.deliveries.values()]);
+  const sinceResume = delivered.map((d) => d.receivedAt - resumedAt);
+  const drainMs = Math.max(...sinceResume);
   const deadAttempts = deadHook ? await attemptsLogged(api, company, deadHook) : 0;
   for (const id of hooks) await api.call('DELETE', `/v1/webhooks/${id}`, { token: company.token });
   return {
     withBad,
-    delivered: deliveries.length,
+    delivered: delivered.length,
     expected: events * healthy.length,
-    perSecond: deliveries.length / ((lastAt - started) / 1000),
+    perSecond: delivered.length / (drainMs / 1000),
     eventsPerSecond: events / (eventsSentMs / 1000),
-    drainMs: lastAt - (started + eventsSentMs),
-    p50: percentile(deliveries.map((d) => d.latencyMs), 50),
-    p99: percentile(deliveries.map((d) => d.latencyMs), 99),
+    backlogMs,
+    drainMs,
+    p50: percentile(sinceResume, 50),
+    p99: percentile(sinceResume, 99),
+    appCpuUs: (1000 * cpu.app) / delivered.length,
+    engineCpuUs: (1000 * cpu.engine) / delivered.length,
     badSignatures: healthy.reduce((sum, r) => sum + r.badSignatures, 0) + slow.badSignatures,
     slowDelivered: slow.deliveries.size,
     deadAttempts,

@@ -1,16 +1,26 @@
 import { median } from '../../harness/stats.mjs';
 
-/** The open issues' targets: ratios to bare NestJS-Express in the same run (issue 15), the write path and fan-out (issue 12). */
+/**
+ * The open issues' targets: ratios to bare NestJS-Express in the same run (issue 15), the write path and fan-out
+ * (issue 12); for the list pages, ratios to the stack's floor (bare NestJS-Express + the page's reads) and the inbox's
+ * (issue 26), which replace issue 15's page targets against bare NestJS-Express alone.
+ */
 export const TARGETS = {
   settingsToNest: 0.75,
-  pageToNest: 0.25,
+  /** A list page's req/s against its floor's, in the same run. */
+  pageToFloor: 0.8,
+  /** Message search's p50 against the conversations page's, under the same load. */
+  searchToPageP50: 3,
+  /** The inbox counts' p50 against the conversations page's. */
+  countsToPageP50: 1,
   sendToNest: 0.12,
   /** 3x the 234 req/s measured before the event log, in the same run layout. */
   inboundPerSecond: 702,
   scaleRatio: 1.5,
+  /** Healthy deliveries per second while a backlog drains, with the dead and slow receivers present (issue 25). */
   deliveriesPerSecond: 1000,
-  /** Healthy event-to-delivery p99 with the dead and slow receivers present, over the whole fan-out (ms). */
-  fanOutP99Ms: 2000,
+  /** Healthy resume-to-delivery p99 of that drain (ms). */
+  fanOutP99Ms: 5000,
   badP99Factor: 2,
   rssAfterLoadMiB: 250,
   rssAfterFanOutMiB: 300,
@@ -48,14 +58,66 @@ function printRequestTable(rows) {
 }
 
 function printFanOut(runs) {
-  console.log(`${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('events/s', 10)}${pad('drain ms', 10)}  checks`);
+  console.log(
+    `${'receivers'.padEnd(34)}${pad('healthy/s', 10)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('drain ms', 10)}` +
+      `${pad('app µs/dlv', 12)}${pad('engine µs/dlv', 15)}${pad('CPU-bound/s', 13)}${pad('events/s in', 13)}${pad('backlog ms', 12)}  checks`,
+  );
   for (const r of runs) {
     const label = r.withBad ? '3 healthy + dead + slow (2 s)' : '3 healthy only';
     const checks =
       `${r.delivered}/${r.expected} delivered, ${r.badSignatures} bad signatures` +
       (r.withBad ? `, slow got ${r.slowDelivered}, dead refused ${r.deadAttempts} attempts` : '');
-    console.log(`${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.eventsPerSecond), 10)}${pad(num(r.drainMs), 10)}  ${checks}`);
+    console.log(
+      `${label.padEnd(34)}${pad(num(r.perSecond), 10)}${pad(num(r.p50, 1), 9)}${pad(num(r.p99, 1), 9)}${pad(num(r.drainMs), 10)}` +
+        `${pad(num(r.appCpuUs), 12)}${pad(num(r.engineCpuUs), 15)}${pad(num(cpuBound(r)), 13)}${pad(num(r.eventsPerSecond), 13)}${pad(num(r.backlogMs), 12)}  ${checks}`,
+    );
   }
+  console.log(
+    'app / engine µs/dlv: CPU time each process spent per healthy delivery while the backlog drained; CPU-bound/s: the ' +
+      'healthy deliveries per second that CPU allows on one core of their own (the app and the engine share CPU 0)',
+  );
+}
+
+/** The fan-out's drain (medians across rounds) and its targets' checks. */
+function fanOutSection(fan, events) {
+  if (fan.healthy.length === 0) return [];
+  console.log(
+    `\nWebhook fan-out drain: ${events} message.received events through POST /api/external/messages while the webhooks' lanes were held, ` +
+      `then released (medians of ${fan.healthy.length} rounds; healthy/s and percentiles from the release, events/s while the backlog was built):`,
+  );
+  const healthy = summarizeFanOut(fan.healthy);
+  const bad = summarizeFanOut(fan.bad);
+  printFanOut([healthy, bad]);
+  return [
+    {
+      name: 'healthy deliveries/s draining a backlog, dead + slow present',
+      value: bad.perSecond.toFixed(0),
+      target: `>= ${TARGETS.deliveriesPerSecond}`,
+      pass: bad.perSecond >= TARGETS.deliveriesPerSecond && bad.delivered === bad.expected && bad.badSignatures === 0,
+    },
+    {
+      name: 'healthy resume-to-delivery p99, dead + slow present (ms)',
+      value: bad.p99.toFixed(0),
+      target: `< ${TARGETS.fanOutP99Ms}`,
+      pass: bad.p99 < TARGETS.fanOutP99Ms,
+    },
+    {
+      name: 'healthy p99 with / without the bad receivers',
+      value: (bad.p99 / healthy.p99).toFixed(2),
+      target: `<= ${TARGETS.badP99Factor}`,
+      pass: bad.p99 <= TARGETS.badP99Factor * healthy.p99,
+    },
+  ];
+}
+
+/** `--fanout-only`: the drain alone, with the machine's load and the app's RSS after it. */
+export function printFanOutReport({ machine, otherLoad, database, events, fan, rss }) {
+  console.log(`\nParley benchmark, fan-out only: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
+  console.log(`other load on the machine before the drain: ${(100 * otherLoad).toFixed(0)}% of its CPU${otherLoad > 0.15 ? ' (*** figures may be disturbed ***)' : ''}`);
+  console.log(`database: ${database}`);
+  const checks = fanOutSection(fan, events);
+  console.log(`\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.afterFanOut.toFixed(0)} MiB after the fan-out\n`);
+  printTargets(checks);
 }
 
 /** One line per target; a miss is printed loudly but does not fail the run (this is a measurement). */
@@ -68,6 +130,9 @@ function printTargets(checks) {
   if (missed > 0) console.log(`\n*** ${missed} TARGET${missed > 1 ? 'S' : ''} MISSED ***`);
 }
 
+/** Healthy deliveries per second the app's and the engine's CPU per delivery allow on the one core they share. */
+const cpuBound = (r) => 1e6 / (r.appCpuUs + (Number.isFinite(r.engineCpuUs) ? r.engineCpuUs : 0));
+
 /** Medians across fan-out rounds; counts and checks from the worst round. */
 function summarizeFanOut(list) {
   return {
@@ -75,6 +140,8 @@ function summarizeFanOut(list) {
     perSecond: median(list.map((r) => r.perSecond)),
     eventsPerSecond: median(list.map((r) => r.eventsPerSecond)),
     drainMs: median(list.map((r) => r.drainMs)),
+    appCpuUs: median(list.map((r) => r.appCpuUs)),
+    engineCpuUs: median(list.map((r) => r.engineCpuUs)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
     delivered: Math.min(...list.map((r) => r.delivered)),
@@ -113,41 +180,26 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
     );
   }
 
-  const scaleSmall = median(scaleTimes.small);
-  const scaleLarge = median(scaleTimes.large);
-  const scaleRatio = scaleLarge / scaleSmall;
-  console.log(
-    `\nConversations page, one request at a time (${scaleTimes.small.length} each): ${smallSize} conversations ` +
-      `median ${scaleSmall.toFixed(2)} ms, ${largeSize} median ${scaleLarge.toFixed(2)} ms, ratio ${scaleRatio.toFixed(2)}`,
-  );
-
-  const checks = [];
-  if (fan.healthy.length > 0) {
-    console.log(`\nWebhook fan-out, ${events} message.received events through POST /api/external/messages (medians of ${fan.healthy.length} rounds):`);
-    const healthy = summarizeFanOut(fan.healthy);
-    const bad = summarizeFanOut(fan.bad);
-    printFanOut([healthy, bad]);
-    checks.push(
-      {
-        name: 'healthy deliveries/s with dead + slow present',
-        value: bad.perSecond.toFixed(0),
-        target: `>= ${TARGETS.deliveriesPerSecond}`,
-        pass: bad.perSecond >= TARGETS.deliveriesPerSecond && bad.delivered === bad.expected && bad.badSignatures === 0,
-      },
-      {
-        name: 'healthy event-to-delivery p99 with dead + slow present (ms)',
-        value: bad.p99.toFixed(0),
-        target: `< ${TARGETS.fanOutP99Ms}`,
-        pass: bad.p99 < TARGETS.fanOutP99Ms,
-      },
-      {
-        name: 'healthy p99 with / without the bad receivers',
-        value: (bad.p99 / healthy.p99).toFixed(2),
-        target: `<= ${TARGETS.badP99Factor}`,
-        pass: bad.p99 <= TARGETS.badP99Factor * healthy.p99,
-      },
-    );
+  // Each round's app / floor, for the pages with a floor: rounds interleave, so each ratio is of the same minutes.
+  const floorRounds = floors.filter((floor) => runs.app[floor.name]).map((floor) => ({
+    name: floor.name,
+    ratios: runs.reads[floor.name].map((read, i) => (runs.app[floor.name][i] ? runs.app[floor.name][i].rps / read.rps : NaN)),
+  }));
+  if (floorRounds.length) {
+    console.log(`\nApp / its floor (req/s), round by round: ${floorRounds.map((f) => `${f.name} ${f.ratios.map((r) => num(r, 2)).join(' / ')}`).join('; ')}`);
   }
+
+  const scales = Object.entries(scaleTimes).map(([name, times]) => {
+    const small = median(times.small);
+    const large = median(times.large);
+    console.log(
+      `\n${name}, one request at a time (${times.small.length} each): ${smallSize} conversations median ${small.toFixed(2)} ms, ` +
+        `${largeSize} median ${large.toFixed(2)} ms, ratio ${(large / small).toFixed(2)}`,
+    );
+    return { name, ratio: large / small };
+  });
+
+  const checks = fanOutSection(fan, events);
 
   console.log(
     `\nApp RSS: ${rss.started.toFixed(0)} MiB started, ${rss.seeded.toFixed(0)} MiB seeded, ` +
@@ -166,14 +218,31 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
     const r = row(name);
     return r ? [{ name: `${label} / bare NestJS-Express`, value: r.toNest.toFixed(3), target: `>= ${target}`, pass: r.toNest >= target }] : [];
   };
+  const toFloor = (name, label) => {
+    const r = row(name);
+    const floor = floors.find((f) => f.name === name);
+    if (!r || !floor) return [];
+    const ratio = r.rps / floor.rps;
+    return [{ name: `${label} / its floor (req/s)`, value: `${ratio.toFixed(3)} (${r.rps.toFixed(0)} vs ${floor.rps.toFixed(0)})`, target: `>= ${TARGETS.pageToFloor}`, pass: ratio >= TARGETS.pageToFloor }];
+  };
+  const p50Against = (name, label, reference, factor) => {
+    const r = row(name);
+    const ref = row(reference);
+    if (!r || !ref) return [];
+    const ratio = r.p50 / ref.p50;
+    return [{ name: `${label} p50 / ${reference} page p50`, value: `${ratio.toFixed(2)} (${r.p50.toFixed(2)} vs ${ref.p50.toFixed(2)} ms)`, target: `<= ${factor}`, pass: ratio <= factor }];
+  };
   const inbound = row('inbound');
   printTargets([
     ...toNest('settings', 'GET /v1/settings', TARGETS.settingsToNest),
-    ...toNest('conversations', 'conversations page', TARGETS.pageToNest),
-    ...toNest('messages', 'messages page', TARGETS.pageToNest),
+    ...toFloor('conversations', 'conversations page'),
+    ...toFloor('messages', 'messages page'),
+    ...toFloor('inbox', 'inbox page'),
+    ...p50Against('search-large', 'message search', 'conversations', TARGETS.searchToPageP50),
+    ...p50Against('counts-large', 'counts (100k)', 'conversations', TARGETS.countsToPageP50),
     ...toNest('send', 'POST /v1/conversations/:id/messages', TARGETS.sendToNest),
     ...(inbound ? [{ name: 'POST /api/external/messages (req/s)', value: inbound.rps.toFixed(0), target: `>= ${TARGETS.inboundPerSecond}`, pass: inbound.rps >= TARGETS.inboundPerSecond }] : []),
-    { name: `page at ${largeSize} / at ${smallSize} (medians)`, value: scaleRatio.toFixed(2), target: `<= ${TARGETS.scaleRatio}`, pass: scaleRatio <= TARGETS.scaleRatio },
+    ...scales.map(({ name, ratio }) => ({ name: `${name} at ${largeSize} / at ${smallSize} (medians)`, value: ratio.toFixed(2), target: `<= ${TARGETS.scaleRatio}`, pass: ratio <= TARGETS.scaleRatio })),
     ...checks,
     ...durableChecks,
     { name: 'app RSS after the request load (MiB)', value: rss.afterLoad.toFixed(0), target: `< ${TARGETS.rssAfterLoadMiB}`, pass: rss.afterLoad < TARGETS.rssAfterLoadMiB },

@@ -14,7 +14,7 @@ const BARE = {
   reads: { name: 'bare NestJS-Express + the reads', script: 'bare-reads.server.mjs' },
 };
 /** The scenarios bare-reads.server.mjs knows the reads of. */
-const READ_SCENARIOS = ['conversations', 'messages'];
+const READ_SCENARIOS = ['conversations', 'messages', 'inbox'];
 const WARMUP_SECONDS = 2;
 const SCALE_BLOCKS = 5;
 const SCALE_BLOCK_SIZE = 40;
@@ -23,8 +23,9 @@ const SCALE_BLOCK_SIZE = 40;
  * Interleaved rounds: in each, the app's scenarios (a scenario with its own `server` and `base` is measured
  * on that app, e.g. the one on a durable engine), then bare node:http and bare NestJS-Express on the
  * same core serving the app's answers, in an order that rotates per round, so that drift and noise on
- * the machine fall on all three alike. Each bare server lives for one round. Also in each round: the
- * conversations page of the 1k and the 100k company, one request at a time, in alternating blocks.
+ * the machine fall on all three alike. Each bare server lives for one round. Also in each round: each page of
+ * `scale` (the conversations page, the inbox page) of a 1k and the 100k company, one request at a time, in
+ * alternating blocks.
  * Before each round, the load from anyone else on the machine, which the report shows. With `reads` (the
  * database's URI, the company and the thread whose pages are measured, and `answers`, the app's pages now), also
  * the list pages' reads alone behind bare NestJS-Express, with the engine's CPU when it has its own process
@@ -36,9 +37,16 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const runs = { app: {}, http: {}, nest: {}, reads: {} };
   const readBodies = reads ? Object.keys(bodies).filter((name) => READ_SCENARIOS.includes(name)) : [];
-  const readsEnv = reads && { MONGODB_URI: reads.uri, READS_COMPANY: reads.companyId, READS_THREAD: reads.threadId };
+  const readsEnv = reads && {
+    MONGODB_URI: reads.uri,
+    READS_COMPANY: reads.companyId,
+    READS_AGENT: reads.agentId,
+    READS_THREAD: reads.threadId,
+    READS_INBOX_COMPANY: reads.inboxCompanyId,
+    READS_INBOX_AGENT: reads.inboxAgentId,
+  };
   const push = (kind, name, run) => (runs[kind][name] ??= []).push(run);
-  const scaleTimes = { small: [], large: [] };
+  const scaleTimes = Object.fromEntries(scale.map((probe) => [probe.name, { small: [], large: [] }]));
   const otherLoad = [];
   const measure = (server, url, options) => loadRun({ server, url, connections, duration, ...options });
 
@@ -65,7 +73,7 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
           log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
           push('app', s.name, run);
         }
-        await scaleProbe(appBase, scale, scaleTimes);
+        for (const probe of scale) await scaleProbe(appBase, probe, scaleTimes[probe.name]);
         continue;
       }
       const port = await freePort();

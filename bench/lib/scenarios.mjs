@@ -1,4 +1,7 @@
-import { phone } from './seed.mjs';
+import { COMMON_WORD, phone } from './seed.mjs';
+
+/** The inbox page of the issue: two statuses, most recent activity first, with lastMessage and unreadCount. */
+export const INBOX_PATH = '/v1/conversations?status=queued,human&sort=lastActivity&limit=50';
 
 const json = { 'content-type': 'application/json' };
 
@@ -7,7 +10,7 @@ const json = { 'content-type': 'application/json' };
  * bare servers answering the same bytes (`baseline`: whose answer they serve; the 100k page shares the
  * 1k page's, which has the same shape and size).
  */
-export function appScenarios({ small, large, smallData }) {
+export function appScenarios({ small, large, smallData, inboxCompany }) {
   const bearer = (company) => ({ authorization: `Bearer ${company.token}` });
   let next = 0;
   return [
@@ -42,6 +45,16 @@ export function appScenarios({ small, large, smallData }) {
       headers: { 'x-api-key': small.apiKey, ...json },
       // Each request from the next of the seeded contacts, so lookups spread over them as real traffic does.
       body: () => JSON.stringify({ from: { phone: phone(415, next++ % smallData.phones) }, text: 'Is my order on its way?', channel: 'whatsapp' }),
+    },
+    { name: 'inbox', label: 'GET inbox page (1k): queued,human by lastActivity', path: INBOX_PATH, headers: bearer(inboxCompany) },
+    { name: 'inbox-large', label: 'GET inbox page (100k)', path: INBOX_PATH, headers: bearer(large), baseline: 'inbox' },
+    { name: 'counts-large', label: 'GET /v1/conversations/counts (100k)', path: '/v1/conversations/counts', headers: bearer(large) },
+    {
+      name: 'search-large',
+      label: `GET /v1/messages/search?q=${COMMON_WORD} (200k msgs)`,
+      path: `/v1/messages/search?q=${COMMON_WORD}`,
+      headers: bearer(large),
+      needsMessages: true,
     },
   ];
 }

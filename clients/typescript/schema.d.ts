@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Create a company, its settings and an admin agent; answers a bearer token
-         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed authentications of the address. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
+         * @description Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed with these details"), in the time a new one takes. Refusals count as failed logins of the address and e-mail. Counts 10 requests against the rate limit. The token is used as `Authorization: Bearer <accessToken>` until `expiresIn` seconds have passed.
          */
         post: operations["AuthController_register_v1"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an agent e-mail and password for a bearer token
-         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed authentication of the address. Counts 5 requests against the rate limit.
+         * @description A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not tell which. A 401 counts as a failed login of the client address and that e-mail: after AUTH_FAILURE_LIMIT of them in a rate-limit window, the e-mail is refused from that address (429, even with its right password) until the window ends, while other e-mails from the address still log in. Counts 5 requests against the rate limit.
          */
         post: operations["AuthController_login_v1"];
         delete?: never;
@@ -145,16 +145,36 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List conversations, newest first; pass `nextCursor` back as `startAfter`
-         * @description Each conversation embeds its contact (`id`, `name`, `email`, `phone`), so an inbox renders from one call. Filters combine; leave them out to list every conversation.
+         * List conversations (newest created first by default); pass `nextCursor` back as `startAfter`
+         * @description What an inbox needs in one call: each conversation embeds its contact (`id`, `name`, `email`, `phone`). Each conversation shows its `lastMessage` (a preview of its newest message) and, for you, `unreadCount` (inbound messages after your read marker) and `lastReadAt`. Webhooks and events carry the conversation without the last two. Filters combine; leave them out to list every conversation. A `contactId` of another company matches nothing (an empty page). An unknown status or sort, a malformed id or time, contradictory filters (`unassigned` with `assignedAgentId`) or a foreign cursor answer 400 naming the field. Pages continue after `startAfter` (the previous `nextCursor`, made in the same `sort`; another sort answers 400) and never repeat a conversation whose sort key did not change meanwhile. In `lastActivity` order, a conversation that receives a message during your walk moves to the top: the rest of the walk does not show it (again, or at all if you had not reached it), and a fresh first page shows it first. In `waiting` order, one that re-enters the queue moves to the end, where the walk shows it again. In `created` order nothing moves. A conversation whose status or other filtered field changes may leave or enter the filter between two pages.
          */
         get: operations["ConversationsController_list_v1"];
         put?: never;
         /**
          * Start a conversation with a contact (status bot, priority medium unless given)
-         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409.
+         * @description With `message`, that text becomes the first outbound message, sent by you (`message.sent`). A contact has at most one open conversation per channel: a second one answers 409. A new conversation has no open reply window, so on a channel with one, `message` answers 409 `reply-window-closed` and nothing is stored: start it with a template instead (`POST /v1/messages`).
          */
         post: operations["ConversationsController_start_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count open conversations for the inbox’s tabs
+         * @description Over open conversations: by status (`bot`, `queued`, `human`), without an agent (`unassigned`), snoozed (`snoozed`), yours (`mine`: human and assigned to you) and, of those, the ones with inbound messages you have not read (`mineUnread`). Each is counted on an index, whatever the company holds.
+         */
+        get: operations["ConversationsController_counts_v1"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -170,7 +190,7 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description With its contact embedded. A missing, malformed or other company's id answers 404.
+         * @description With its contact embedded. Each conversation shows its `lastMessage` (a preview of its newest message) and, for you, `unreadCount` (inbound messages after your read marker) and `lastReadAt`. Webhooks and events carry the conversation without the last two. A missing, malformed or other company's id answers 404.
          */
         get: operations["ConversationsController_get_v1"];
         put?: never;
@@ -183,6 +203,26 @@ export interface paths {
          * @description Life cycle: bot → queued (hand-off), bot|queued → human (assign), human → queued (unassign), bot|queued|human → closed. A closed conversation is never reopened. Any other move answers 400 naming the allowed ones; a concurrent change to the same conversation answers 409 (read it again and retry). Entering the queue emits `conversation.queued`; auto-assignment (when on) reacts to it after this answers, so the answer shows the conversation queued and a later `conversation.assigned` tells who took it.
          */
         patch: operations["ConversationsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the conversation read, for you, up to a message (default: its newest)
+         * @description Moves your read marker (each agent has its own) to `messageId`, a message of this conversation, or to its newest message. Markers only move forward: a message older than your marker answers the marker unchanged. Your `unreadCount` then counts the inbound messages after it, in every answer. A message of another conversation (or company), or a malformed id, answers 400; a missing or foreign conversation 404.
+         */
+        post: operations["ConversationsController_markRead_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/conversations/{id}/assign": {
@@ -299,16 +339,43 @@ export interface paths {
         get: operations["MessagesController_list_v1"];
         put?: never;
         /**
-         * Send a text message or a canned response to the contact, or add a private note
-         * @description Give exactly one of `text` and `cannedResponseId` (400 naming the field otherwise).
+         * Send to the contact (text, a canned response or an approved template), or add a private note
+         * @description Give exactly one of `text`, `cannedResponseId` and `template` (400 naming the fields otherwise).
          *
          *     - `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s firstResponseAt on its first reply.
          *     - `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, you, your company; a missing value renders as empty), sent as your text message. A response that is not your company’s answers 400.
+         *     - `{ template: { name, language, variables } }`: an `approved` template of the conversation’s channel (400 `template.name` otherwise) with one variable per placeholder (400 `template.variables` otherwise). The message has `type: "template"`, `template: { id, name, language, variables }` and the rendered `text`; `message.sent` carries it, so the connector sends the template by name.
          *     - `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, `delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; `mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.
+         *
+         *     **Reply window.** On a channel with `replyWindowHours`, free-form messages (text, canned responses) go through only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 with problem type `urn:parley:problem:reply-window-closed` and `closedAt`. Templates and notes go through at any time.
          *
          *     Sending to the contact on a closed conversation answers 400.
          */
         post: operations["MessagesController_send_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Message a contact first: finds or creates the contact, uses its open conversation or opens one, sends
+         * @description `to` names the contact by `contactId`, `phone` or `email` (a phone or e-mail without a contact creates one, named `name`). The message goes into the contact’s open conversation on `channel`, or a new one assigned to you (`human`, with `conversation.created` and `conversation.assigned`). Exactly one of `text` or `template`.
+         *
+         *     **Reply window.** A new conversation on a channel with `replyWindowHours` has no open window, so only a `template` is accepted there; `text` answers 409 (problem type `urn:parley:problem:reply-window-closed`, `closedAt: null`), and so does text to an open conversation whose window has closed. Whatever is refused (400, 409) stores nothing: no contact, no conversation. An inactive channel answers 409.
+         *
+         *     Send an `Idempotency-Key` so that a retry cannot send twice.
+         */
+        post: operations["ProactiveMessagesController_send_v1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -326,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Report an outbound message's delivery status (a delivery receipt)
-         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404.
+         * @description Moves `delivery.status` forward only, along pending → sent → delivered → read (steps may be skipped); `failed` only from pending or sent. Each forward move emits `message.status_changed` (Interface B `CHAT_STATUS_CHANGED`) with `{ message, previousStatus }`. A report that does not move it forward (late, repeated, anything after `read` or `failed`) answers 200 with the message unchanged and emits nothing, so reports may be retried and may arrive out of order. Concurrent reports apply each move once. `externalId` is kept on `delivery.externalId`; `error` only with `failed`. An inbound message, an unknown id or another company's message → 404. A key limited to channels reports only on messages of conversations on them (403 for another).
          */
         post: operations["DeliveryReceiptsController_report"];
         delete?: never;
@@ -407,6 +474,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels, newest first
+         * @description Any agent. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        get: operations["ChannelsController_list_v1"];
+        put?: never;
+        /**
+         * Create a channel (admin)
+         * @description `key` is what conversations on it carry in `channel`: unique in your company (409 when taken), lower-case `[a-z0-9_.:+-]{1,64}`, fixed once created, as is `type`. `replyWindowHours` defaults to 24 for `whatsapp`, null otherwise. At most 100 channels per company. Changes reach every API process within 2 seconds. A channel with `replyWindowHours` lets free-form messages (agent text, media, canned responses, flow and bot messages) through only within that many hours of the contact's last message (the conversation shows `replyWindowExpiresAt`); outside it they answer 409 `reply-window-closed`, and only approved templates go through. A conversation on a key without a channel record has no window.
+         */
+        post: operations["ChannelsController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["ChannelsController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel (admin)
+         * @description Its conversations and templates stay; its conversations then behave as on a key without a record (no reply window).
+         */
+        delete: operations["ChannelsController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel (admin): name, address, replyWindowHours, isActive
+         * @description A new `replyWindowHours` applies to each conversation from its next inbound message; windows already open keep their end. null removes the window: free-form messages go through again at once.
+         */
+        patch: operations["ChannelsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List message templates, newest first
+         * @description Any agent. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["MessageTemplatesController_list_v1"];
+        put?: never;
+        /**
+         * Create a message template (supervisor), pending the channel’s approval
+         * @description `channel` is the key of one of your channels (400 otherwise). `body` holds placeholders `{{1}}`..`{{n}}` numbered from 1 without gaps (400 naming the gap). Channel + name + language is unique: 409 when taken. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        post: operations["MessageTemplatesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message template
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["MessageTemplatesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a message template (supervisor)
+         * @description It can no longer be sent; messages already sent with it keep their text and `template`.
+         */
+        delete: operations["MessageTemplatesController_remove_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace’s message templates, newest first (`status=pending`: those awaiting a verdict)
+         * @description API key with the `templates:manage` scope. Pass `nextCursor` back as `cursor`. A new template is `pending`; the channel connector submits it to the channel and reports the verdict (`PATCH /api/external/message-templates/{id}`, scope `templates:manage`): `approved` or `rejected` with a `rejectionReason`. Each change, creation included (`previousStatus: null`), emits `template.status_changed` (Interface B `TEMPLATE_STATUS_CHANGED`). Only `approved` templates can be sent: `POST /v1/conversations/{id}/messages { template: { name, language, variables } }`, also outside the reply window.
+         */
+        get: operations["ExternalMessageTemplatesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/message-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one message template
+         * @description API key with the `templates:manage` scope. A missing or other workspace's id answers 404.
+         */
+        get: operations["ExternalMessageTemplatesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Report the channel’s verdict on a template: approved, or rejected with a reason
+         * @description API key with the `templates:manage` scope. A new status emits `template.status_changed` (`TEMPLATE_STATUS_CHANGED`) with the template and its `previousStatus`; the status it already has answers 200 and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status.
+         */
+        patch: operations["ExternalMessageTemplatesController_report"];
+        trace?: never;
+    };
     "/api/external/messages": {
         parameters: {
             query?: never;
@@ -421,6 +632,10 @@ export interface paths {
          * @description Finds the contact by phone, else e-mail, or creates it; finds its open conversation on the channel or opens one in `bot` (`conversation.created`); stores the message (`message.received`). A contact has at most one open conversation per channel; after a close, the next message opens a new conversation. The answer shows the stored message and conversation: the flows the message triggers run after it, from the event log, so their effects (replies, hand-off, tags) are not in it; follow them by webhook.
          *
          *     **Retries.** Send the channel’s own message id as `externalId`: a message whose `externalId` is already stored on the channel (per company) answers **200** with that message, its conversation as it stands now and `duplicate: true`, and stores and emits nothing, even when the repeats arrive at the same time.
+         *
+         *     **Media.** A photo, video, voice note or document comes in two steps, as the channels’ own APIs do: upload the file with `POST /api/external/media`, then send this message with its `id` as `mediaId` (and `type`, the file’s kind, and a `caption` if you like; `text` is then optional). Each upload serves one message. 400 for a `mediaId` that is not an upload of your company, one a message already carries, or a `type` that is not the file’s; nothing is stored then.
+         *
+         *     **Channels.** A key limited to channels (`channels` on the key) posts only for them: another channel (the default `api` included) answers 403.
          */
         post: operations["InboundMessagesController_receive"];
         delete?: never;
@@ -440,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Send a file (image, video, audio or document) as a message of a conversation
-         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. Counts 5 requests against the rate limits.
+         * @description multipart/form-data. The file is streamed into storage (GridFS) as it arrives. Its real type is read from its first bytes and must be on the allow-list and match `type`; a file larger than MEDIA_MAX_BYTES answers 413. The message answered carries `media.url`, to GET with your bearer token. On a channel with a reply window, only while the conversation’s window is open (409 `reply-window-closed` otherwise, and the file is not kept). Counts 5 requests against the rate limits.
          */
         post: operations["MediaController_send_v1"];
         delete?: never;
@@ -461,6 +676,66 @@ export interface paths {
          * @description Streams the file with its content type; images, video and audio inline, documents as attachments.
          */
         get: operations["MediaController_download_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/signed/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media file through a signed link (no credentials)
+         * @description The `media.downloadUrl` of a message in a REST answer, for browsers (`<img src>`, `<video src>`, a download link), which cannot send a bearer token. It serves the file until `media.downloadUrlExpiresAt` (at least MEDIA_URL_TTL_SECONDS, default 3600, after the answer), and may be cached privately until then. A link with any character changed answers 403; an expired one 410 (read the message again for a fresh link); a file removed since answers 404. Rate-limited by client address like every request without credentials.
+         */
+        get: operations["SignedMediaController_downloadSigned_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file a contact sent (image, video, audio or document), for an inbound message to carry
+         * @description multipart/form-data, the first of two steps as the channels’ own APIs do: upload the file here, then send `POST /api/external/messages` with its `id` as `mediaId`. The file is streamed into storage as it arrives; its real type is read from its first bytes and must be on the allow-list (and match `type` when given); a file larger than MEDIA_MAX_BYTES answers 413. Nothing is kept of a refused upload. An upload no message refers to is removed after MEDIA_UPLOAD_TTL_HOURS (24 by default; `expiresAt`); each upload serves one message. Counts 5 requests against the rate limits.
+         */
+        post: operations["ExternalMediaController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a media file of your company (an agent’s attachment to send on, or an upload)
+         * @description API key with the `media:read` scope. Streams any file of the company, outbound ones included (a message’s `media.id`), with its content type; images, video and audio inline, documents as attachments. A key limited to channels reads the files of messages on them and its own uploads. Another company’s id answers 404.
+         */
+        get: operations["ExternalMediaController_download"];
         put?: never;
         post?: never;
         delete?: never;
@@ -493,6 +768,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling agent: who the bearer token belongs to
+         * @description The agent as `GET /v1/agents/{id}` answers it, for a front end to learn who is logged in (its role included).
+         */
+        get: operations["AgentsController_me_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}": {
         parameters: {
             query?: never;
@@ -509,14 +804,14 @@ export interface paths {
         post?: never;
         /**
          * Deactivate an agent (admin); the record stays
-         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request and it can no longer log in. Answers the agent. Deactivating the last active admin answers 409.
+         * @description `isActive: false` and `status: offline`; its open human conversations go back to the queue; its tokens are refused from the next request (its open event streams end within 10 s) and it can no longer log in; the API keys it created are revoked (`revokedReason: creator_deactivated`). Answers the agent. Deactivating the last active admin answers 409; `me` is the calling admin.
          */
         delete: operations["AgentsController_deactivate_v1"];
         options?: never;
         head?: never;
         /**
          * Change an agent
-         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403). A deactivated agent stays offline until reactivated with `isActive: true`. Demoting or deactivating the last active admin answers 409.
+         * @description Admins may change every field; any agent may change its own `status` (anything else answers 403); `PATCH /v1/agents/me` changes the calling agent. A deactivated agent stays offline until reactivated with `isActive: true`. A new role, password or reactivation ends the agent's earlier tokens (and its open event streams). An admin given another role loses the API keys it created (`revokedReason: creator_demoted`), as a deactivated one does (`creator_deactivated`); promoting it again does not bring them back. Demoting or deactivating the last active admin answers 409.
          */
         patch: operations["AgentsController_update_v1"];
         trace?: never;
@@ -580,7 +875,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow (supervisor)
-         * @description Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
+         * @description Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, assign {agentId? | strategy?}, set_priority {priority}, add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.
          */
         post: operations["FlowsController_create_v1"];
         delete?: never;
@@ -739,6 +1034,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -789,6 +1087,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -889,6 +1190,9 @@ export interface paths {
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
          *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
+         *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
          *
@@ -939,6 +1243,9 @@ export interface paths {
          *     Retry n waits `backoffMs × 2^(n-1)` (at most one hour); after `maxRetries` retries the delivery is failed.
          *     A `429` or `503` with `Retry-After` sets the next attempt; a `410 Gone` disables the webhook.
          *     Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
+         *
+         *     **Channels**: `channels` limits a webhook to the events of conversations on those channels (a WhatsApp
+         *     connector's webhook, say); events of no conversation arrive all the same. Send `null` on update for every channel.
          *
          *     **Pause and delete**: `isActive: false` attempts nothing and records no new events; pending deliveries
          *     wait for `isActive: true`. Deleting a webhook discards its pending deliveries.
@@ -1004,8 +1311,15 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
          */
         get: operations["EventFeedController_stream_v1"];
         put?: never;
@@ -1032,6 +1346,8 @@ export interface paths {
          *     oldest event kept answers 410 (list again without `after`); a malformed cursor, or another company's, 400.
          *     `types` keeps only the named events (dotted or Interface B names, like webhook subscriptions); the cursor
          *     still moves past the others.
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_list"];
         put?: never;
@@ -1071,8 +1387,17 @@ export interface paths {
          *     deployment: one more answers 429. A client that stops reading is disconnected once it leaves
          *     `EVENT_STREAM_MAX_BUFFER_BYTES` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
          *     resumes from its last `id`. The stream ends cleanly when the server shuts down:
-         *     reconnect, with `Last-Event-ID`. Browsers: EventSource cannot send credentials headers, so open it on a
-         *     same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+         *     reconnect, with `Last-Event-ID`.
+         *
+         *     **Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+         *     the `events:read` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+         *     deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+         *     gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+         *
+         *     Browsers: EventSource cannot send credentials headers, so open it on a
+         *     same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
+         *
+         *     **Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations on them; the cursor still moves past the others, and a page is short only at the end of the log.
          */
         get: operations["ExternalEventFeedController_stream"];
         put?: never;
@@ -1163,6 +1488,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search your company’s messages, newest first
+         * @description Messages whose text or caption holds every word of `q`, case- and accent-insensitive (`cafe` finds “Café”), private notes included; a `"quoted phrase"` must appear as written. Words are matched as MongoDB’s text search matches phrases: each must appear in the message, at least one of them as a whole word (the others may be part of a longer word: `car` is in “scarf”); no stemming (`refund` does not find “refunds”). Each hit comes with its conversation as you see it (`unreadCount`, `lastReadAt`), and media with a signed `downloadUrl`. Filters combine; a `conversationId` or `contactId` of another company matches nothing (an empty page). Pass `nextCursor` back as `cursor`, with the same `q` and filters. `q` empty (after trimming) or longer than 200 characters, a malformed id or time, or `before` not after `after` answers 400 naming the field.
+         */
+        get: operations["MessageSearchController_find_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1170,7 +1515,7 @@ export interface components {
         FieldProblemDto: {
             /** @example email */
             field: string;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             message: string;
         };
         ProblemDetailsDto: {
@@ -1180,7 +1525,7 @@ export interface components {
             title: string;
             /** @example 400 */
             status: number;
-            /** @example email must be an email */
+            /** @example email must be an e-mail address */
             detail: string;
             /** @example /v1/auth/register */
             instance: string;
@@ -1190,7 +1535,7 @@ export interface components {
             error: string;
             /**
              * @example [
-             *       "email must be an email"
+             *       "email must be an e-mail address"
              *     ]
              */
             message: string | string[];
@@ -1276,6 +1621,13 @@ export interface components {
             agent: components["schemas"]["AgentView"];
         };
         CreateApiKeyDto: {
+            /**
+             * @description Limits the key to these channels (as conversations name them, case-insensitive): it posts inbound messages and status reports only for them (another channel: 403), and its event feed and streams carry only events of conversations on them. Leave it out for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[];
             /** @example WhatsApp connector */
             name: string;
             /**
@@ -1283,7 +1635,7 @@ export interface components {
              *       "messages:write"
              *     ]
              */
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
             /**
              * Format: date-time
              * @description When the key stops working (in the future); without it the key works until revoked
@@ -1293,10 +1645,10 @@ export interface components {
         };
         CreatedApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /**
              * @description The key itself: shown only in this response, store it now
              * @example pk_Xk3v…
@@ -1306,7 +1658,14 @@ export interface components {
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1340,15 +1699,22 @@ export interface components {
         };
         ApiKeyView: {
             /**
-             * @description `revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated
+             * @description `revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin was given another role
              * @enum {string|null}
              */
-            revokedReason: "revoked" | "creator_deactivated" | null;
+            revokedReason: "revoked" | "creator_deactivated" | "creator_demoted" | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example WhatsApp connector */
             name: string;
-            scopes: ("webhooks:manage" | "messages:write" | "events:read")[];
+            scopes: ("webhooks:manage" | "messages:write" | "events:read" | "media:read" | "templates:manage")[];
+            /**
+             * @description The channels the key is limited to; null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /**
              * @description The first characters of the key
              * @example pk_Xk3v
@@ -1481,6 +1847,43 @@ export interface components {
             /** @example true */
             deleted: boolean;
         };
+        ReplyWindowClosedProblemDto: {
+            /** @example about:blank */
+            type: string;
+            /** @example Bad Request */
+            title: string;
+            /** @example 400 */
+            status: number;
+            /** @example email must be an e-mail address */
+            detail: string;
+            /** @example /v1/auth/register */
+            instance: string;
+            /** @example 400 */
+            statusCode: number;
+            /** @example Bad Request */
+            error: string;
+            /**
+             * @example [
+             *       "email must be an e-mail address"
+             *     ]
+             */
+            message: string | string[];
+            /** @example 2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a */
+            requestId: string;
+            errors?: components["schemas"]["FieldProblemDto"][];
+            /**
+             * Format: date-time
+             * @description When the window closed; null when it never opened (the contact has not written on the channel yet)
+             */
+            closedAt?: string | null;
+            /**
+             * @description null for a proactive message that found no open conversation
+             * @example 6650f0c2a1b2c3d4e5f60718
+             */
+            conversationId?: string | null;
+            /** @example whatsapp */
+            channel?: string;
+        };
         CreateConversationDto: {
             /**
              * @default api
@@ -1524,6 +1927,20 @@ export interface components {
             /** @description The agent's or flow's id; null for auto */
             id: string | null;
         };
+        LastMessageView: {
+            /** @example 6650f0c2a1b2c3d4e5f60721 */
+            id: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound" | "internal";
+            /** @enum {string} */
+            senderType: "agent" | "contact" | "bot";
+            /** @enum {string} */
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The first 160 characters of the text or caption; for media without caption its type in brackets */
+            preview: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
         ConversationSlaView: {
             /**
              * @description The policy it took; null when none matches any more (after a priority change) and it keeps the targets it missed
@@ -1564,7 +1981,17 @@ export interface components {
             /** Format: date-time */
             submittedAt: string;
         };
-        ConversationView: {
+        AgentConversationView: {
+            /**
+             * @description Inbound messages after your read marker (all of them when you never marked it read)
+             * @example 2
+             */
+            unreadCount: number;
+            /**
+             * Format: date-time
+             * @description When you last moved your read marker on it (`POST /v1/conversations/:id/read`); null when you never did
+             */
+            lastReadAt: string | null;
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example 6650f0c2a1b2c3d4e5f60719 */
@@ -1590,6 +2017,8 @@ export interface components {
             subject: string | null;
             /** Format: date-time */
             lastMessageAt: string | null;
+            /** @description Its newest message (in events: as of the event); null before the first */
+            lastMessage: components["schemas"]["LastMessageView"] | null;
             /**
              * Format: date-time
              * @description The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message
@@ -1606,6 +2035,13 @@ export interface components {
             /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
             snoozedUntil: string | null;
             /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
+            /**
              * @description Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
              *     change it follows (opening, a message, a priority change), by a consumer of the event log
              */
@@ -1616,6 +2052,69 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ConversationCountsView: {
+            /**
+             * @description Open conversations the bot is handling
+             * @example 12
+             */
+            bot: number;
+            /**
+             * @description Conversations waiting in the queue for an agent
+             * @example 4
+             */
+            queued: number;
+            /**
+             * @description Conversations an agent is handling
+             * @example 31
+             */
+            human: number;
+            /**
+             * @description Open conversations without an assigned agent (bot and queued ones)
+             * @example 16
+             */
+            unassigned: number;
+            /**
+             * @description Open conversations snoozed until later
+             * @example 3
+             */
+            snoozed: number;
+            /**
+             * @description `human` conversations assigned to you
+             * @example 7
+             */
+            mine: number;
+            /**
+             * @description Of those, the ones with inbound messages you have not read
+             * @example 2
+             */
+            mineUnread: number;
+        };
+        MarkReadDto: {
+            /**
+             * @description A message of this conversation to mark read up to (itself included); default its newest message
+             * @example 6650f0c2a1b2c3d4e5f60721
+             */
+            messageId?: string;
+        };
+        ReadStateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            conversationId: string;
+            /**
+             * @description The newest message you have read; null while you have read none (a conversation without messages)
+             * @example 6650f0c2a1b2c3d4e5f60721
+             */
+            lastReadMessageId: string | null;
+            /**
+             * Format: date-time
+             * @description When you moved the marker there; null while you have read none
+             */
+            lastReadAt: string | null;
+            /**
+             * @description Inbound messages after the marker
+             * @example 0
+             */
+            unreadCount: number;
         };
         AssignConversationDto: {
             /**
@@ -1701,6 +2200,68 @@ export interface components {
              */
             reason?: string;
         };
+        ConversationView: {
+            /** @example 6650f0c2a1b2c3d4e5f60718 */
+            id: string;
+            /** @example 6650f0c2a1b2c3d4e5f60719 */
+            contactId: string;
+            /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
+            contact: components["schemas"]["ContactSummaryView"] | null;
+            /** @example whatsapp */
+            channel: string;
+            /** @enum {string} */
+            status: "bot" | "queued" | "human" | "closed";
+            /** @enum {string} */
+            priority: "low" | "medium" | "high";
+            assignedAgentId: string | null;
+            /** Format: date-time */
+            assignedAt: string | null;
+            assignedBy: components["schemas"]["AssignedByView"] | null;
+            /**
+             * @example [
+             *       "vip"
+             *     ]
+             */
+            tags: string[];
+            subject: string | null;
+            /** Format: date-time */
+            lastMessageAt: string | null;
+            /** @description Its newest message (in events: as of the event); null before the first */
+            lastMessage: components["schemas"]["LastMessageView"] | null;
+            /**
+             * Format: date-time
+             * @description The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message
+             */
+            firstResponseAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it last entered the queue
+             */
+            queuedAt: string | null;
+            /** Format: date-time */
+            closedAt: string | null;
+            closeReason: string | null;
+            /** @description Snoozed until then (POST /conversations/{id}/snooze); null when awake */
+            snoozedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description On a channel with a reply window: when it closes (the contact's last message + the channel's
+             *     `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+             *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
+             */
+            replyWindowExpiresAt: string | null;
+            /**
+             * @description Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
+             *     change it follows (opening, a message, a priority change), by a consumer of the event log
+             */
+            sla: components["schemas"]["ConversationSlaView"] | null;
+            /** @description The contact's satisfaction rating; null until one is given */
+            csat: components["schemas"]["ConversationCsatView"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         BulkItemResultView: {
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
@@ -1738,6 +2299,33 @@ export interface components {
              * @example /v1/media/6650f0c2a1b2c3d4e5f60720
              */
             url: string;
+            /**
+             * @description REST answers only (never in events or webhooks): a link that serves the file without credentials until
+             *     `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+             * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+             */
+            downloadUrl?: string;
+            /**
+             * Format: date-time
+             * @description When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer
+             */
+            downloadUrlExpiresAt?: string;
+        };
+        MessageTemplateUseView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example order_shipped */
+            name: string;
+            /** @example en-US */
+            language: string;
+            /**
+             * @description The values of its placeholders, `{{1}}` first
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables: string[];
         };
         MessageDeliveryErrorView: {
             /**
@@ -1776,12 +2364,15 @@ export interface components {
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
             text: string | null;
             caption: string | null;
             media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
-            senderType: "agent" | "bot" | "contact";
+            senderType: "agent" | "contact" | "bot";
             senderId: string | null;
             /**
              * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
@@ -1797,12 +2388,24 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        SendMessageDto: {
+        SendTemplateDto: {
+            /** @example order_shipped */
+            name: string;
             /**
-             * @description Mode `text`: the text, sent to the contact (or kept as a private note with `private: true`)
-             * @example Your refund is on its way.
+             * @description BCP 47, any case
+             * @example en-US
              */
-            text?: string;
+            language: string;
+            /**
+             * @description The values of the placeholders, `{{1}}` first: exactly as many as the template has (none: leave it out)
+             * @example [
+             *       "Grace",
+             *       "1042"
+             *     ]
+             */
+            variables?: string[];
+        };
+        SendMessageDto: {
             /** @description With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
             private?: boolean;
             /**
@@ -1817,6 +2420,61 @@ export interface components {
              * @example 6650f0c2a1b2c3d4e5f60730
              */
             cannedResponseId?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveRecipientDto: {
+            /**
+             * @description A contact of your company
+             * @example 6650f0c2a1b2c3d4e5f60719
+             */
+            contactId?: string;
+            /**
+             * @description International format: the contact with this phone, or a new one
+             * @example +14155552671
+             */
+            phone?: string;
+            /**
+             * Format: email
+             * @description The contact with this e-mail, or a new one
+             * @example grace@example.com
+             */
+            email?: string;
+        };
+        ProactiveMessageDto: {
+            /**
+             * @description The channel key; a new conversation on a channel with a reply window has no open window, so only a template goes there
+             * @example whatsapp
+             */
+            channel: string;
+            /** @description Exactly one of contactId, phone or email */
+            to: components["schemas"]["ProactiveRecipientDto"];
+            /**
+             * @description The contact's name, when `to` is a phone or e-mail: given to a new contact, or to one without a name
+             * @example Grace Hopper
+             */
+            name?: string;
+            /**
+             * @description Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+             *     otherwise); with `private: true` on a conversation's messages, a private note instead
+             * @example Your refund is on its way.
+             */
+            text?: string;
+            /** @description An approved template of the channel, by name: allowed also outside the reply window */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        ProactiveMessageView: {
+            message: components["schemas"]["MessageView"];
+            /** @description The conversation as it stands after the message: the contact's open one on the channel, or the one opened for it */
+            conversation: components["schemas"]["ConversationView"];
+            /** @description The contact, found or created */
+            contact: components["schemas"]["ContactView"];
         };
         ExternalErrorDto: {
             /** @example false */
@@ -1909,12 +2567,15 @@ export interface components {
             /** @enum {string} */
             direction: "inbound" | "outbound" | "internal";
             /** @enum {string} */
-            type: "text" | "image" | "video" | "audio" | "document";
+            type: "text" | "image" | "video" | "audio" | "document" | "template";
+            /** @description The text; of a `template` message, its body with the variables in place */
             text: string | null;
             caption: string | null;
             media: components["schemas"]["MediaView"] | null;
+            /** @description Of a `template` message: which template, in which language, with what variables; null otherwise */
+            template: components["schemas"]["MessageTemplateUseView"] | null;
             /** @enum {string} */
-            senderType: "agent" | "bot" | "contact";
+            senderType: "agent" | "contact" | "bot";
             senderId: string | null;
             /**
              * @description Inbound: the channel's own id of the message, when the connector sent one; null otherwise
@@ -1938,6 +2599,170 @@ export interface components {
             contact: components["schemas"]["ContactView"] | null;
             /** @description Every message, oldest first (private notes only with includePrivate=true) */
             messages: components["schemas"]["TranscriptMessageView"][];
+        };
+        ChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /**
+             * @description What conversations on this channel carry in `channel`
+             * @example whatsapp
+             */
+            key: string;
+            /** @enum {string} */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id)
+             * @example +14155550100
+             */
+            address: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; outside it only approved
+             *     templates go through. null: the channel has no window
+             * @example 24
+             */
+            replyWindowHours: number | null;
+            /** @description false: switched off for new business: proactive messages (`POST /v1/messages`) on it answer 409; replies in its open conversations go on, under its reply window */
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /**
+             * @description What conversations on this channel carry in `channel`; unique in your company, fixed once created
+             * @example whatsapp
+             */
+            key: string;
+            /**
+             * @description Fixed once created
+             * @enum {string}
+             */
+            type: "whatsapp" | "sms" | "email" | "web" | "api" | "other";
+            /** @example WhatsApp Business */
+            name: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        UpdateChannelDto: {
+            /**
+             * @description false: proactive messages (`POST /v1/messages`) on it answer 409
+             * @default true
+             */
+            isActive: boolean;
+            /** @example WhatsApp Business */
+            name?: string;
+            /**
+             * @description The company's own address on the channel (phone number, e-mail address, page id); null for none
+             * @example +14155550100
+             */
+            address?: string | null;
+            /**
+             * @description Hours after the contact's last message during which free-form messages may be sent; null for no window.
+             *     Default: 24 for `whatsapp`, null otherwise. A change applies from each conversation's next inbound message
+             * @example 24
+             */
+            replyWindowHours?: number | null;
+        };
+        DeletedChannelView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        MessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /**
+             * @description The key of the channel it is approved on
+             * @example whatsapp
+             */
+            channel: string;
+            /** @example order_shipped */
+            name: string;
+            /**
+             * @description BCP 47, in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /** @example Hi {{1}}, your order {{2}} has shipped. */
+            body: string;
+            /**
+             * @description How many `variables` a send must give: the body's placeholders {{1}}..{{n}}
+             * @example 2
+             */
+            placeholderCount: number;
+            /**
+             * @description `pending` until the channel connector reports the channel's verdict; only `approved` templates can be sent
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /** @description Why the channel rejected it; null unless `rejected` */
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateMessageTemplateDto: {
+            /**
+             * @description The key of a channel of your company (POST /v1/channels), lower-cased
+             * @example whatsapp
+             */
+            channel: string;
+            /**
+             * @description Lower-case letters, digits and "_"; unique with channel and language
+             * @example order_shipped
+             */
+            name: string;
+            /**
+             * @description A BCP 47 language tag, stored in canonical case
+             * @example en-US
+             */
+            language: string;
+            /** @enum {string} */
+            category: "marketing" | "utility" | "authentication";
+            /**
+             * @description Placeholders {{1}}..{{n}}, numbered from 1 without gaps (each may appear more than once)
+             * @example Hi {{1}}, your order {{2}} has shipped.
+             */
+            body: string;
+        };
+        DeletedMessageTemplateView: {
+            /** @example 6650f0c2a1b2c3d4e5f60740 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        ReportTemplateStatusDto: {
+            /**
+             * @example approved
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "rejected";
+            /**
+             * @description Why the channel rejected it; only with status `rejected`
+             * @example INVALID_FORMAT: variables must not be at the start or end
+             */
+            rejectionReason?: string;
         };
         InboundSenderDto: {
             /**
@@ -1963,10 +2788,25 @@ export interface components {
             /** @description The contact: at least a phone or an email */
             from: components["schemas"]["InboundSenderDto"];
             /**
-             * @description Required: inbound messages are text; inbound media is not supported
+             * @description What the contact wrote; required unless the message carries a file (`mediaId`)
              * @example Hi, where is my order?
              */
-            text: string;
+            text?: string;
+            /**
+             * @description A file the contact sent: the `id` of an upload of `POST /api/external/media` that no message carries yet
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            mediaId?: string;
+            /**
+             * @description The message's type: only with `mediaId`, and then the file's kind (when omitted, taken from the file)
+             * @enum {string}
+             */
+            type?: "image" | "video" | "audio" | "document";
+            /**
+             * @description The file's caption, only with `mediaId`
+             * @example The parcel as it arrived
+             */
+            caption?: string;
             /**
              * @description The channel's own id of the message, unique per company and channel: send it so that a retry is safe. A message
              *     whose externalId is already stored on the channel answers 200 with the stored message and `duplicate: true`, and
@@ -1989,6 +2829,38 @@ export interface components {
             /** @example true */
             success: boolean;
             data: components["schemas"]["InboundMessageResultView"];
+        };
+        UploadedMediaView: {
+            /**
+             * @description Send it as `mediaId` with the message
+             * @example 6650f0c2a1b2c3d4e5f60720
+             */
+            id: string;
+            /**
+             * @description What the content is, read from its first bytes: the message's `type` must be this one
+             * @enum {string}
+             */
+            type: "image" | "video" | "audio" | "document";
+            /**
+             * @description The type read from the content (never the one the part declared)
+             * @example image/jpeg
+             */
+            mimeType: string;
+            /**
+             * @description Bytes
+             * @example 48213
+             */
+            size: number;
+            /**
+             * @description The name it is served under: the part's file name without any path, its extension matching the content
+             * @example photo.jpg
+             */
+            fileName: string;
+            /**
+             * Format: date-time
+             * @description When it is removed if no message refers to it by then (MEDIA_UPLOAD_TTL_HOURS after the upload)
+             */
+            expiresAt: string;
         };
         CreateAgentDto: {
             /** @example Grace Hopper */
@@ -2089,6 +2961,11 @@ export interface components {
             autoAssignment: components["schemas"]["AutoAssignmentView"];
             /** @example en */
             language: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+             * @example 60
+             */
+            replyWindowWarningMinutes: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2160,6 +3037,12 @@ export interface components {
              * @example pt-BR
              */
             language?: string;
+            /**
+             * @description Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+             *     applies to windows opened or extended from then on
+             * @example 60
+             */
+            replyWindowWarningMinutes?: number;
         };
         BusinessHoursStatusView: {
             /** @description false: business hours are off, and the company counts as always open */
@@ -2189,6 +3072,15 @@ export interface components {
             type: "send_message";
             /** @example Thanks! An agent will be with you shortly. */
             text: string;
+        };
+        SendTemplateStepDto: {
+            /**
+             * @description An approved template of the conversation's channel: it goes through also outside the reply window (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "send_template";
+            /** @description Checked when the step runs: an unknown or unapproved template, or a wrong number of variables, fails the step */
+            template: components["schemas"]["SendTemplateDto"];
         };
         AssignStepDto: {
             /**
@@ -2259,7 +3151,7 @@ export interface components {
             keywords: string[];
         };
         FlowView: {
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example 6650f0c2a1b2c3d4e5f60718 */
             id: string;
             /** @example Pricing questions */
@@ -2317,7 +3209,7 @@ export interface components {
              *       }
              *     ]
              */
-            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
+            steps: (components["schemas"]["SendMessageStepDto"] | components["schemas"]["SendTemplateStepDto"] | components["schemas"]["AssignStepDto"] | components["schemas"]["SetPriorityStepDto"] | components["schemas"]["AddTagsStepDto"] | components["schemas"]["HandoffStepDto"] | components["schemas"]["CloseStepDto"])[];
             /** @example Pricing questions */
             name: string;
         };
@@ -2475,6 +3367,13 @@ export interface components {
         };
         CreateWebhookDto: {
             /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
+            /**
              * @description false registers it paused
              * @default true
              */
@@ -2497,7 +3396,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -2523,7 +3422,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2546,7 +3452,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             retryConfig: components["schemas"]["RetryConfigView"];
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
@@ -2558,6 +3471,13 @@ export interface components {
             updatedAt: string;
         };
         UpdateWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -2576,7 +3496,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -2659,7 +3579,14 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            /**
+             * @description Only events of conversations on these channels (events of no conversation too); null: every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[] | null;
             /** @description false: paused, nothing is attempted and new events are not recorded */
             isActive: boolean;
             /** @description Set when delivery turned the webhook off (410 Gone) */
@@ -2670,6 +3597,13 @@ export interface components {
             updatedAt: string;
         };
         CreateExternalWebhookDto: {
+            /**
+             * @description Only events of conversations on these channels (as conversations name them, case-insensitive); events of no conversation arrive all the same. Leave it out (or, on update, send null) for every channel
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[] | null;
             /**
              * @description false registers it paused
              * @default true
@@ -2690,7 +3624,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -2702,7 +3636,7 @@ export interface components {
         EventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2711,7 +3645,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -2739,7 +3673,7 @@ export interface components {
         ExternalEventView: {
             /**
              * @description What a webhook delivery of the event carries: the snapshots of the records as the change left them
-             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+             *     (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
              */
             data: {
                 [key: string]: unknown;
@@ -2748,7 +3682,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -3102,6 +4036,10 @@ export interface components {
             /** @enum {string} */
             database: "up" | "down";
         };
+        MessageSearchHitView: {
+            message: components["schemas"]["MessageView"];
+            conversation: components["schemas"]["AgentConversationView"];
+        };
     };
     responses: never;
     parameters: {
@@ -3109,7 +4047,8 @@ export interface components {
          * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
          *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
          *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-         *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+         *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+         *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
          *     route and body changes nothing and gets the kept answer again, byte for byte, with
          *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
          *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3162,18 +4101,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3192,11 +4131,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Registration is disabled on this server",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Registration is disabled on this server",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3215,7 +4154,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -3236,11 +4175,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/register",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3281,18 +4220,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3311,11 +4250,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Unauthorized",
                      *       "status": 401,
-                     *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Invalid e-mail or password",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token",
+                     *       "message": "Invalid e-mail or password",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3333,11 +4272,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/auth/login",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3381,18 +4320,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3412,7 +4351,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3422,11 +4361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,7 +4373,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3459,11 +4394,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3480,7 +4415,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3521,18 +4457,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3552,7 +4488,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3562,11 +4498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +4510,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3600,7 +4532,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -3622,7 +4554,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -3643,11 +4575,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3686,18 +4618,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3717,7 +4649,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3727,11 +4659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +4671,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -3764,11 +4692,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "API key 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "API key 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3786,11 +4714,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/api-keys/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3803,7 +4731,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Comma-separated tags (at most 50), e.g. `vip,churn-risk`: only contacts having every one of them */
+                /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only contacts having every one of them */
                 tags?: string;
                 /**
                  * @description Case-insensitive text found anywhere in the name, e-mail or phone, e.g. `grace`; for the phone, spaces, dashes,
@@ -3841,18 +4769,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3872,7 +4800,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -3893,11 +4821,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -3914,7 +4842,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -3955,18 +4884,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -3986,7 +4915,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4008,7 +4937,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4030,7 +4959,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4051,11 +4980,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4094,18 +5023,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4125,7 +5054,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4146,11 +5075,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4168,11 +5097,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4211,18 +5140,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4242,7 +5171,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4252,11 +5181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4267,11 +5192,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4289,11 +5214,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4311,11 +5236,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4358,18 +5283,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4389,7 +5314,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4410,11 +5335,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4433,7 +5358,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -4454,11 +5379,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4471,10 +5396,27 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                status?: "bot" | "queued" | "human" | "closed";
+                /** @description One status or a comma-separated list (`queued,human`): conversations in any of them; statuses: bot, queued, human, closed */
+                status?: string;
+                /** @description Only conversations on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
+                /** @description Comma-separated tags (at most 50), e.g. `vip,billing`: only conversations having every one of them */
+                tags?: string;
+                /** @description Only conversations created at or after this time; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                createdAfter?: string;
+                /** @description Only conversations created strictly before this time; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                createdBefore?: string;
+                /** @description `created`: newest created first. `lastActivity`: most recent message first (conversations without messages by their creation). `waiting`: longest in the queue first (by `queuedAt`; conversations never queued come last). A `startAfter` cursor continues the order it was made in (another order answers 400). */
+                sort?: "created" | "lastActivity" | "waiting";
+                /** @description `true`: only conversations without an assigned agent; `false`: only those with one */
+                unassigned?: boolean;
                 assignedAgentId?: string;
                 priority?: "low" | "medium" | "high";
-                /** @description The `nextCursor` of the previous page */
+                /** @description Only this contact's conversations (another company's contact matches none: an empty page) */
+                contactId?: string;
+                /** @description `true`: only snoozed conversations; `false`: only those awake; absent: both */
+                snoozed?: boolean;
+                /** @description The `nextCursor` of the previous page (of the same `sort`) */
                 startAfter?: string;
             };
             header?: never;
@@ -4490,7 +5432,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageMeta"] & {
-                        data: components["schemas"]["ConversationView"][];
+                        data: components["schemas"]["AgentConversationView"][];
                     };
                 };
             };
@@ -4505,18 +5447,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4536,7 +5478,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4557,11 +5499,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4578,7 +5520,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -4605,7 +5548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -4619,18 +5562,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4650,7 +5593,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -4660,7 +5603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the contact already has an open conversation on the channel (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,18 +5611,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A contact with this e-mail already exists",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -4694,7 +5640,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -4715,11 +5661,104 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationsController_counts_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationCountsView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/counts",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4744,7 +5783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4758,18 +5797,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4832,11 +5871,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4865,7 +5904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields */
@@ -4879,18 +5918,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
+                     *       "detail": "email must be an e-mail address",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -4975,11 +6014,194 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
+                     *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ConversationsController_markRead_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkReadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadStateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/read",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -4996,7 +6218,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5025,7 +6248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5039,18 +6262,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5070,7 +6293,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5092,7 +6315,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5114,7 +6337,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5136,7 +6359,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5157,11 +6380,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/assign",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5178,7 +6401,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5207,7 +6431,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5221,18 +6445,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5252,7 +6476,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5274,7 +6498,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5296,7 +6520,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5318,7 +6542,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5339,11 +6563,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/close",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5360,7 +6584,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5389,7 +6614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5403,18 +6628,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5434,7 +6659,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5456,7 +6681,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5478,7 +6703,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5500,7 +6725,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5521,11 +6746,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/snooze",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5542,7 +6767,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5567,7 +6793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationView"];
+                    "application/json": components["schemas"]["AgentConversationView"];
                 };
             };
             /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
@@ -5581,18 +6807,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5612,7 +6838,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5634,7 +6860,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5656,7 +6882,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -5678,7 +6904,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5699,11 +6925,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/unsnooze",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5720,7 +6946,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -5761,18 +6988,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5792,7 +7019,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5814,7 +7041,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -5836,7 +7063,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -5857,11 +7084,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/bulk",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5913,18 +7140,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -5944,7 +7171,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -5966,7 +7193,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -5987,11 +7214,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6008,7 +7235,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6051,18 +7279,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6082,7 +7310,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6104,7 +7332,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -6114,7 +7342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6122,18 +7350,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description The Idempotency-Key was used with another body or route */
@@ -6148,7 +7379,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6169,11 +7400,173 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/messages",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ProactiveMessagesController_send_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProactiveMessageDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProactiveMessageView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or the channel is inactive (about:blank); or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
+                     *       "status": 409,
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6190,7 +7583,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6237,7 +7631,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6252,7 +7646,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6267,7 +7661,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6282,7 +7676,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Message 6650f0c2a1b2c3d4e5f60721 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6327,7 +7721,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -6375,18 +7769,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6406,7 +7800,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6427,11 +7821,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6448,7 +7842,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -6489,18 +7884,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6520,7 +7915,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6533,7 +7928,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -6545,11 +7940,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6568,7 +7963,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -6590,7 +7985,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -6611,11 +8006,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6654,18 +8049,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6685,7 +8080,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6706,11 +8101,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6728,11 +8123,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6771,18 +8166,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6802,7 +8197,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6815,7 +8210,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -6827,11 +8222,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6849,11 +8244,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6871,11 +8266,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6918,18 +8313,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -6949,7 +8344,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -6962,7 +8357,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -6974,11 +8369,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -6996,11 +8391,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Canned response 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7019,7 +8414,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -7040,11 +8435,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/canned-responses/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7095,18 +8490,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7126,7 +8521,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7148,7 +8543,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
@@ -7169,15 +8564,1628 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transcript",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["ChannelView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ChannelsController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateChannelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the admin role",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the admin role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Channel 6650f0c2a1b2c3d4e5f60730 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/channels/6650f0c2a1b2c3d4e5f60730",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageTemplateView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMessageTemplateDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    MessageTemplatesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMessageTemplateView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Message template 6650f0c2a1b2c3d4e5f60740 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/message-templates/6650f0c2a1b2c3d4e5f60740",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Only the templates of this channel key */
+                channel?: string;
+                /** @description Only the templates in this status: `pending` lists what awaits the channel's verdict */
+                status?: "pending" | "approved" | "rejected";
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"][];
+                        /** @description Opaque; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMessageTemplatesController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportTemplateStatusDto"];
+            };
+        };
+        responses: {
+            /** @description The template as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["MessageTemplateView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope templates:manage"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Message template 6650f0c2a1b2c3d4e5f60740 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A contact with this e-mail already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };
@@ -7190,7 +10198,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7240,7 +10249,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -7255,7 +10264,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -7270,7 +10279,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -7315,7 +10324,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -7331,7 +10340,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7390,18 +10400,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7421,7 +10431,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7431,7 +10441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            /** @description The channel has a reply window and it is not open: problem type `urn:parley:problem:reply-window-closed` with `closedAt` (null: never opened); send an approved template instead; or a request with the same Idempotency-Key is still being processed (retry later) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7439,18 +10449,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Conflict",
+                     *       "type": "urn:parley:problem:reply-window-closed",
+                     *       "title": "Reply window closed",
                      *       "status": 409,
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *       "message": "The reply window of conversation 6650f0c2a1b2c3d4e5f60718 on channel whatsapp closed at 2026-05-02T09:14:03.000Z. Only an approved template can be sent until the contact writes again",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "closedAt": "2026-05-02T09:14:03.000Z",
+                     *       "conversationId": "6650f0c2a1b2c3d4e5f60718",
+                     *       "channel": "whatsapp"
                      *     }
                      */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                    "application/problem+json": components["schemas"]["ReplyWindowClosedProblemDto"];
                 };
             };
             /** @description Request body or file too large */
@@ -7465,7 +10478,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "The file is larger than the limit of 16777216 bytes",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 413,
                      *       "error": "Payload Too Large",
                      *       "message": "The file is larger than the limit of 16777216 bytes",
@@ -7487,7 +10500,7 @@ export interface operations {
                      *       "title": "Unsupported Media Type",
                      *       "status": 415,
                      *       "detail": "Unsupported Media Type",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type",
@@ -7509,7 +10522,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7530,11 +10543,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/send-media",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7596,7 +10609,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7617,11 +10630,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7639,15 +10652,421 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SignedMediaController_downloadSigned_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The last part of a `downloadUrl` */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The type read from the file content */
+                    "Content-Type"?: string;
+                    /** @description Size in bytes */
+                    "Content-Length"?: number;
+                    /** @description inline or attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                    "video/3gpp": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/ogg; codecs=opus": string;
+                    "audio/wav": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/x-m4a": string;
+                    "audio/amr": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This media link is not valid: it was changed or not issued by this server",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This media link is not valid: it was changed or not issued by this server",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Gone",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Gone",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_upload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description One file, at most MEDIA_MAX_BYTES (16 MiB by default). Its type is read from its first bytes (the part's Content-Type and file name are not trusted) and must be one of image: image/jpeg, image/png, image/gif, image/webp; video: video/mp4, video/webm, video/3gpp; audio: audio/mpeg, audio/ogg, audio/ogg; codecs=opus, audio/wav, audio/aac, audio/mp4, audio/x-m4a, audio/amr; document: application/pdf.
+                     */
+                    file: string;
+                    /**
+                     * @description Must match the file's real content; when omitted it is taken from the content
+                     * @enum {string}
+                     */
+                    type?: "image" | "video" | "audio" | "document";
+                };
+            };
+        };
+        responses: {
+            /** @description Stored; send its `id` as `mediaId` */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["UploadedMediaView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope messages:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Request body or file too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The file is larger than the limit of 16777216 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was used with another request body or route"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+        };
+    };
+    ExternalMediaController_download: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `mediaId` you uploaded, or a message's `media.id` */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description The type read from the file content */
+                    "Content-Type"?: string;
+                    /** @description Size in bytes */
+                    "Content-Length"?: number;
+                    /** @description inline or attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                    "video/3gpp": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/ogg; codecs=opus": string;
+                    "audio/wav": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/x-m4a": string;
+                    "audio/amr": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope media:read"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Media 6650f0c2a1b2c3d4e5f60720 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };
@@ -7690,18 +11109,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7721,7 +11140,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7742,11 +11161,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7763,7 +11182,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -7804,18 +11224,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -7835,7 +11255,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7845,11 +11265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7861,7 +11277,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -7883,7 +11299,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -7905,7 +11321,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -7926,11 +11342,74 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AgentsController_me_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/me",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -7970,7 +11449,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -7991,11 +11470,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8013,11 +11492,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8057,7 +11536,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8067,11 +11546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8083,7 +11558,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8104,11 +11579,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8127,7 +11602,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -8148,11 +11623,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8195,18 +11670,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8226,7 +11701,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8247,11 +11722,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Only admins may change other agents",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Only admins may change other agents",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8269,11 +11744,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Agent 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8292,7 +11767,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A contact with this e-mail already exists",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A contact with this e-mail already exists",
@@ -8313,11 +11788,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/agents/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8355,7 +11830,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8376,11 +11851,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8421,18 +11896,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8452,7 +11927,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8462,11 +11937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the admin role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8478,7 +11949,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -8499,11 +11970,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8541,7 +12012,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/settings/business-hours/status",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8562,11 +12033,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings/business-hours/status",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8612,18 +12083,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8643,7 +12114,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8664,11 +12135,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8685,7 +12156,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -8726,18 +12198,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -8757,7 +12229,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8767,11 +12239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8782,11 +12250,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8805,7 +12273,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -8827,7 +12295,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -8848,11 +12316,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8892,7 +12360,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -8913,11 +12381,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8935,11 +12403,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -8982,18 +12450,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9013,7 +12481,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9023,11 +12491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9038,11 +12502,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9060,11 +12524,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9082,11 +12546,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9126,7 +12590,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9136,11 +12600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     Requires the supervisor role or above
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9151,11 +12611,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9173,11 +12633,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9195,11 +12655,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9216,7 +12676,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9259,18 +12720,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9290,7 +12751,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9311,11 +12772,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Flow 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9334,7 +12795,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -9356,7 +12817,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9377,11 +12838,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/flows/6650f0c2a1b2c3d4e5f60718/execute",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9427,18 +12888,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9458,7 +12919,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9479,11 +12940,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9500,7 +12961,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -9541,18 +13003,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9572,7 +13034,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9585,7 +13047,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -9597,11 +13059,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9620,7 +13082,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -9642,7 +13104,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -9663,11 +13125,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9707,7 +13169,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9728,11 +13190,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9750,11 +13212,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9794,7 +13256,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9807,7 +13269,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -9819,11 +13281,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9841,11 +13303,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9863,11 +13325,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9910,18 +13372,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -9941,7 +13403,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -9954,7 +13416,7 @@ export interface operations {
             /**
              * @description No permission for this action
              *
-             *     Requires the supervisor role or above
+             *     No permission for this action
              */
             403: {
                 headers: {
@@ -9966,11 +13428,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the supervisor role",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -9988,11 +13450,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10010,11 +13472,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10031,7 +13493,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -10078,7 +13541,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10093,7 +13556,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10108,7 +13571,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope messages:write"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10123,7 +13586,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10168,7 +13631,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -10211,18 +13674,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10242,7 +13705,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10252,11 +13715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10268,7 +13727,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10289,11 +13748,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10310,7 +13769,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -10351,18 +13811,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10382,7 +13842,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10392,11 +13852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10408,7 +13864,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10430,7 +13886,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -10452,7 +13908,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -10473,11 +13929,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10516,18 +13972,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10547,7 +14003,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10557,11 +14013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10573,7 +14025,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10594,11 +14046,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10616,11 +14068,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10659,18 +14111,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10690,7 +14142,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10700,11 +14152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10716,7 +14164,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10737,11 +14185,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10759,11 +14207,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10806,18 +14254,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10837,7 +14285,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10847,11 +14295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10863,7 +14307,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -10884,11 +14328,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10906,11 +14350,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -10957,18 +14401,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -10988,7 +14432,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -10998,11 +14442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11014,7 +14454,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11035,11 +14475,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11057,11 +14497,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11078,7 +14518,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -11119,18 +14560,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11150,7 +14591,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11160,11 +14601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11176,7 +14613,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11197,11 +14634,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11220,7 +14657,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -11242,7 +14679,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -11263,11 +14700,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/deliveries/dlv_6650f0c2a1b2c3d4e5f60799/retry",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11284,7 +14721,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -11328,18 +14766,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -11359,7 +14797,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -11369,11 +14807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /**
-             * @description Requires the admin role or above
-             *
-             *     No permission for this action
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11385,7 +14819,7 @@ export interface operations {
                      *       "title": "Forbidden",
                      *       "status": 403,
                      *       "detail": "This action requires the admin role",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This action requires the admin role",
@@ -11406,11 +14840,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Conversation 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11429,7 +14863,7 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "A request with this Idempotency-Key is still being processed; retry later",
@@ -11451,7 +14885,7 @@ export interface operations {
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
                      *       "detail": "This Idempotency-Key was used with another request body or route",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
                      *       "message": "This Idempotency-Key was used with another request body or route",
@@ -11472,11 +14906,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/webhooks/wh_6650f0c2a1b2c3d4e5f60718/recover",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -11507,11 +14941,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11520,17 +14950,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11539,7 +14965,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11554,7 +14980,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11585,7 +15011,8 @@ export interface operations {
                  * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
                  *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
                  *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
-                 *     company, the key and the route, 24 hours by default (`IDEMPOTENCY_TTL_HOURS`). A repeat with the same key,
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
                  *     route and body changes nothing and gets the kept answer again, byte for byte, with
                  *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
                  *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
@@ -11629,17 +15056,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11648,17 +15071,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11667,7 +15086,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11712,7 +15131,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11759,11 +15178,7 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11772,17 +15187,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11791,7 +15202,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11806,7 +15217,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11821,7 +15232,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11864,11 +15275,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageEnvelope"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11877,17 +15284,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,7 +15299,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11911,7 +15314,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11926,7 +15329,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -11986,17 +15389,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12005,17 +15404,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope webhooks:manage
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12024,7 +15419,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope webhooks:manage"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12039,7 +15434,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Webhook wh_3kTq9 not found"
+                     *       "error": "Webhook wh_6650f0c2a1b2c3d4e5f60718 not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12054,7 +15449,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12082,7 +15477,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -12111,18 +15506,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12142,7 +15537,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12164,7 +15559,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -12185,11 +15580,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12202,7 +15597,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -12246,18 +15641,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12277,7 +15672,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12299,7 +15694,7 @@ export interface operations {
                      *       "title": "Gone",
                      *       "status": 410,
                      *       "detail": "Gone",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 410,
                      *       "error": "Gone",
                      *       "message": "Gone",
@@ -12320,11 +15715,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12343,7 +15738,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "Service Unavailable",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/events/stream",
                      *       "statusCode": 503,
                      *       "error": "Service Unavailable",
                      *       "message": "Service Unavailable",
@@ -12360,7 +15755,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -12387,17 +15782,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12406,17 +15797,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12425,7 +15812,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12455,7 +15842,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12482,7 +15869,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -12524,17 +15911,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "email must be an email"
+                     *       "error": "email must be an e-mail address"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description Missing or invalid credentials
-             *
-             *     Missing, unknown or revoked API key
-             */
+            /** @description Missing or invalid credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12543,17 +15926,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Missing bearer token"
+                     *       "error": "Missing API key (x-api-key header)"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
-            /**
-             * @description No permission for this action
-             *
-             *     The API key lacks the scope events:read
-             */
+            /** @description No permission for this action */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12562,7 +15941,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "This action requires the admin role"
+                     *       "error": "The API key lacks the scope events:read"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12592,7 +15971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "ThrottlerException: Too Many Requests"
+                     *       "error": "Too many requests, retry after 42 seconds"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];
@@ -12666,18 +16045,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12697,7 +16076,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12718,11 +16097,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/metrics",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12764,18 +16143,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/agents",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12795,7 +16174,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/agents",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12816,11 +16195,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12859,7 +16238,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "Missing bearer token",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 401,
                      *       "error": "Unauthorized",
                      *       "message": "Missing bearer token",
@@ -12880,11 +16259,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Too Many Requests",
                      *       "status": 429,
-                     *       "detail": "ThrottlerException: Too Many Requests",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/dashboard",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
-                     *       "message": "ThrottlerException: Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -12921,18 +16300,18 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "email must be an email",
-                     *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health",
                      *       "statusCode": 400,
                      *       "error": "Bad Request",
                      *       "message": [
-                     *         "email must be an email"
+                     *         "email must be an e-mail address"
                      *       ],
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
                      *       "errors": [
                      *         {
                      *           "field": "email",
-                     *           "message": "email must be an email"
+                     *           "message": "email must be an e-mail address"
                      *         }
                      *       ]
                      *     }
@@ -12947,6 +16326,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    MessageSearchController_find_v1: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description The words to find (1 to 200 characters, trimmed). A message matches when it contains every word, in its text or caption, whatever the case and accents; a `"quoted phrase"` must appear as written (its words in that order, case and accents aside). */
+                q: string;
+                /** @description Only messages on this channel, e.g. `whatsapp` (compared in lower case) */
+                channel?: string;
+                /** @description Only messages strictly newer than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                after?: string;
+                /** @description Only messages strictly older than this; ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds */
+                before?: string;
+                /** @description Only messages of this conversation (another company's matches none) */
+                conversationId?: string;
+                /** @description Only messages of this contact's conversations (another company's matches none) */
+                contactId?: string;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of hits, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["MessageSearchHitView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/messages/search",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
         };

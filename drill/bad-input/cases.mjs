@@ -43,6 +43,48 @@ const MALFORMED_IDS = [
   ['dot-dot', encodeURIComponent('../..')],
   ['10 000 chars', 'a'.repeat(10_000)],
 ];
+/** The body-shape limits of contract section 18. */
+const MAX_BODY_KEYS = 1000;
+const MAX_BODY_DEPTH = 20;
+
+/** `"k0":1,"k1":1,...`: `count` members (each name after `prefix`), as JSON text, made once per shape. */
+const membersText = (() => {
+  const made = new Map();
+  return (count, prefix = '') => {
+    const key = `${count}/${prefix}`;
+    if (!made.has(key)) made.set(key, Array.from({ length: count }, (_, i) => `${JSON.stringify(`${prefix}k${i}`)}:1`).join(','));
+    return made.get(key);
+  };
+})();
+
+/** `base` (an object) with more members, as JSON text: built by concatenation, the big part shared between operations. */
+function withMembers(base, members) {
+  const text = JSON.stringify(base);
+  return `${text.slice(0, -1)}${text === '{}' ? '' : ','}${members}}`;
+}
+
+/**
+ * Bodies that cost more to refuse than their size (contract section 18): many keys, deep nesting, long unknown
+ * field names. The review that found them: 90 000 unknown keys (979 KB) to the public login took 4.5-8.1 s of
+ * CPU and answered 9.5 MB.
+ */
+function shapeCases(template, add) {
+  const base = template && typeof template === 'object' && !Array.isArray(template) ? template : {};
+  const room = MAX_BODY_KEYS - 10 - JSON.stringify(base).split(':').length;
+  const json = (body) => ({ body, contentType: 'application/json' });
+  add('body shape', '90 000 keys (979 KB)', json(withMembers(base, membersText(90_000))));
+  add('body shape', `${MAX_BODY_KEYS + 1} keys`, json(withMembers(base, membersText(MAX_BODY_KEYS + 1))));
+  add('body shape', `${MAX_BODY_KEYS + 1} array items`, json(withMembers(base, `"drillItems":[${Array(MAX_BODY_KEYS + 1).fill(0).join(',')}]`)));
+  add('body shape', '90 000 keys, one level down', json(withMembers(base, `"drillNested":{${membersText(90_000)}}`)));
+  add('body shape', `${MAX_BODY_DEPTH + 1} levels`, json(withMembers(base, `"drillDeep":${'{"a":'.repeat(MAX_BODY_DEPTH)}1${'}'.repeat(MAX_BODY_DEPTH)}`)));
+  add('body shape', '10 000 levels', json(withMembers(base, `"drillDeep":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`)));
+  add('body shape', `${room} unknown keys of 900 characters`, json(withMembers(base, membersText(room, 'x'.repeat(900)))));
+  add('body shape', `${room} unknown keys`, json(withMembers(base, membersText(room))));
+  add('body shape', '90 000 form fields', { body: FORM_FIELDS, contentType: 'application/x-www-form-urlencoded' });
+}
+
+const FORM_FIELDS = Array.from({ length: 90_000 }, (_, i) => `k${i}=1`).join('&');
+
 /** Path segment before a parameter → the kind of record it names. */
 const RECORD_OF_SEGMENT = {
   'api-keys': 'apiKey',
@@ -155,6 +197,7 @@ function bodyCases(operation, template, resolve, a, b) {
   add('$-operator', 'top-level $where', { json: { ...template, $where: 'sleep(1000)' } });
   add('$-operator', 'top-level $set', { json: { ...template, $set: { companyId: b.companyId } } }, 'refused', true);
   add('$-operator', 'dotted key', { json: { ...template, 'a.$b': 1 } });
+  shapeCases(template, add);
   return cases.map((c) => ({ ...c, url: urlOf(operation, ownParams(operation, a)) }));
 }
 

@@ -20,6 +20,9 @@ function errorShapeProblem(testCase, response) {
   return ok ? null : 'error body is not problem+json with its statusCode';
 }
 
+/** The most an error body may weigh, whatever the request (contract section 18). */
+export const MAX_ERROR_BODY_BYTES = 10 * 1024;
+
 /**
  * `secrets`: strings of company B (its ids, names, credentials) that no answer to company A may contain unless
  * A sent them itself.
@@ -37,6 +40,8 @@ export function judge(testCase, response, secrets) {
   if (status >= 400 && status !== 431) {
     const shape = errorShapeProblem(testCase, response);
     if (shape) problems.push(shape);
+    const bytes = Buffer.byteLength(response.text);
+    if (bytes > MAX_ERROR_BODY_BYTES) problems.push(`error body of ${bytes} bytes, over ${MAX_ERROR_BODY_BYTES}`);
   }
   return problems;
 }

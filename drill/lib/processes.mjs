@@ -2,7 +2,7 @@
 // Every child is registered here and killed when the drill ends, fails or is interrupted.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { engineUri, freePort, stopChild, waitForHttp200 } from '../../harness/children.mjs';
+import { ENGINE_CLI, engineUri, freePort, stopChild, waitForHttp200 } from '../../harness/children.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -72,12 +72,12 @@ function startupFailure(tracked, reason) {
 }
 
 /**
- * `node dist/embedded-mongo/cli.js` on `port` (default: an ephemeral one), in memory or on `dataDir`, with `args`
+ * The engine's CLI (ENGINE_CLI) on `port` (default: an ephemeral one), in memory or on `dataDir`, with `args`
  * added; answers its URI (without database), its pid and its controls.
  */
 export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
   const flags = ['--host', '127.0.0.1', '--port', String(port), ...(dataDir ? ['--data-dir', dataDir] : []), ...args];
-  const tracked = track('engine', ['dist/embedded-mongo/cli.js', ...flags], {});
+  const tracked = track('engine', [ENGINE_CLI, ...flags], {});
   let uri;
   try {
     uri = await engineUri(tracked.child, tracked.output, tracked.exited, STARTUP_TIMEOUT_MS);
@@ -87,7 +87,7 @@ export async function startEngine({ dataDir, port = 0, args = [] } = {}) {
   return { uri, pid: tracked.child.pid, ...controls(tracked) };
 }
 
-/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL and its controls. */
+/** `node dist/main.js` on `port` with `env` over API_ENV, resolved once /health answers 200; answers its base URL, pid and controls. */
 export async function startApi({ port, mongodbUri, env = {} }) {
   const tracked = track(`API on port ${port}`, ['dist/main.js'], { ...API_ENV, ...env, PORT: String(port), MONGODB_URI: mongodbUri });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -96,7 +96,7 @@ export async function startApi({ port, mongodbUri, env = {} }) {
   } catch (failure) {
     throw startupFailure(tracked, failure.message);
   }
-  return { baseUrl, ...controls(tracked) };
+  return { baseUrl, pid: tracked.child.pid, ...controls(tracked) };
 }
 
 /** The engine and one API process on it, with the database `name`; `stop()` ends both. */

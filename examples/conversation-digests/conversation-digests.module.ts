@@ -7,7 +7,7 @@ import { SetSubjectStep } from './set-subject.step.js';
 
 /**
  * An extension of Parley built only on its extension points (src/extension-points.ts): a flow step type and a
- * consumer of the event log. Import it next to `AppModule.forRoot()` (see main.ts beside it).
+ * consumer of the event log. Import it next to `AppModule.forRoot()` (see examples/main.ts).
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: ConversationDigest.name, schema: ConversationDigestSchema }]), ConversationsModule],

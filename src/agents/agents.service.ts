@@ -65,7 +65,7 @@ export class AgentsService {
 
   /**
    * Admins change anything; anyone else only their own status (403 otherwise). Deactivating here
-   * (`isActive: false`) is the same as DELETE.
+   * (`isActive: false`) is the same as DELETE. An admin given another role loses the API keys it created.
    */
   async update(actor: AgentPrincipal, id: string, dto: UpdateAgentDto): Promise<AgentView> {
     const { companyId } = actor;
@@ -96,7 +96,10 @@ export class AgentsService {
         (await this.agents
           .updateOne(companyId, { _id: current._id }, { $set: set, ...(endsSessions ? { $inc: { tokenVersion: 1 } } : {}) })
           .catch((error: unknown) => this.rethrowDuplicate(error, current.email))) ?? this.notFound(id);
-      if (demotesAdmin) await this.keepAnAdmin(companyId, current);
+      if (demotesAdmin) {
+        await this.keepAnAdmin(companyId, current);
+        await this.apiKeys.revokeCreatedBy(companyId, current._id, 'creator_demoted');
+      }
     }
     if (isActive === false) return this.deactivateStored(companyId, updated);
     if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
@@ -120,7 +123,7 @@ export class AgentsService {
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
     if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
-    await this.apiKeys.revokeCreatedBy(companyId, current._id);
+    await this.apiKeys.revokeCreatedBy(companyId, current._id, 'creator_deactivated');
     // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
     await this.conversations.requeueAgentConversations(companyId, id);
     return this.get(companyId, id);

@@ -4,7 +4,7 @@ import { API_KEY_SCOPES, type ApiKeyScope } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
-export const API_KEY_REVOCATION_REASONS = ['revoked', 'creator_deactivated'] as const;
+export const API_KEY_REVOCATION_REASONS = ['revoked', 'creator_deactivated', 'creator_demoted'] as const;
 export type ApiKeyRevocationReason = (typeof API_KEY_REVOCATION_REASONS)[number];
 
 /** An Interface B credential. Only the SHA-256 of the key is stored; the key itself is shown once. */
@@ -16,6 +16,13 @@ export class ApiKey {
   @Prop({ type: [String], enum: API_KEY_SCOPES, required: true })
   scopes: ApiKeyScope[];
 
+  /**
+   * The channels the key posts messages and status reports for, and whose events it reads (lower-cased); unset:
+   * every channel.
+   */
+  @Prop({ type: [String], default: undefined })
+  channels?: string[];
+
   @Prop({ required: true, select: false })
   keyHash: string;
 
@@ -23,7 +30,7 @@ export class ApiKey {
   @Prop({ required: true })
   keyPrefix: string;
 
-  /** The admin who created it: the key is revoked when that agent is deactivated. Unset for keys made before. */
+  /** The admin who created it: the key is revoked when that agent is deactivated or no longer an admin. Unset for keys made before. */
   @Prop({ type: SchemaTypes.ObjectId })
   createdBy?: Types.ObjectId;
 
@@ -38,7 +45,7 @@ export class ApiKey {
   @Prop({ type: Date, default: null })
   revokedAt: Date | null;
 
-  /** Why it was revoked: by a caller, or with its creator's deactivation. */
+  /** Why it was revoked: by a caller, or with its creator's deactivation or demotion. */
   @Prop({ type: String, enum: API_KEY_REVOCATION_REASONS, default: null })
   revokedReason: ApiKeyRevocationReason | null;
 }
@@ -49,6 +56,6 @@ ApiKeySchema.plugin(tenantScopePlugin);
 export const API_KEY_WRITES = writeGenerationOf(ApiKeySchema);
 ApiKeySchema.index({ keyHash: 1 }, { unique: true });
 ApiKeySchema.index({ companyId: 1, _id: -1 });
-// The cap on active keys, and revoking the keys of a deactivated creator.
+// The cap on active keys, and revoking the keys of a deactivated or demoted creator.
 ApiKeySchema.index({ companyId: 1, revokedAt: 1, expiresAt: 1 });
 ApiKeySchema.index({ companyId: 1, createdBy: 1, revokedAt: 1 });

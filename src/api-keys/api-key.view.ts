@@ -10,6 +10,11 @@ export class ApiKeyView {
   name: string;
   scopes: ApiKeyScope[];
   /**
+   * The channels the key is limited to; null: every channel
+   * @example ["whatsapp"]
+   */
+  channels: string[] | null;
+  /**
    * The first characters of the key
    * @example pk_Xk3v
    */
@@ -27,7 +32,9 @@ export class ApiKeyView {
   @ApiProperty({
     enum: API_KEY_REVOCATION_REASONS,
     nullable: true,
-    description: '`revoked` by a caller, or `creator_deactivated` when the admin who created it was deactivated',
+    description:
+      '`revoked` by a caller, `creator_deactivated` when the admin who created it was deactivated, `creator_demoted` when that admin ' +
+      'was given another role',
   })
   revokedReason: ApiKeyRevocationReason | null;
   createdAt: string;
@@ -38,6 +45,7 @@ export class ApiKeyView {
       id: apiKey._id.toHexString(),
       name: apiKey.name,
       scopes: apiKey.scopes,
+      channels: apiKey.channels?.length ? apiKey.channels : null,
       keyPrefix: apiKey.keyPrefix,
       createdBy: apiKey.createdBy?.toHexString() ?? null,
       expiresAt: apiKey.expiresAt?.toISOString() ?? null,

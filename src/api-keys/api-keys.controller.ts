@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -12,7 +12,7 @@ import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 
 @ApiTags('API keys')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 403, 429)
+@ApiProblemResponses(400, 401, 429)
 @RequireRole('admin')
 @Controller('api-keys')
 export class ApiKeysController {
@@ -52,7 +52,7 @@ export class ApiKeysController {
       'Revoking a revoked key changes nothing.',
   })
   @ApiOkResponse({ type: ApiKeyView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('API key'))
   revoke(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ApiKeyView> {
     return this.apiKeys.revoke(agent.companyId, id);
   }

@@ -4,7 +4,7 @@ import type { Model, Types } from 'mongoose';
 import { ReadThroughCache } from '../database/caching/read-through-cache.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { API_KEY_WRITES, ApiKey } from './api-key.schema.js';
+import { API_KEY_WRITES, ApiKey, type ApiKeyRevocationReason } from './api-key.schema.js';
 
 @Injectable()
 export class ApiKeysRepository extends TenantRepository<ApiKey> {
@@ -31,9 +31,9 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
     return this.count(companyId, { revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
   }
 
-  /** Revokes every active key the agent created; answers how many. */
-  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId, at: Date): Promise<number> {
-    return this.updateMany(companyId, { createdBy: agentId, revokedAt: null }, { $set: { revokedAt: at, revokedReason: 'creator_deactivated' } });
+  /** Revokes every active key the agent created, for `reason`; answers how many. */
+  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId, reason: ApiKeyRevocationReason, at: Date): Promise<number> {
+    return this.updateMany(companyId, { createdBy: agentId, revokedAt: null }, { $set: { revokedAt: at, revokedReason: reason } });
   }
 
   /**
@@ -51,7 +51,7 @@ export class ApiKeysRepository extends TenantRepository<ApiKey> {
 
   private async readActiveByHash(keyHash: string): Promise<Stored<ApiKey> | null> {
     return (await this.model
-      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1, expiresAt: 1, lastUsedAt: 1 })
+      .findOne({ keyHash, revokedAt: null }, { companyId: 1, scopes: 1, channels: 1, expiresAt: 1, lastUsedAt: 1 })
       .setOptions({ [CROSS_TENANT]: true })
       .lean()
       .exec()) as Stored<ApiKey> | null;

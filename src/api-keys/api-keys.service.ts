@@ -27,7 +27,7 @@ function hashKey(key: string): string {
 /**
  * Keys are 256 random bits, so a fast SHA-256 is a sound way to store them (a slow password hash
  * would only slow every Interface B request down); the lookup is by that hash. A key stops working when
- * it is revoked, when it expires (`expiresAt`), and when the admin who created it is deactivated.
+ * it is revoked, when it expires (`expiresAt`), and when the admin who created it is deactivated or demoted.
  */
 @Injectable()
 export class ApiKeysService {
@@ -62,6 +62,7 @@ export class ApiKeysService {
         this.apiKeys.create(companyId, {
           name: dto.name,
           scopes: dto.scopes,
+          ...(dto.channels ? { channels: dto.channels } : {}),
           keyHash: hashKey(key),
           keyPrefix: key.slice(0, KEY_PREFIX.length + 4),
           createdBy: toObjectId(createdBy),
@@ -89,9 +90,12 @@ export class ApiKeysService {
     return ApiKeyView.from(revoked ?? existing);
   }
 
-  /** The agent was deactivated: the keys it created stop working with it. */
-  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId): Promise<number> {
-    return this.apiKeys.revokeCreatedBy(companyId, agentId, new Date());
+  /**
+   * The agent was deactivated, or is no longer an admin: the keys it created stop working with it (an admin's
+   * keys carry an admin's powers, such as managing webhooks, which its new role does not have).
+   */
+  async revokeCreatedBy(companyId: CompanyId, agentId: Types.ObjectId, reason: 'creator_deactivated' | 'creator_demoted'): Promise<number> {
+    return this.apiKeys.revokeCreatedBy(companyId, agentId, reason, new Date());
   }
 
   async authenticate(presentedKey: string): Promise<ApiKeyPrincipal | null> {
@@ -105,6 +109,7 @@ export class ApiKeysService {
       apiKeyId: apiKey._id.toHexString(),
       companyId: apiKey.companyId.toHexString(),
       scopes: apiKey.scopes,
+      channels: apiKey.channels?.length ? apiKey.channels : null,
     };
   }
 

@@ -28,12 +28,12 @@ export class AuthController {
     description:
       'Open to anyone unless the server runs with `ALLOW_REGISTRATION=false` (then 403; the default in production). ' +
       'An e-mail that can already log in answers a 409 that does not say so ("Registration could not be completed ' +
-      'with these details"), in the time a new one takes. Refusals count as failed authentications of the address. ' +
+      'with these details"), in the time a new one takes. Refusals count as failed logins of the address and e-mail. ' +
       `Counts ${REGISTER_WEIGHT} requests against the rate limit. The token is used as \`Authorization: Bearer <accessToken>\` ` +
       'until `expiresIn` seconds have passed.',
   })
   @ApiCreatedResponse({ type: RegisterResponseDto })
-  @ApiProblemResponses(400, 403, 409, 429)
+  @ApiProblemResponses(400, [403, 'Registration is disabled on this server'], 409, 429)
   register(@Body() dto: RegisterDto): Promise<RegisterResponseDto> {
     return this.auth.register(dto);
   }
@@ -46,10 +46,13 @@ export class AuthController {
     summary: 'Exchange an agent e-mail and password for a bearer token',
     description:
       'A wrong e-mail or password, or a deactivated agent, answers 401 with the same message, so that it does not ' +
-      `tell which. A 401 counts as a failed authentication of the address. Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
+      'tell which. A 401 counts as a failed login of the client address and that e-mail: after AUTH_FAILURE_LIMIT of them in a ' +
+      'rate-limit window, the e-mail is refused from that address (429, even with its right password) until the window ends, ' +
+      'while other e-mails from the address still log in. ' +
+      `Counts ${LOGIN_WEIGHT} requests against the rate limit.`,
   })
   @ApiOkResponse({ type: LoginResponseDto })
-  @ApiProblemResponses(400, 401, 429)
+  @ApiProblemResponses(400, [401, 'Invalid e-mail or password'], 429)
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto);
   }

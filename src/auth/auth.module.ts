@@ -10,6 +10,7 @@ import { AccessTokenService } from './access-token.service.js';
 import { AgentAccessCache } from './agent-access.cache.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { CredentialRecheck } from './credential-recheck.js';
 import { JwtKey, JwtKeyModule } from './jwt-key.js';
 import { PasswordHasher } from './password-hasher.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -42,7 +43,8 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     PasswordHasher,
     JwtStrategy,
     ApiKeyStrategy,
+    CredentialRecheck,
   ],
-  exports: [AuthService, JwtStrategy, ApiKeyStrategy],
+  exports: [AuthService, JwtStrategy, ApiKeyStrategy, CredentialRecheck],
 })
 export class AuthModule {}

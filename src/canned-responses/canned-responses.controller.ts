@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { MAX_CANNED_RESPONSES_PER_COMPANY } from './canned-response.schema.js';
 import { CannedResponseView, DeletedCannedResponseView } from './canned-response.view.js';
@@ -38,7 +38,7 @@ export class CannedResponsesController {
   @Get(':id')
   @ApiOperation({ summary: 'Get one canned response', description: "A missing, malformed or other company's id answers 404." })
   @ApiOkResponse({ type: CannedResponseView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Canned response'))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<CannedResponseView> {
     return this.responses.get(agent.companyId, id);
   }
@@ -64,7 +64,7 @@ export class CannedResponsesController {
     description: 'Only the fields sent change. Placeholders are checked as on create; a shortCode in use answers 409.',
   })
   @ApiOkResponse({ type: CannedResponseView })
-  @ApiProblemResponses(403, 404, 409)
+  @ApiProblemResponses(403, notFound('Canned response'), 409)
   update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateCannedResponseDto): Promise<CannedResponseView> {
     return this.responses.update(agent.companyId, id, dto);
   }
@@ -74,7 +74,7 @@ export class CannedResponsesController {
   @RequireRole('supervisor')
   @ApiOperation({ summary: 'Delete a canned response (supervisor or admin)', description: 'Messages already sent with it stay as they are.' })
   @ApiOkResponse({ type: DeletedCannedResponseView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(403, notFound('Canned response'))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedCannedResponseView> {
     return this.responses.remove(agent.companyId, id);
   }

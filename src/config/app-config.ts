@@ -35,6 +35,10 @@ export class AppConfig {
   /** scrypt cost: N = 2^passwordScryptLogN (r = 8, p = 1). */
   readonly passwordScryptLogN: number;
   readonly mediaMaxBytes: number;
+  /** How long a signed media `downloadUrl` of a REST answer serves the file without credentials. */
+  readonly mediaUrlTtlSeconds: number;
+  /** How long a file uploaded through Interface B waits for a message to refer to it before it is removed. */
+  readonly mediaUploadTtlHours: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly webhookTimeoutMs: number;
   /** Empty: webhook secrets are sealed under a key derived from JWT_SECRET (never in production). */
@@ -52,6 +56,8 @@ export class AppConfig {
   readonly eventStreamKeepAliveMs: number;
   /** Bytes a live event stream may leave unread before it is disconnected (the client resumes with Last-Event-ID). */
   readonly eventStreamMaxBufferBytes: number;
+  /** How often an open event stream's credential is checked again; the stream ends when it no longer holds. */
+  readonly eventStreamAuthCheckMs: number;
   /** How long a finished webhook delivery is kept; 0: for ever. */
   readonly webhookDeliveryRetentionDays: number;
   /** How long a finished flow execution is kept; 0: for ever. */

@@ -30,6 +30,8 @@ describe('loadAppConfig', () => {
       throttleLimit: 300,
       throttleTtlMs: 60_000,
       mediaMaxBytes: 16 * 1024 * 1024,
+      mediaUrlTtlSeconds: 3600,
+      mediaUploadTtlHours: 24,
       webhookAllowPrivateUrls: true,
       webhookTimeoutMs: 10_000,
       idempotencyTtlHours: 24,
@@ -48,6 +50,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 20,
       eventStreamKeepAliveMs: 15_000,
       eventStreamMaxBufferBytes: 1024 * 1024,
+      eventStreamAuthCheckMs: 5_000,
       heapGrowthPercent: 150,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
@@ -72,6 +75,8 @@ describe('loadAppConfig', () => {
       THROTTLE_LIMIT: '10',
       THROTTLE_TTL_MS: '1000',
       MEDIA_MAX_BYTES: '1024',
+      MEDIA_URL_TTL_SECONDS: '900',
+      MEDIA_UPLOAD_TTL_HOURS: '2',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'false',
       WEBHOOK_TIMEOUT_MS: '500',
       IDEMPOTENCY_TTL_HOURS: '48',
@@ -90,6 +95,7 @@ describe('loadAppConfig', () => {
       EVENT_STREAMS_PER_COMPANY: '5',
       EVENT_STREAM_KEEPALIVE_MS: '5000',
       EVENT_STREAM_MAX_BUFFER_BYTES: '65536',
+      EVENT_STREAM_AUTH_CHECK_MS: '1000',
       HEAP_GROWTH_PERCENT: '0',
     });
     expect(config).toMatchObject({
@@ -101,6 +107,8 @@ describe('loadAppConfig', () => {
       throttleLimit: 10,
       throttleTtlMs: 1000,
       mediaMaxBytes: 1024,
+      mediaUrlTtlSeconds: 900,
+      mediaUploadTtlHours: 2,
       webhookAllowPrivateUrls: false,
       webhookTimeoutMs: 500,
       idempotencyTtlHours: 48,
@@ -118,6 +126,7 @@ describe('loadAppConfig', () => {
       eventStreamsPerCompany: 5,
       eventStreamKeepAliveMs: 5000,
       eventStreamMaxBufferBytes: 65536,
+      eventStreamAuthCheckMs: 1000,
       heapGrowthPercent: 0,
     });
     expect(config.webhookSecretKeys).toEqual([
@@ -149,7 +158,11 @@ describe('loadAppConfig', () => {
     [{ THROTTLE_LIMIT: '0' }, 'THROTTLE_LIMIT must be an integer from 1'],
     [{ THROTTLE_TTL_MS: '-5' }, 'THROTTLE_TTL_MS must be an integer from 1'],
     [{ MEDIA_MAX_BYTES: '1.5' }, 'MEDIA_MAX_BYTES must be an integer from 1'],
+    [{ MEDIA_URL_TTL_SECONDS: '0' }, 'MEDIA_URL_TTL_SECONDS must be an integer from 1 to 604800'],
+    [{ MEDIA_URL_TTL_SECONDS: '604801' }, 'MEDIA_URL_TTL_SECONDS must be an integer from 1 to 604800'],
     [{ WEBHOOK_TIMEOUT_MS: 'soon' }, 'WEBHOOK_TIMEOUT_MS must be an integer from 1'],
+    [{ MEDIA_UPLOAD_TTL_HOURS: '0' }, 'MEDIA_UPLOAD_TTL_HOURS must be an integer from 1 to 720 (got "0")'],
+    [{ MEDIA_UPLOAD_TTL_HOURS: '24h' }, 'MEDIA_UPLOAD_TTL_HOURS must be an integer from 1 to 720 (got "24h")'],
     [{ IDEMPOTENCY_TTL_HOURS: '0' }, 'IDEMPOTENCY_TTL_HOURS must be an integer from 1 to 720 (got "0")'],
     [{ IDEMPOTENCY_TTL_HOURS: '721' }, 'IDEMPOTENCY_TTL_HOURS must be an integer from 1 to 720 (got "721")'],
     [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT must be an integer from 0 to 1000 (got "1001")'],
@@ -177,6 +190,7 @@ describe('loadAppConfig', () => {
     [{ EVENT_STREAMS_PER_COMPANY: '0' }, 'EVENT_STREAMS_PER_COMPANY must be an integer from 1 to 10000'],
     [{ EVENT_STREAM_KEEPALIVE_MS: '20000' }, 'EVENT_STREAM_KEEPALIVE_MS must be an integer from 250 to 15000'],
     [{ EVENT_STREAM_MAX_BUFFER_BYTES: '1k' }, 'EVENT_STREAM_MAX_BUFFER_BYTES must be an integer from 1024'],
+    [{ EVENT_STREAM_AUTH_CHECK_MS: '10000' }, 'EVENT_STREAM_AUTH_CHECK_MS must be an integer from 250 to 5000'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV must be one of development, production, test (got "staging")'],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const text = failure(env);

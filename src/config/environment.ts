@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
+import { PROJECT_ROOT } from './project-root.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
@@ -18,10 +18,12 @@ export const MIN_PRODUCTION_SECRET_LENGTH = 32;
 export const MIN_PRODUCTION_SCRYPT_LOG_N = 17;
 /** Kept answers of idempotent requests live at most 30 days: they are a retry window, not an archive. */
 const MAX_IDEMPOTENCY_TTL_HOURS = 720;
-/** The old generation may grow to 2.5× what the last full collection kept (README "Performance": the measured trade). */
+/** An upload no message refers to is kept at most 30 days: it is a hand-over, not storage. */
+const MAX_MEDIA_UPLOAD_TTL_HOURS = 720;
+/** The old generation may grow to 2.5× what the last full collection kept (docs/performance.md, "Memory"). */
 const DEFAULT_HEAP_GROWTH_PERCENT = 150;
-/** `data/` beside the project (this file is src/config/ or dist/config/), wherever the process was started from. */
-export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../data', import.meta.url));
+/** `data/` beside the project, wherever the process was started from. */
+export const DEFAULT_EMBEDDED_DATA_DIR = join(PROJECT_ROOT, 'data');
 const IN_MEMORY = 'memory';
 
 function raw(env: Env, name: string): string | undefined {
@@ -138,6 +140,9 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
     passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
+    // At most 7 days, as S3's presigned URLs: a link is a bearer credential for the file while it lasts.
+    mediaUrlTtlSeconds: integer(env, 'MEDIA_URL_TTL_SECONDS', 3600, 1, 7 * 86_400),
+    mediaUploadTtlHours: integer(env, 'MEDIA_UPLOAD_TTL_HOURS', 24, 1, MAX_MEDIA_UPLOAD_TTL_HOURS),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookSecretKeys: secretKeys(env, production),
@@ -152,6 +157,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     // which keep-alives are written.
     eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000),
     eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
+    // At most 5 s: with the caches' 2 s across processes, a stream ends within 10 s of its credential (contract 18).
+    eventStreamAuthCheckMs: integer(env, 'EVENT_STREAM_AUTH_CHECK_MS', 5_000, POLL_INTERVAL_MS, 5_000),
     webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
     heapGrowthPercent: integer(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ContactView, DeletedContactView } from './contact.view.js';
 import { ContactsService } from './contacts.service.js';
@@ -47,7 +47,7 @@ export class ContactsController {
     description: "A missing, malformed or other company's id answers 404.",
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Contact'))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ContactView> {
     return this.contacts.get(agent.companyId, id);
   }
@@ -60,7 +60,7 @@ export class ContactsController {
       'tags and attributes replace the whole list or object. E-mail and phone stay unique within the company (409).',
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(404, 409)
+  @ApiProblemResponses(notFound('Contact'), 409)
   update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -79,7 +79,7 @@ export class ContactsController {
       'its contactId; a later inbound message from the same phone or e-mail creates a new contact and conversation.',
   })
   @ApiOkResponse({ type: DeletedContactView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(notFound('Contact'))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedContactView> {
     return this.contacts.remove(agent.companyId, id);
   }

@@ -109,6 +109,11 @@ export class ContactsService {
     }
   }
 
+  /** The contact with this phone, else with this e-mail, or null; 400 when the phone or e-mail is malformed. */
+  async findByIdentityOf(companyId: CompanyId, identity: ContactIdentity): Promise<Stored<Contact> | null> {
+    return this.findByIdentity(companyId, this.normalizeIdentity(identity));
+  }
+
   async list(companyId: CompanyId, query: ListContactsQueryDto): Promise<Page<ContactView>> {
     const filter = contactListFilter({ search: query.search, tags: query.tags });
     const page = await this.contacts.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
@@ -208,7 +213,7 @@ export class ContactsService {
   private normalizeIdentity(identity: ContactIdentity): NormalizedIdentity {
     const email = identity.email === undefined ? undefined : normalizeEmail(identity.email);
     if (email !== undefined && !isEmail(email)) {
-      throw new RequestValidationException([{ field: 'email', message: 'email must be an email' }]);
+      throw new RequestValidationException([{ field: 'email', message: 'email must be an e-mail address' }]);
     }
     return {
       phone: identity.phone === undefined ? undefined : phoneOrThrow(identity.phone),

@@ -4,6 +4,7 @@ import type { ConversationCsat } from '../csat/csat.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 import type { ConversationSla } from '../service-levels/sla-state.js';
+import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { SleepRecord } from './snooze/sleep.js';
 
 export const CONVERSATION_STATUSES = ['bot', 'queued', 'human', 'closed'] as const;
@@ -31,6 +32,20 @@ export interface ConversationContact {
   phone: string | null;
 }
 
+/**
+ * The newest message of a conversation, as an inbox row previews it (contract section 14): written by the same write
+ * that records the message (ConversationsRepository.recordMessage), so a list page needs no read of messages.
+ */
+export interface ConversationLastMessage {
+  id: Types.ObjectId;
+  direction: MessageDirection;
+  senderType: SenderType;
+  type: MessageType;
+  /** The first 160 characters of the text or caption; `[image]`-style for media without caption. */
+  preview: string;
+  createdAt: Date;
+}
+
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
 @Schema({ collection: 'conversations', timestamps: true })
 export class Conversation extends EventSource {
@@ -42,7 +57,7 @@ export class Conversation extends EventSource {
   contact: ConversationContact | null;
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
-  @Prop({ required: true, trim: true, lowercase: true, maxlength: 50, default: 'api' })
+  @Prop({ required: true, trim: true, lowercase: true, maxlength: 64, default: 'api' })
   channel: string;
 
   @Prop({ type: String, enum: CONVERSATION_STATUSES, required: true, default: 'bot' })
@@ -70,6 +85,27 @@ export class Conversation extends EventSource {
   @Prop({ type: Date, default: null })
   lastMessageAt: Date | null;
 
+  @Prop({ type: Object, default: null })
+  lastMessage: ConversationLastMessage | null;
+
+  /**
+   * When it last had a message, else when it was created: the `lastActivity` order of the inbox. Unlike lastMessageAt
+   * never null, so the order needs no special place for conversations without messages. Only moves forward.
+   */
+  @Prop({ type: Date, default: Date.now })
+  lastActivityAt: Date;
+
+  /** Inbound messages recorded so far: an agent's unread count is this less the count its read marker saw. */
+  @Prop({ type: Number, default: 0 })
+  inboundCount: number;
+
+  /**
+   * Whether the assigned agent has inbound messages it has not read (set by each inbound message, cleared when that
+   * agent reads them, recomputed on assignment): what the `mineUnread` count counts, on an index.
+   */
+  @Prop({ type: Boolean, default: false })
+  assigneeUnread: boolean;
+
   /** The first agent message (bot messages, auto-replies and notes are no answer): first-response time. */
   @Prop({ type: Date, default: null })
   firstResponseAt: Date | null;
@@ -80,6 +116,13 @@ export class Conversation extends EventSource {
 
   @Prop({ type: Date, default: null })
   closedAt: Date | null;
+
+  /**
+   * On a channel with a reply window (contract section 17): when the window the contact's last message opened
+   * closes, set by the write that records an inbound message. Null before any inbound message on such a channel.
+   */
+  @Prop({ type: Date, default: null })
+  replyWindowExpiresAt: Date | null;
 
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;
@@ -141,6 +184,19 @@ ConversationSchema.index(
 );
 // Ratings by the time they were given (analytics).
 ConversationSchema.index({ companyId: 1, 'csat.submittedAt': 1 }, { sparse: true });
+// The inbox (contract section 14; docs/inbox.md lists which list queries each serves): the activity order alone, by
+// status(es) (an `$in` of statuses is merged from one interval per status), and by assignee (mine, unassigned); the
+// waiting order; the assignee's unread conversations and the snoozed ones, counted on their own index.
+ConversationSchema.index({ companyId: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, status: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, assignedAgentId: 1, status: 1, lastActivityAt: -1, _id: -1 });
+ConversationSchema.index({ companyId: 1, queuedAt: 1, _id: 1 });
+ConversationSchema.index({ companyId: 1, status: 1, queuedAt: 1, _id: 1 });
+ConversationSchema.index(
+  { companyId: 1, assignedAgentId: 1, status: 1 },
+  { partialFilterExpression: { assigneeUnread: true }, name: 'assignee_unread' },
+);
+ConversationSchema.index({ companyId: 1, snoozedUntil: 1 });
 ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },

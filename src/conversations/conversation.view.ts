@@ -1,10 +1,12 @@
+import { isoTime } from '../common/iso-time.js';
 import { ContactSummaryView } from '../contacts/contact.view.js';
 import { ConversationCsatView } from '../csat/csat.view.js';
 import { ConversationSlaView } from '../service-levels/sla.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import type { AssignerKind, Conversation, ConversationStatus, Priority } from './conversation.schema.js';
+import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
+import type { AssignerKind, Conversation, ConversationLastMessage, ConversationStatus, Priority } from './conversation.schema.js';
 
-const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+const iso = (date: Date | null | undefined) => (date ? isoTime(date) : null);
 
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
@@ -19,6 +21,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   tags: 1,
   subject: 1,
   lastMessageAt: 1,
+  lastMessage: 1,
   firstResponseAt: 1,
   queuedAt: 1,
   closedAt: 1,
@@ -26,15 +29,48 @@ export const CONVERSATION_VIEW_FIELDS = {
   snoozedUntil: 1,
   sla: 1,
   csat: 1,
+  replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
+
+/**
+ * What a list page reads of each conversation: its view's fields, the inbound counter its reader's unread count is
+ * computed from, and the sort keys a cursor continues from.
+ */
+export const LISTED_CONVERSATION_FIELDS = { ...CONVERSATION_VIEW_FIELDS, inboundCount: 1, lastActivityAt: 1 } as const;
 
 export class AssignedByView {
   /** agent (through the API), flow (a flow step) or auto */
   kind: AssignerKind;
   /** The agent's or flow's id; null for auto */
   id: string | null;
+}
+
+/** The newest message of a conversation, enough for an inbox row (private notes are never its last message). */
+export class LastMessageView {
+  /** @example 6650f0c2a1b2c3d4e5f60721 */
+  id: string;
+  direction: MessageDirection;
+  senderType: SenderType;
+  type: MessageType;
+  /**
+   * The first 160 characters of the text or caption; for media without caption its type in brackets
+   * @example Where is my order? It was due yesterday.
+   */
+  preview: string;
+  createdAt: string;
+
+  static from(last: ConversationLastMessage): LastMessageView {
+    return {
+      id: last.id.toHexString(),
+      direction: last.direction,
+      senderType: last.senderType,
+      type: last.type,
+      preview: last.preview,
+      createdAt: isoTime(last.createdAt),
+    };
+  }
 }
 
 /**
@@ -59,6 +95,8 @@ export class ConversationView {
   tags: string[];
   subject: string | null;
   lastMessageAt: string | null;
+  /** Its newest message (in events: as of the event); null before the first */
+  lastMessage: LastMessageView | null;
   /** The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message */
   firstResponseAt: string | null;
   /** When it last entered the queue */
@@ -67,6 +105,12 @@ export class ConversationView {
   closeReason: string | null;
   /** Snoozed until then (POST /conversations/{id}/snooze); null when awake */
   snoozedUntil: string | null;
+  /**
+   * On a channel with a reply window: when it closes (the contact's last message + the channel's
+   * `replyWindowHours`); null before any inbound message, when it is not open yet, and on channels without a window.
+   * Free-form messages after it answer 409 `reply-window-closed`; templates go through
+   */
+  replyWindowExpiresAt: string | null;
   /**
    * Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
    * change it follows (opening, a message, a priority change), by a consumer of the event log
@@ -93,15 +137,17 @@ export class ConversationView {
       tags: conversation.tags,
       subject: conversation.subject ?? null,
       lastMessageAt: iso(conversation.lastMessageAt),
+      lastMessage: conversation.lastMessage ? LastMessageView.from(conversation.lastMessage) : null,
       firstResponseAt: iso(conversation.firstResponseAt),
       queuedAt: iso(conversation.queuedAt),
       closedAt: iso(conversation.closedAt),
       closeReason: conversation.closeReason ?? null,
       snoozedUntil: iso(conversation.snoozedUntil),
+      replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       sla: ConversationSlaView.from(conversation.sla),
       csat: ConversationCsatView.from(conversation.csat),
-      createdAt: conversation.createdAt.toISOString(),
-      updatedAt: conversation.updatedAt.toISOString(),
+      createdAt: isoTime(conversation.createdAt),
+      updatedAt: isoTime(conversation.updatedAt),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { InboxModule } from '../inbox/inbox.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { ConversationBulkActions } from './bulk/conversation-bulk-actions.js';
 import { ConversationBulkController } from './bulk/conversation-bulk.controller.js';
@@ -11,7 +12,7 @@ import { ConversationSnoozeController } from './snooze/conversation-snooze.contr
  * import: starting a conversation may send its first message, and one module holding both would make an import cycle.
  */
 @Module({
-  imports: [ConversationsModule, MessagesModule],
+  imports: [ConversationsModule, MessagesModule, InboxModule],
   controllers: [ConversationsController, ConversationSnoozeController, ConversationBulkController],
   providers: [ConversationBulkActions],
 })

@@ -6,15 +6,20 @@ import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
+import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
+import { ReadMarkersRepository } from './read-markers.repository.js';
 import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
 
 @Module({
   imports: [
-    MongooseModule.forFeature([{ name: Conversation.name, schema: ConversationSchema }]),
+    MongooseModule.forFeature([
+      { name: Conversation.name, schema: ConversationSchema },
+      { name: ReadMarker.name, schema: ReadMarkerSchema },
+    ]),
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync],
-  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes],
+  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
+  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
+import { Types, type Model, type ProjectionType, type QueryFilter, type UpdateQuery } from 'mongoose';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
@@ -9,7 +9,8 @@ import { EventSourceRepository } from '../events/event-source.repository.js';
 import { Clock } from '../lanes/clock.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { ConversationCsat } from '../csat/csat.js';
-import { Conversation, type ConversationContact } from './conversation.schema.js';
+import { sortKeyOf, walkSegments, type ConversationPosition, type ConversationSort } from './conversation-order.js';
+import { Conversation, type ConversationContact, type ConversationLastMessage } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
 function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
@@ -18,6 +19,29 @@ function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conver
 
 /** The conversation a message goes to: by id, or the contact's open one on a channel. */
 export type MessageTarget = Types.ObjectId | { contactId: Types.ObjectId; channel: string };
+
+/** A page of a list walk: the conversations, and where the next page starts (null: this was the last). */
+export interface WalkPage {
+  data: Stored<Conversation>[];
+  next: ConversationPosition | null;
+}
+
+/** What a message does to its conversation (recordMessage). */
+export interface RecordedMessage {
+  /** The message's time. */
+  at: Date;
+  /** The message as the conversation shows it (`lastMessage`); an inbound one counts in `inboundCount`. */
+  last: ConversationLastMessage;
+  /** An agent's message: the first sets `firstResponseAt` (bot messages, auto-replies and surveys are no answer). */
+  isResponse: boolean;
+  /** An inbound message on a channel with a reply window: when the window it opens closes. */
+  opensReplyWindowUntil?: Date;
+  /**
+   * A free-form outbound message: the company's channel keys that have a reply window. On one of them, the message
+   * is recorded only while the conversation's window is open at `at`.
+   */
+  windowedChannels?: readonly string[];
+}
 
 /** A conversation about to be inserted, with what its events show of it. */
 export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
@@ -54,6 +78,10 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       tags: [],
       subject: null,
       lastMessageAt: null,
+      lastMessage: null,
+      lastActivityAt: now,
+      inboundCount: 0,
+      assigneeUnread: false,
       firstResponseAt: null,
       queuedAt: null,
       closedAt: null,
@@ -62,6 +90,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       sleep: null,
       sla: null,
       csat: null,
+      replyWindowExpiresAt: null,
       isOpen: true,
       revision: 0,
       ...data,
@@ -98,22 +127,33 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   }
 
   /**
-   * Records a new message at `at` on an open conversation, given by id or as the contact's open one on a channel
-   * (found and updated in the same write): `lastMessageAt` only moves forward, and a response (outbound message)
-   * sets `firstResponseAt` once. Answers null when the conversation is missing or closed, so a message can never
-   * land in a closed conversation. Events the conversation still carries (its creation, written by another
-   * process a moment ago) are relayed now, so they are logged before the message's.
+   * Records a new message (`last`, at `at`) on an open conversation, given by id or as the contact's open one on a
+   * channel (found and updated in the same write): it becomes `lastMessage`, `lastMessageAt` and `lastActivityAt`
+   * only move forward, an inbound message counts in `inboundCount` (and is unread by the assignee), and a response
+   * (outbound message) sets `firstResponseAt` once. An inbound message on a channel with a reply window moves
+   * `replyWindowExpiresAt` (only forward), and a free-form message on such a channel is recorded only while the
+   * window is open. Answers null when the conversation is missing or closed, or its window refuses the message, so a
+   * message can never land in a closed conversation or outside its window. Events the conversation still carries
+   * (its creation, written by another process a moment ago) are relayed now, so they are logged before the message's.
    */
-  async recordMessage(
-    companyId: CompanyId,
-    target: MessageTarget,
-    at: Date,
-    isResponse: boolean,
-  ): Promise<Stored<Conversation> | null> {
-    const open = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+  async recordMessage(companyId: CompanyId, target: MessageTarget, recorded: RecordedMessage): Promise<Stored<Conversation> | null> {
+    const { at, isResponse, last, opensReplyWindowUntil, windowedChannels } = recorded;
+    const open: QueryFilter<Conversation> = target instanceof Types.ObjectId ? { _id: target, isOpen: true } : { ...target, isOpen: true };
+    // Without windowed channels (the company has none) the filter is exactly what it was before reply windows.
+    if (windowedChannels?.length) open.$or = [{ channel: { $nin: windowedChannels } }, { replyWindowExpiresAt: { $gt: at } }];
+    const inbound = last.direction === 'inbound';
+    const moved = { lastMessageAt: at, lastActivityAt: at, ...(opensReplyWindowUntil ? { replyWindowExpiresAt: opensReplyWindowUntil } : {}) };
     // Every message writes here: the filter and update are of stored types already, so they go as they are.
     const record = (filter: QueryFilter<Conversation>, set: Partial<Conversation> = {}) =>
-      this.updateAsIs(companyId, filter, withNextRevision({ $set: { ...set, updatedAt: new Date() }, $max: { lastMessageAt: at } }));
+      this.updateAsIs(
+        companyId,
+        filter,
+        withNextRevision({
+          $set: { ...set, lastMessage: last, ...(inbound ? { assigneeUnread: true } : {}), updatedAt: new Date() },
+          $max: moved,
+          ...(inbound ? { $inc: { inboundCount: 1 } } : {}),
+        }),
+      );
     if (!isResponse) return record(open);
     // Most responses follow the first: try that case first, so a reply usually costs one write. A miss is the first
     // response, or a concurrent first response set it meanwhile, or the conversation is closed or missing.
@@ -137,6 +177,21 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       .exec();
   }
 
+  /** Conversations stored before the inbox kept its fields on them (lastActivityAt, inboundCount, lastMessage). */
+  async withoutInboxFields(limit: number): Promise<Pick<Stored<Conversation>, '_id' | 'companyId' | 'createdAt' | 'lastMessageAt'>[]> {
+    return this.model
+      .find({ lastActivityAt: { $exists: false } }, { companyId: 1, createdAt: 1, lastMessageAt: 1 })
+      .limit(limit)
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean<Pick<Stored<Conversation>, '_id' | 'companyId' | 'createdAt' | 'lastMessageAt'>[]>()
+      .exec();
+  }
+
+  /** Fills in the inbox's fields of a conversation stored before them (see withoutInboxFields), once. */
+  async fillInboxFields(companyId: CompanyId, id: Types.ObjectId, fields: Pick<Conversation, 'lastActivityAt' | 'inboundCount' | 'lastMessage'>): Promise<void> {
+    await this.updateAsIs(companyId, { _id: id, lastActivityAt: { $exists: false } }, withNextRevision({ $set: { ...fields, assigneeUnread: fields.inboundCount > 0 } }));
+  }
+
   /** Whether the conversation still carries the event `eventId` as pending (not yet in the log). */
   async hasPendingEvent(companyId: CompanyId, id: string, eventId: string): Promise<boolean> {
     const _id = parseObjectId(id);
@@ -150,6 +205,49 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       { $group: { _id: '$assignedAgentId', open: { $sum: 1 } } },
     ]);
     return new Map(rows.map((row) => [row._id.toHexString(), row.open]));
+  }
+
+  /**
+   * A page of the list in `sort` order after `after` (none: the first page), within `filter` (stored types: read
+   * with findPlain), reading `limit` + 1 to learn whether there is a next page. The `waiting` walk's second segment
+   * (conversations never queued) is read only when the first leaves the page short.
+   */
+  async walk(
+    companyId: CompanyId,
+    filter: QueryFilter<Conversation>,
+    sort: ConversationSort,
+    after: ConversationPosition | null,
+    limit: number,
+    projection: ProjectionType<Conversation>,
+  ): Promise<WalkPage> {
+    const rows: Stored<Conversation>[] = [];
+    for (const segment of walkSegments(sort, after)) {
+      rows.push(...(await this.findPlain(companyId, { ...filter, ...segment.filter }, { sort: segment.sort, limit: limit + 1 - rows.length, projection })));
+      if (rows.length > limit) break;
+    }
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    // The last row's own key says where it is: a waiting walk past its queued conversations continues by _id.
+    const next = rows.length > limit && last ? { sort, key: sortKeyOf(sort, last), id: last._id } : null;
+    return { data, next };
+  }
+
+  /** The inbound-message counter of each of these conversations (unread counts are computed from it). */
+  async inboundCounts(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Map<string, number>> {
+    const rows = await this.findPlain(companyId, { _id: { $in: ids } }, { projection: { inboundCount: 1 }, limit: ids.length });
+    return new Map(rows.map((row) => [row._id.toHexString(), row.inboundCount ?? 0]));
+  }
+
+  /**
+   * Clears `assigneeUnread` once `agentId`, the assignee, has read up to `readCount` inbound messages, if no inbound
+   * message arrived since (the filter on the counter) and it is still that agent's.
+   */
+  async clearAssigneeUnread(companyId: CompanyId, id: Types.ObjectId, agentId: Types.ObjectId, readCount: number): Promise<void> {
+    await this.updateAsIs(
+      companyId,
+      { _id: id, assignedAgentId: agentId, assigneeUnread: true, inboundCount: { $lte: readCount } },
+      withNextRevision({ $set: { assigneeUnread: false } }),
+    );
   }
 
   /**
@@ -195,9 +293,10 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
    * Records the satisfaction survey at `at` on a closed conversation awaiting its rating (`csat` asked for, not
    * given): the one message a closed conversation takes. Null otherwise.
    */
-  async recordSurveyMessage(companyId: CompanyId, id: Types.ObjectId, at: Date): Promise<Stored<Conversation> | null> {
+  async recordSurveyMessage(companyId: CompanyId, id: Types.ObjectId, last: ConversationLastMessage): Promise<Stored<Conversation> | null> {
     const filter = { _id: id, isOpen: false, 'csat.requestedAt': { $ne: null }, 'csat.submittedAt': null };
-    return this.updateAsIs(companyId, filter, withNextRevision({ $set: { updatedAt: new Date() }, $max: { lastMessageAt: at } }));
+    const at = last.createdAt;
+    return this.updateAsIs(companyId, filter, withNextRevision({ $set: { lastMessage: last, updatedAt: new Date() }, $max: { lastMessageAt: at, lastActivityAt: at } }));
   }
 
   /** Makes a closed conversation await a rating (`csat`), unless it was asked for already. */

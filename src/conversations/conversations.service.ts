@@ -2,7 +2,6 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { mapPage, type Page } from '../common/pagination/page.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
@@ -10,7 +9,7 @@ import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
-import type { SenderType } from '../messages/message.schema.js';
+import { parseTimestamp } from '../messages/timestamp.js';
 import {
   CHANGE_ATTEMPTS,
   queuedEvent,
@@ -20,17 +19,29 @@ import {
   type EventOptions,
   type PlannedChange,
 } from './conversation-changes.js';
+import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, ConversationContact, Priority } from './conversation.schema.js';
-import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation } from './conversations.repository.js';
+import {
+  CONVERSATION_STATUSES,
+  type AssignerKind,
+  type Conversation,
+  type ConversationContact,
+  type ConversationLastMessage,
+  type ConversationStatus,
+  type Priority,
+} from './conversation.schema.js';
+import type { ConversationCountsView } from './conversation-counts.view.js';
+import { CONVERSATION_VIEW_FIELDS, ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
+import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
 import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
+import { ReadMarkersRepository } from './read-markers.repository.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
 const DEFAULT_CHANNEL = 'api';
+const OPEN_STATUSES = CONVERSATION_STATUSES.filter((status) => status !== 'closed');
 
 /** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
 export function channelOf(given: string | undefined): string {
@@ -55,6 +66,18 @@ export interface OpenConversationInput {
   priority?: Priority;
 }
 
+/** A page of conversations as stored (LISTED_CONVERSATION_FIELDS), with the cursor of the next. */
+export interface StoredPage {
+  data: Stored<Conversation>[];
+  nextCursor: string | null;
+}
+
+/** A message just recorded on its conversation: the conversation after it, and its inbound count as of it. */
+export interface MessageOnConversation {
+  conversation: ConversationView;
+  inboundCount: number;
+}
+
 export interface ConversationChanges {
   priority?: Priority;
   tags?: string[];
@@ -75,21 +98,46 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly agents: AgentsRepository,
     private readonly contacts: ContactsService,
+    private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
   ) {}
 
-  async list(companyId: CompanyId, query: ListConversationsQueryDto): Promise<Page<ConversationView>> {
-    const filter: QueryFilter<Conversation> = {};
-    if (query.status) filter.status = query.status;
-    if (query.priority) filter.priority = query.priority;
-    if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
-    const page = await this.conversations.page(companyId, filter, {
-      limit: query.limit,
-      cursor: query.startAfter,
-      projection: CONVERSATION_VIEW_FIELDS,
-      plain: true,
-    });
-    return mapPage(page, ConversationView.from);
+  /**
+   * One page of the list (contract section 14), as stored: the filters combine, the page follows `sort` and
+   * continues after `startAfter`. A contact of another company, like any of its ids, matches nothing.
+   */
+  async page(companyId: CompanyId, query: ListConversationsQueryDto): Promise<StoredPage> {
+    const after = query.startAfter === undefined ? null : decodeConversationCursor(query.startAfter, query.sort);
+    const page = await this.conversations.walk(companyId, listFilter(query), query.sort, after, query.limit, LISTED_CONVERSATION_FIELDS);
+    return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };
+  }
+
+  /**
+   * The inbox's counts over open conversations, for the calling agent (contract section 14): one `count` each on an
+   * index range, which holds exactly the conversations counted (counted from the index alone) but for the snoozed
+   * ones, a time range (their index range is read). Snoozed conversations are open ones: closing one wakes it.
+   */
+  async counts(companyId: CompanyId, agentId: string): Promise<ConversationCountsView> {
+    const me = toObjectId(agentId);
+    const count = (filter: QueryFilter<Conversation>) => this.conversations.countPlain(companyId, filter);
+    const [bot, queued, human, unassigned, snoozed, mine, mineUnread] = await Promise.all([
+      count({ status: 'bot' }),
+      count({ status: 'queued' }),
+      count({ status: 'human' }),
+      count({ assignedAgentId: null, status: { $in: OPEN_STATUSES } }),
+      count({ snoozedUntil: { $gte: EARLIEST_DATE } }),
+      count({ assignedAgentId: me, status: 'human' }),
+      count({ assignedAgentId: me, status: 'human', assigneeUnread: true }),
+    ]);
+    return { bot, queued, human, unassigned, snoozed, mine, mineUnread };
+  }
+
+  /** The ids of a contact's conversations (none for a contact of another company). */
+  async idsOfContact(companyId: CompanyId, contactId: string): Promise<Types.ObjectId[]> {
+    const contact = parseObjectId(contactId);
+    if (!contact) return [];
+    const rows = await this.conversations.find(companyId, { contactId: contact }, { projection: { _id: 1 } });
+    return rows.map((row) => row._id);
   }
 
   /** The conversation's id, for a read of something under it; 404 for a missing, malformed or foreign id. */
@@ -152,6 +200,41 @@ export class ConversationsService {
     }
   }
 
+  /** The contact's open conversation on the channel, or null. */
+  async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
+    const open = await this.conversations.findOpen(companyId, contactId, channel);
+    return open ? ConversationView.from(open) : null;
+  }
+
+  /**
+   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
+   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
+   * already (a concurrent call opened it), answers that one as it is.
+   */
+  async openAssigned(companyId: CompanyId, contact: Stored<Contact>, channel: string, agentId: string): Promise<ConversationView> {
+    const agent = toObjectId(agentId);
+    const contactId = contact._id;
+    try {
+      const stored = await this.conversations.insert(
+        companyId,
+        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        (conversation) => {
+          const snapshot = ConversationView.from(conversation);
+          return [
+            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
+            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
+          ];
+        },
+      );
+      return ConversationView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const open = await this.findOpen(companyId, contactId, channel);
+      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
+      return open;
+    }
+  }
+
   /**
    * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
    * conversation (status unchanged). The same agent again is a no-op without an event. `eventId` names the
@@ -167,6 +250,8 @@ export class ConversationsService {
         { field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' },
       ]);
     }
+    // Whether the new agent has read every inbound message so far: what its `mineUnread` count needs.
+    const marker = await this.readMarkers.markerOf(companyId, agent._id, current._id);
     const updated = await this.change(companyId, current, (conversation) => {
       assertAssignable(conversation.status);
       if (options.fromStatus && conversation.status !== options.fromStatus) {
@@ -182,6 +267,7 @@ export class ConversationsService {
           assignedAgentId: agent._id,
           assignedAt: new Date(),
           assignedBy: { kind: actor.kind, id: actor.id ? toObjectId(actor.id) : null },
+          assigneeUnread: (conversation.inboundCount ?? 0) > (marker?.readCount ?? 0),
         },
         events: (after) => [
           stageEvent(
@@ -302,31 +388,32 @@ export class ConversationsService {
   }
 
   /**
-   * Records a message at `at` from `sender` (lastMessageAt; firstResponseAt on the first agent message: bot messages
-   * are no answer). Answers the conversation after the change, or null when it is missing or closed. The contact's
-   * message wakes a snoozed conversation, before the message itself is stored: a reply that is stored never leaves
-   * its conversation asleep (a crash in between leaves it awake, and the connector's retry stores the message).
+   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
+   * after the change with its inbound count, or null when it is missing or closed, or its reply window refused the
+   * message. The contact's message wakes a snoozed conversation, before the message itself is stored: a reply that
+   * is stored never leaves its conversation asleep (a crash in between leaves it awake, and the connector's retry
+   * stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
     target: string | Exclude<MessageTarget, Types.ObjectId>,
-    at: Date,
-    sender: SenderType,
-  ): Promise<ConversationView | null> {
+    recorded: RecordedMessage,
+  ): Promise<MessageOnConversation | null> {
     const resolved = typeof target === 'string' ? parseObjectId(target) : target;
     if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, at, sender === 'agent');
+    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
     if (!updated) return null;
-    if (sender !== 'contact' || !updated.snoozedUntil) return ConversationView.from(updated);
-    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', at));
-    return ConversationView.from(awake);
+    const inboundCount = updated.inboundCount ?? 0;
+    if (recorded.last.senderType !== 'contact' || !updated.snoozedUntil) return { conversation: ConversationView.from(updated), inboundCount };
+    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
+    return { conversation: ConversationView.from(awake), inboundCount };
   }
 
   /** The satisfaction survey on a closed conversation awaiting its rating (see ConversationsRepository.recordSurveyMessage). */
-  async recordSurveyMessage(companyId: CompanyId, id: string, at: Date): Promise<ConversationView | null> {
+  async recordSurveyMessage(companyId: CompanyId, id: string, last: ConversationLastMessage): Promise<MessageOnConversation | null> {
     const resolved = parseObjectId(id);
-    const updated = resolved && (await this.conversations.recordSurveyMessage(companyId, resolved, at));
-    return updated ? ConversationView.from(updated) : null;
+    const updated = resolved && (await this.conversations.recordSurveyMessage(companyId, resolved, last));
+    return updated ? { conversation: ConversationView.from(updated), inboundCount: updated.inboundCount ?? 0 } : null;
   }
 
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
@@ -376,4 +463,28 @@ export class ConversationsService {
   private notFound(id: string): NotFoundException {
     return new NotFoundException(`Conversation ${id} not found`);
   }
+}
+
+/** The list's filters as a query on stored types (ObjectIds, Dates): 400 naming the field for contradictory ones. */
+function listFilter(query: ListConversationsQueryDto): QueryFilter<Conversation> {
+  const filter: QueryFilter<Conversation> = {};
+  const statuses = query.status as ConversationStatus[] | undefined;
+  if (statuses) filter.status = statuses.length === 1 ? statuses[0] : { $in: statuses };
+  if (query.priority) filter.priority = query.priority;
+  if (query.unassigned !== undefined && query.assignedAgentId) {
+    throw new RequestValidationException([{ field: 'unassigned', message: 'unassigned cannot be combined with assignedAgentId' }]);
+  }
+  if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
+  if (query.unassigned !== undefined) filter.assignedAgentId = query.unassigned ? null : { $ne: null };
+  if (query.contactId) filter.contactId = toObjectId(query.contactId);
+  if (query.channel) filter.channel = query.channel;
+  if (query.tags?.length) filter.tags = { $all: query.tags };
+  const after = query.createdAfter === undefined ? null : parseTimestamp(query.createdAfter);
+  const before = query.createdBefore === undefined ? null : parseTimestamp(query.createdBefore);
+  if (after && before && before.getTime() <= after.getTime()) {
+    throw new RequestValidationException([{ field: 'createdBefore', message: 'createdBefore must be later than createdAfter' }]);
+  }
+  if (after || before) filter.createdAt = { ...(after ? { $gte: after } : {}), ...(before ? { $lt: before } : {}) };
+  if (query.snoozed !== undefined) filter.snoozedUntil = query.snoozed ? { $gte: EARLIEST_DATE } : null;
+  return filter;
 }

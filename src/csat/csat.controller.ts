@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ConversationView } from '../conversations/conversation.view.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { CsatService } from './csat.service.js';
@@ -32,7 +32,7 @@ export class CsatController {
   })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60718', description: 'The conversation the survey was sent on' })
   @ApiDataEnvelope(200, ConversationView, { description: 'The conversation with its rating' })
-  @ApiEnvelopeErrorResponses(400, 401, 403, 404, 409, 429)
+  @ApiEnvelopeErrorResponses(400, 401, notFound('Conversation'), 409, 429)
   async submit(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: SubmitCsatDto): Promise<DataEnvelope<ConversationView>> {
     return envelope(await this.csat.submit(apiKey.companyId, id, dto));
   }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import type { EmbeddedMongo } from '../embedded-mongo/index.js';
+import type { EmbeddedMongo } from '@parley/embedded-mongo';
 
 export const EMBEDDED_DATABASE_NAME = 'parley';
 
@@ -23,7 +23,7 @@ export class DatabaseTarget {
     const dataDir = config.embeddedDataDir;
     // Loaded only here: on MONGODB_URI the process never holds the engine's code, nor its own copy of bson
     // (the ES build, whose 17 MiB serialization buffer is allocated at load, beside the driver's CommonJS one).
-    const { startEmbeddedMongo } = await import('../embedded-mongo/index.js');
+    const { startEmbeddedMongo } = await import('@parley/embedded-mongo');
     const engine = await startEmbeddedMongo({ dataDir, log: (line) => logger.log(line) });
     logger.warn(
       `MONGODB_URI is not set: using the EMBEDDED MongoDB-compatible engine at ${engine.uri}, ` +

@@ -18,6 +18,16 @@ export function duplicateKeyField(error: DuplicateKeyError): string | undefined 
 }
 
 /**
+ * The name of the violated unique index, as the server's message says it ("... index: <name> dup key: ..."): the
+ * one detail an insert's error keeps (the driver drops `keyPattern` from an insert's write errors).
+ */
+export function duplicateKeyIndex(error: DuplicateKeyError): string | undefined {
+  const { errmsg, message, writeErrors } = error as { errmsg?: string; message?: string; writeErrors?: { errmsg?: string }[] };
+  const text = [errmsg, message, writeErrors?.[0]?.errmsg].filter(Boolean).join('\n');
+  return /index: (\S+) dup key/.exec(text)?.[1];
+}
+
+/**
  * The positions an unordered insert of `count` documents refused as duplicate keys (the others were written),
  * or null when it failed for any other reason.
  */

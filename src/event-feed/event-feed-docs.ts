@@ -46,8 +46,15 @@ cursor rules are the list's: 400 for a malformed or foreign one, 410 for one old
 deployment: one more answers 429. A client that stops reading is disconnected once it leaves
 \`EVENT_STREAM_MAX_BUFFER_BYTES\` (1 MiB) unread, or takes nothing for two keep-alive intervals and 5 s; it
 resumes from its last \`id\`. The stream ends cleanly when the server shuts down:
-reconnect, with \`Last-Event-ID\`. Browsers: EventSource cannot send credentials headers, so open it on a
-same-origin path that your backend proxies here with the header added (see the README, "The event feed").
+reconnect, with \`Last-Event-ID\`.
+
+**Credentials.** The stream follows its credential: within 10 s of its API key being revoked, expiring or losing
+the \`events:read\` scope (Interface B), or of its bearer token expiring or being ended by its agent's
+deactivation, new role or new password (Interface A), it ends with a last comment saying why, and a reconnection
+gets the 401 or 403 any request with that credential gets. Keep your token fresh before it expires and reconnect.
+
+Browsers: EventSource cannot send credentials headers, so open it on a
+same-origin path that your backend proxies here with the header added (see docs/events.md, "Consumers").
 `.trim();
 
 /** Documents a stream operation: its media type, frame format, `Last-Event-ID` and response headers. */

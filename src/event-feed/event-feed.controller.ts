@@ -1,7 +1,8 @@
-import { Controller, Get, Headers, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { CredentialRecheck } from '../auth/credential-recheck.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { ListEventsQueryDto, StreamEventsQueryDto } from './dto/event-feed-query.dto.js';
@@ -19,6 +20,7 @@ export class EventFeedController {
   constructor(
     private readonly feed: EventFeed,
     private readonly streams: EventStreams,
+    private readonly credentials: CredentialRecheck,
   ) {}
 
   @Get()
@@ -38,8 +40,18 @@ export class EventFeedController {
     @CurrentAgent() agent: AgentPrincipal,
     @Query() query: StreamEventsQueryDto,
     @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.streams.open({ companyId: agent.companyId, naming: 'dotted', types: query.types, cursor: lastEventId || query.after }, res);
+    await this.streams.open(
+      {
+        companyId: agent.companyId,
+        naming: 'dotted',
+        types: query.types,
+        cursor: lastEventId || query.after,
+        credential: () => this.credentials.check(req),
+      },
+      res,
+    );
   }
 }

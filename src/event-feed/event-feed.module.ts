@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AuthModule } from '../auth/auth.module.js';
 import { EventFeedController } from './event-feed.controller.js';
 import { EventFeed } from './event-feed.service.js';
 import { EventStreamSlot, EventStreamSlotSchema } from './event-stream-slot.schema.js';
@@ -13,7 +14,7 @@ import { ExternalEventFeedController } from './external-event-feed.controller.js
  * streams, on both interfaces. Streams are fed by this process's one change feed of the log (EventTailer).
  */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: EventStreamSlot.name, schema: EventStreamSlotSchema }])],
+  imports: [AuthModule, MongooseModule.forFeature([{ name: EventStreamSlot.name, schema: EventStreamSlotSchema }])],
   controllers: [EventFeedController, ExternalEventFeedController],
   providers: [EventFeed, EventTailer, EventStreams, EventStreamSlotsRepository],
 })

@@ -1,6 +1,7 @@
 import { BadRequestException, GoneException, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
+import type { ChannelScope } from '../events/event-channel.js';
 import { EventLogHeadsRepository, EventLogRepository } from '../events/event-log.repository.js';
 import { domainEventNamed, type WebhookEventName } from '../webhooks/webhook-events.js';
 import { companyTag, decodeEventCursor, encodeEventCursor } from './event-cursor.js';
@@ -49,16 +50,21 @@ export class EventFeed {
     return { after, logged };
   }
 
-  /** One page, oldest first, each event as `view` shows it; `nextCursor` is never null (at the log's end it stays where the log ends). */
+  /**
+   * One page, oldest first, each event as `view` shows it; `nextCursor` is never null (at the log's end it stays where
+   * the log ends). `scope`: only events of conversations on these channels (a channel-scoped key's feed), filtered
+   * in the read like `types`, so a page is full unless it reaches the log's end.
+   */
   async page<V>(
     companyId: string,
     query: { after?: string; types?: WebhookEventName[]; limit: number },
     view: (event: AnyDomainEvent) => V,
+    scope: ChannelScope = null,
   ): Promise<{ data: V[]; nextCursor: string }> {
     const { after, logged } = await this.start(companyId, query.after);
     const from = after ?? 0;
     const types = eventTypesOf(query.types) ?? undefined;
-    const events = await this.log.range(companyId, { after: from, until: logged, types }, query.limit);
+    const events = await this.log.range(companyId, { after: from, until: logged, types, channels: scope ?? undefined }, query.limit);
     const end = events.length === query.limit ? events[events.length - 1].sequence : Math.max(from, logged);
     return { data: events.map((event) => view(event)), nextCursor: encodeEventCursor(end, companyTag(companyId)) };
   }

@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { KEEP_ALIVE_FRAME, type StreamFilter } from './event-frames.js';
+import { credentialEndFrame, KEEP_ALIVE_FRAME, type StreamFilter } from './event-frames.js';
 
 export interface StreamLimits {
   keepAliveMs: number;
   /** Unread bytes a live stream may hold before it is disconnected. */
   maxBufferBytes: number;
 }
+
+/** Checks a stream's credential again: resolves while it holds, rejects with the 401 or 403 a new request with it would get. */
+export type CredentialCheck = () => Promise<void>;
 
 /**
  * A client that took nothing for this long (no byte left the socket: not an event, not a keep-alive) is taken
@@ -28,6 +31,9 @@ export class EventStream {
   sent: number;
   live = false;
   closed = false;
+  /** When its credential is next checked (EventStreams), and whether a check is running. */
+  credentialDueAt: number;
+  checkingCredential = false;
   private lastWriteAt = Date.now();
   private onEnd: () => void = () => undefined;
   /** Resolves when the response has closed, whichever side ended it. */
@@ -40,8 +46,12 @@ export class EventStream {
     start: number,
     private readonly res: Response,
     private readonly limits: StreamLimits,
+    /** Its request's credential, checked again while the stream is open. */
+    readonly credential: CredentialCheck,
+    credentialCheckMs: number,
   ) {
     this.sent = start;
+    this.credentialDueAt = Date.now() + credentialCheckMs;
   }
 
   /** Sends the headers at once (so the client knows the stream is open) and watches for its end. */
@@ -98,6 +108,14 @@ export class EventStream {
 
   destroy(): void {
     this.res.destroy();
+  }
+
+  /** Ends the stream whose credential no longer holds, saying so in a last comment; the client's reconnection gets `status`. */
+  endRefused(status: number): void {
+    if (this.closed) return;
+    EventStream.logger.log(`Event stream ${this.id} of company ${this.companyId} ended: its credential no longer holds (${status})`);
+    this.write(credentialEndFrame(status));
+    this.res.end();
   }
 
   drop(reason: string): void {

@@ -3,12 +3,13 @@ import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/app-config.js';
+import type { ChannelScope } from '../events/event-channel.js';
 import { LaneWorker } from '../lanes/lane-worker.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import type { WebhookEventName } from '../webhooks/webhook-events.js';
 import { eventTypesOf, EventFeed } from './event-feed.service.js';
 import { streamFilter } from './event-frames.js';
-import { EventStream, type StreamLimits } from './event-stream.js';
+import { EventStream, type CredentialCheck, type StreamLimits } from './event-stream.js';
 import { EventStreamSlotsRepository } from './event-stream-slots.repository.js';
 import { EventTailer } from './event-tailer.js';
 import type { EventNaming } from './event.view.js';
@@ -27,19 +28,34 @@ export interface StreamRequest {
   types?: WebhookEventName[];
   /** `Last-Event-ID`, else the `after` query parameter; neither: the stream starts with events from now on. */
   cursor?: string;
+  /** Only events of conversations on these channels (a channel-scoped key's stream). */
+  channels?: ChannelScope;
+  /** The request's credential, checked again every EVENT_STREAM_AUTH_CHECK_MS while the stream is open. */
+  credential: CredentialCheck;
+}
+
+/** What a credential check that no longer holds rejects with: the 401 or 403 a new request would answer. */
+function refusalStatus(error: unknown): number | null {
+  if (!(error instanceof HttpException)) return null;
+  const status = error.getStatus();
+  return status === HttpStatus.UNAUTHORIZED || status === HttpStatus.FORBIDDEN ? status : null;
 }
 
 /**
  * Opens and closes the event streams of this process. While a stream is open, on each poll of the process's
  * scheduler (LaneWorker.onPoll, every 250 ms) it looks in the log for other processes' appends (EventTailer.poll:
- * one query; new events reach streams within 1 s), writes keep-alives to the streams that have been quiet, and
- * renews the streams' slots. It stops listening when the last stream closes and on shutdown, which ends every
- * stream cleanly before the server closes.
+ * one query; new events reach streams within 1 s), writes keep-alives to the streams that have been quiet,
+ * renews the streams' slots, and checks again the credential of each stream whose check is due (every
+ * EVENT_STREAM_AUTH_CHECK_MS, 5 s at most): a stream whose API key was revoked, expired or lost its scope, or
+ * whose token expired or was ended (its agent deactivated, given another role or password), ends with a last
+ * comment saying so, and its reconnection gets the 401 or 403 (contract section 18). It stops listening when
+ * the last stream closes and on shutdown, which ends every stream cleanly before the server closes.
  */
 @Injectable()
 export class EventStreams implements BeforeApplicationShutdown {
   private readonly logger = new Logger(EventStreams.name);
   private readonly limits: StreamLimits;
+  private readonly credentialCheckMs: number;
   private readonly releasing = new Set<Promise<void>>();
   private stopListening?: () => void;
   private renewAt = 0;
@@ -53,6 +69,7 @@ export class EventStreams implements BeforeApplicationShutdown {
     private readonly worker: LaneWorker,
   ) {
     this.limits = { keepAliveMs: config.eventStreamKeepAliveMs, maxBufferBytes: config.eventStreamMaxBufferBytes };
+    this.credentialCheckMs = config.eventStreamAuthCheckMs;
   }
 
   /**
@@ -74,8 +91,8 @@ export class EventStreams implements BeforeApplicationShutdown {
       this.refuseWhileClosing();
       return;
     }
-    const filter = streamFilter(request.naming, eventTypesOf(request.types));
-    const stream = new EventStream(id, companyId, filter, after ?? logged, res, this.limits);
+    const filter = streamFilter(request.naming, eventTypesOf(request.types), request.channels);
+    const stream = new EventStream(id, companyId, filter, after ?? logged, res, this.limits, request.credential, this.credentialCheckMs);
     stream.open((closed) => this.closed(closed));
     this.tailer.attach(stream, logged);
     this.listen();
@@ -113,11 +130,33 @@ export class EventStreams implements BeforeApplicationShutdown {
   private tick(): void {
     const now = Date.now();
     this.tailer.poll().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not poll the event log for the open streams'));
-    for (const stream of this.tailer.streams()) stream.keepAlive(now, POLL_INTERVAL_MS);
+    for (const stream of this.tailer.streams()) {
+      stream.keepAlive(now, POLL_INTERVAL_MS);
+      if (!stream.checkingCredential && now >= stream.credentialDueAt) this.checkCredential(stream);
+    }
     if (now >= this.renewAt) {
       this.renewAt = now + SLOT_RENEW_MS;
       this.renewSlots().catch((error: unknown) => this.logger.warn({ err: error }, 'Could not renew the slots of the open event streams'));
     }
+  }
+
+  /**
+   * Ends the stream when its credential no longer holds. A check that fails otherwise (the database unreachable)
+   * keeps the stream and is tried again at the next interval, as a request would be retried.
+   */
+  private checkCredential(stream: EventStream): void {
+    stream.checkingCredential = true;
+    stream
+      .credential()
+      .catch((error: unknown) => {
+        const status = refusalStatus(error);
+        if (status !== null) stream.endRefused(status);
+        else this.logger.warn({ err: error }, `Could not check the credential of event stream ${stream.id}; trying again`);
+      })
+      .finally(() => {
+        stream.checkingCredential = false;
+        stream.credentialDueAt = Date.now() + this.credentialCheckMs;
+      });
   }
 
   private async renewSlots(): Promise<void> {

@@ -161,7 +161,8 @@ export class EventTailer implements OnModuleInit, OnModuleDestroy {
         return;
       }
       const types = stream.filter.types ? [...stream.filter.types] : undefined;
-      const events = await this.log.range(channel.companyId, { after: stream.sent, until: target, types }, CATCH_UP_PAGE);
+      const channels = stream.filter.channels ?? undefined;
+      const events = await this.log.range(channel.companyId, { after: stream.sent, until: target, types, channels }, CATCH_UP_PAGE);
       const reached = events.length === CATCH_UP_PAGE ? events[events.length - 1].sequence : target;
       stream.send(new FrameBatch(events, channel.tag).for(stream.filter, stream.sent), reached);
       await stream.drained();

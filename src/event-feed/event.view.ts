@@ -22,7 +22,7 @@ export abstract class LoggedEventView {
   companyId: string;
   /**
    * What a webhook delivery of the event carries: the snapshots of the records as the change left them
-   * (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see "Webhooks" in the README)
+   * (`{ conversation }`, `{ message, conversation }`, `{ execution }`...; see docs/webhooks.md and docs/events.md)
    */
   @ApiProperty({ additionalProperties: true })
   data: object;

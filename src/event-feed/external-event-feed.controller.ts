@@ -1,7 +1,8 @@
-import { Controller, Get, Headers, Query, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { Controller, Get, Headers, Query, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
+import type { Request, Response } from 'express';
+import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/auth-principal.js';
+import { CredentialRecheck } from '../auth/credential-recheck.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
@@ -12,37 +13,59 @@ import { EventFeed } from './event-feed.service.js';
 import { EventStreams } from './event-streams.service.js';
 import { ExternalEventPageView, ExternalEventView } from './event.view.js';
 
+const CHANNEL_SCOPE_DOC =
+  '**Channel-scoped keys.** A key limited to channels (`channels` on the key) gets only the events of conversations ' +
+  'on them; the cursor still moves past the others, and a page is short only at the end of the log.';
+
+/** The scope of both routes, which an open stream's key must keep. */
+const EVENTS_SCOPE: ApiKeyScope = 'events:read';
+
 /** Interface B: the same feed, under Interface B's event names, the list in the envelope. */
 @ApiTags('Interface B: events')
 @ApiKeyAuth()
-@RequireScopes('events:read')
-@ApiEnvelopeErrorResponses(400, 401, 403, 410, 429, 500)
+@RequireScopes(EVENTS_SCOPE)
+@ApiEnvelopeErrorResponses(400, 401, 410, 429, 500)
 @Controller({ path: 'api/external/events', version: VERSION_NEUTRAL })
 export class ExternalEventFeedController {
   constructor(
     private readonly feed: EventFeed,
     private readonly streams: EventStreams,
+    private readonly credentials: CredentialRecheck,
   ) {}
 
   @Get()
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: LIST_DOC })
+  @ApiOperation({ summary: "The workspace's events, oldest first, after a cursor", description: `${LIST_DOC}\n\n${CHANNEL_SCOPE_DOC}` })
   @ApiOkResponse({ type: ExternalEventPageView })
   async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListEventsQueryDto): Promise<ExternalEventPageView> {
-    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from)) };
+    return { success: true, ...(await this.feed.page(key.companyId, query, ExternalEventView.from, key.channels)) };
   }
 
   @Get('stream')
   @ApiEventTypesQuery()
-  @ApiOperation({ summary: "The workspace's events as they happen (Server-Sent Events), resumable", description: STREAM_DOC })
+  @ApiOperation({
+    summary: "The workspace's events as they happen (Server-Sent Events), resumable",
+    description: `${STREAM_DOC}\n\n${CHANNEL_SCOPE_DOC}`,
+  })
   @ApiEventStream('CHAT_RECEIVED')
   @ApiEnvelopeErrorResponses(503)
   async stream(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Query() query: StreamEventsQueryDto,
     @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.streams.open({ companyId: key.companyId, naming: 'external', types: query.types, cursor: lastEventId || query.after }, res);
+    await this.streams.open(
+      {
+        companyId: key.companyId,
+        naming: 'external',
+        types: query.types,
+        cursor: lastEventId || query.after,
+        channels: key.channels,
+        credential: () => this.credentials.check(req, { scopes: [EVENTS_SCOPE] }),
+      },
+      res,
+    );
   }
 }

@@ -4,15 +4,16 @@ import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
 import type { SlaMetric } from '../sla-policies/sla-metrics.js';
+import type { TemplateStatus } from '../message-templates/message-template.schema.js';
+import type { MessageTemplateView } from '../message-templates/message-template.view.js';
 
 /**
  * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
  * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
- * agent) and `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and the
- * agent tools' (contract section 15): a private note added, a conversation snoozed and woken; and the service levels'
- * (contract section 16): a priority changed (which may change the conversation's SLA policy), an SLA deadline coming
- * or missed, a satisfaction rating. A new event is added here, with both names, and its data below: webhooks, the
- * feed and streams take it from here.
+ * agent), `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and those of
+ * the later sections (13-17): among them the service levels' (16), a priority changed (which may change the
+ * conversation's SLA policy), an SLA deadline coming or missed, a satisfaction rating. A new event is added here, with
+ * both names, and its data below: webhooks, the feed and streams take it from here.
  */
 export const EVENT_CATALOGUE = {
   'conversation.created': 'CONVERSATION_CREATED',
@@ -23,6 +24,7 @@ export const EVENT_CATALOGUE = {
   'conversation.snoozed': 'CONVERSATION_SNOOZED',
   'conversation.unsnoozed': 'CONVERSATION_UNSNOOZED',
   'conversation.priority_changed': 'CONVERSATION_PRIORITY_CHANGED',
+  'conversation.reply_window_closing': 'REPLY_WINDOW_CLOSING',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
   'message.status_changed': 'CHAT_STATUS_CHANGED',
@@ -30,6 +32,7 @@ export const EVENT_CATALOGUE = {
   'sla.warning': 'SLA_WARNING',
   'sla.breached': 'SLA_BREACHED',
   'csat.submitted': 'CSAT_SUBMITTED',
+  'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -62,10 +65,14 @@ export interface DomainEventData {
   'conversation.snoozed': { conversation: ConversationView };
   'conversation.unsnoozed': { conversation: ConversationView; reason: UnsnoozeReason };
   'conversation.priority_changed': { conversation: ConversationView; previousPriority: Priority };
+  /** `replyWindowWarningMinutes` before the reply window closes, once per window; `closesAt` is its end. */
+  'conversation.reply_window_closing': { conversation: ConversationView; closesAt: string };
   'message.received': { message: MessageView; conversation: ConversationView };
   'message.sent': { message: MessageView; conversation: ConversationView };
   'message.status_changed': { message: MessageView; previousStatus: DeliveryStatus };
   'flow.executed': { execution: FlowExecutionSnapshot };
+  /** A template's status as the channel decided it; `previousStatus` null when it was just created (`pending`). */
+  'template.status_changed': { template: MessageTemplateView; previousStatus: TemplateStatus | null };
   /** An SLA target of the conversation falls due in `warnBeforeSeconds` (at `dueAt`) and is not met yet. */
   'sla.warning': SlaDeadlineEventData;
   /** An SLA target of the conversation was not met by `dueAt`. */
@@ -91,6 +98,11 @@ export interface DomainEvent<N extends DomainEventName = DomainEventName> {
   /** Increases strictly per company in the order the events were logged. */
   sequence: number;
   occurredAt: Date;
+  /**
+   * The channel of the conversation the event is about (null: none known), so that channel-scoped webhooks and
+   * readers are served without reading the conversation. Not part of what deliveries and the feed show.
+   */
+  channel: string | null;
   data: DomainEventData[N];
 }
 

@@ -5,6 +5,7 @@ import { duplicateInsertIndexes, isDuplicateKeyError } from '../database/mongo-e
 import { toObjectId } from '../database/object-id.js';
 import { TenantRepository, type CompanyId } from '../database/tenancy/tenant-repository.js';
 import type { AnyDomainEvent, DomainEventName } from './domain-events.js';
+import { channelOfData } from './event-channel.js';
 import { EventLogHead, LoggedEvent } from './event-log.schema.js';
 
 export function toDomainEvent(stored: LoggedEvent, companyId: string): AnyDomainEvent {
@@ -14,6 +15,7 @@ export function toDomainEvent(stored: LoggedEvent, companyId: string): AnyDomain
     companyId,
     sequence: stored.sequence,
     occurredAt: stored.occurredAt,
+    channel: stored.channel !== undefined ? stored.channel : channelOfData(stored.data),
     data: stored.data,
   } as AnyDomainEvent;
 }
@@ -44,16 +46,20 @@ export class EventLogRepository extends TenantRepository<LoggedEvent> {
     }
   }
 
-  /** Up to `limit` events with `after < sequence <= until`, in order, optionally only of `types`. */
+  /**
+   * Up to `limit` events with `after < sequence <= until`, in order, optionally only of `types` and only of
+   * conversations on `channels` (an event whose channel is not known is not on any).
+   */
   async range(
     companyId: CompanyId,
-    range: { after: number; until?: number; types?: readonly DomainEventName[] },
+    range: { after: number; until?: number; types?: readonly DomainEventName[]; channels?: readonly string[] },
     limit: number,
   ): Promise<AnyDomainEvent[]> {
     const sequence: Record<string, number> = { $gt: range.after };
     if (range.until !== undefined) sequence.$lte = range.until;
     const filter: QueryFilter<LoggedEvent> = { sequence };
     if (range.types) filter.type = { $in: [...range.types] };
+    if (range.channels) filter.channel = { $in: [...range.channels] };
     const rows = await this.findPlain(companyId, filter, { sort: { sequence: 1 }, limit });
     return rows.map((row) => toDomainEvent(row, String(companyId)));
   }

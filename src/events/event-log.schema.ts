@@ -23,6 +23,10 @@ export class LoggedEvent {
   @Prop({ required: true })
   loggedAt: Date;
 
+  /** The channel of the conversation it is about (DomainEvent.channel); absent on entries logged before it existed. */
+  @Prop({ type: String })
+  channel?: string | null;
+
   @Prop({ type: Object, required: true })
   data: DomainEventData[DomainEventName];
 

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { LaneWorker } from '../lanes/lane-worker.js';
 import { EventConsumers } from './consumers/event-consumers.js';
 import type { AnyDomainEvent } from './domain-events.js';
+import { channelOfData } from './event-channel.js';
 import { EventLogHeadsRepository, EventLogRepository, toDomainEvent, type Reservation } from './event-log.repository.js';
 import type { LoggedEvent } from './event-log.schema.js';
 import type { PendingEvent } from './pending-event.schema.js';
@@ -138,6 +139,7 @@ export class EventRelay implements BeforeApplicationShutdown {
       sequence: reservation.first + index,
       occurredAt: event.occurredAt,
       loggedAt,
+      channel: event.channel !== undefined ? event.channel : channelOfData(event.data),
       data: event.data,
       expireAt: new Date(event.occurredAt.getTime() + this.retentionMs),
     }));

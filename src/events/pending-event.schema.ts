@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import type { Schema as MongooseSchema } from 'mongoose';
 import type { DomainEventData, DomainEventName } from './domain-events.js';
+import { channelOfData } from './event-channel.js';
 
 /** Random bytes drawn 4 KiB at a time: one draw per call cost more than the rest of an event's staging. */
 let pool = Buffer.alloc(0);
@@ -32,6 +33,10 @@ export class PendingEvent {
   @Prop({ required: true })
   occurredAt: Date;
 
+  /** The channel of the conversation it is about (see DomainEvent.channel); absent on events staged before it existed. */
+  @Prop({ type: String })
+  channel?: string | null;
+
   @Prop({ type: Object, required: true })
   data: DomainEventData[DomainEventName];
 }
@@ -51,11 +56,15 @@ export function indexPendingEvents(schema: MongooseSchema): void {
   schema.index({ 'pendingEvents.occurredAt': 1 }, { sparse: true });
 }
 
-/** An event of `type` about to be written with its change; `id` is given when it must be predictable (a retried step). */
+/**
+ * An event of `type` about to be written with its change; `id` is given when it must be predictable (a retried step).
+ * Its channel is the one of the conversation its data carries, else `channel` (events whose data has no conversation).
+ */
 export function stageEvent<N extends DomainEventName>(
   type: N,
   data: DomainEventData[N],
-  options: { id?: string; occurredAt?: Date } = {},
+  options: { id?: string; occurredAt?: Date; channel?: string | null } = {},
 ): PendingEvent {
-  return { id: options.id ?? newEventId(), type, occurredAt: options.occurredAt ?? new Date(), data };
+  const channel = channelOfData(data) ?? options.channel ?? null;
+  return { id: options.id ?? newEventId(), type, occurredAt: options.occurredAt ?? new Date(), channel, data };
 }

@@ -18,6 +18,10 @@ export class FlowExecution extends EventSource {
   @Prop({ type: SchemaTypes.ObjectId, required: true })
   conversationId: Types.ObjectId;
 
+  /** The conversation's channel, for its `flow.executed` (channel-scoped webhooks and readers); unset on older runs. */
+  @Prop({ type: String })
+  channel?: string;
+
   @Prop({ type: String, enum: FLOW_EXECUTION_STATUSES, required: true })
   status: FlowExecutionStatus;
 

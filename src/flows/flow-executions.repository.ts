@@ -35,13 +35,13 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
   /** A finished run recorded at once (a manual run), with its event. */
   async recordFinished(
     companyId: CompanyId,
-    run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'trigger' | 'steps'> & { _id: Types.ObjectId },
+    run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'channel' | 'trigger' | 'steps'> & { _id: Types.ObjectId },
     status: 'completed' | 'failed',
   ): Promise<FlowExecutionSnapshot> {
     const now = new Date();
     const record = { ...run, status, createdAt: now, updatedAt: now, ...this.expiry(now) };
     const execution = snapshotOf(record, status);
-    await this.insertWithEvents(companyId, record, [stageEvent('flow.executed', { execution }, { occurredAt: now })]);
+    await this.insertWithEvents(companyId, record, [stageEvent('flow.executed', { execution }, { occurredAt: now, channel: run.channel })]);
     return execution;
   }
 
@@ -49,7 +49,7 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
    * The run of a flow for a triggering event: a new `running` one, or the one already recorded for that key
    * (a retry after a crash resumes it, or finds it finished).
    */
-  async claimTriggered(companyId: CompanyId, run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'triggerKey'>): Promise<{ execution: StoredExecution; resumed: boolean }> {
+  async claimTriggered(companyId: CompanyId, run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'channel' | 'triggerKey'>): Promise<{ execution: StoredExecution; resumed: boolean }> {
     try {
       const execution = await this.create(companyId, { ...run, trigger: 'inbound_message', status: 'running', steps: [] });
       return { execution, resumed: false };
@@ -75,7 +75,7 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
   async finish(companyId: CompanyId, execution: StoredExecution, steps: FlowExecutionStepResult[], status: 'completed' | 'failed'): Promise<FlowExecutionSnapshot> {
     const now = new Date();
     const snapshot = snapshotOf({ ...execution, steps }, status);
-    const event = stageEvent('flow.executed', { execution: snapshot }, { occurredAt: now });
+    const event = stageEvent('flow.executed', { execution: snapshot }, { occurredAt: now, channel: execution.channel });
     await this.updateWithEvents(companyId, { _id: execution._id, status: 'running' }, { $set: { status, steps, ...this.expiry(now) } }, [event]);
     return snapshot;
   }

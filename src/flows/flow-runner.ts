@@ -65,19 +65,25 @@ export class FlowRunner {
   ) {}
 
   /** A manual run (POST /v1/flows/:id/execute): its answer is the run's result, recorded once it has ended. */
-  async run(companyId: CompanyId, flow: Stored<Flow>, conversationId: string): Promise<FlowExecutionSnapshot> {
+  async run(companyId: CompanyId, flow: Stored<Flow>, conversation: { id: string; channel: string }): Promise<FlowExecutionSnapshot> {
+    const conversationId = conversation.id;
     const executionId = new Types.ObjectId();
     const steps: FlowExecutionStepResult[] = [];
     for (const [index, step] of flow.steps.entries()) {
       steps.push(await this.runStep(companyId, flow, conversationId, step, steps, keysOf(executionId, index)));
     }
-    const run = { _id: executionId, flowId: flow._id, conversationId: toObjectId(conversationId), trigger: 'manual' as const, steps };
+    const run = { _id: executionId, flowId: flow._id, conversationId: toObjectId(conversationId), channel: conversation.channel, trigger: 'manual' as const, steps };
     return this.executions.recordFinished(companyId, run, statusOf(steps));
   }
 
   /** The run of `flow` for `event` (inbound flows): once per flow and event, resumed where a crash left it. */
   async runTriggered(companyId: CompanyId, flow: Stored<Flow>, conversationId: string, event: DomainEvent): Promise<void> {
-    const claim = { flowId: flow._id, conversationId: toObjectId(conversationId), triggerKey: triggerKeyOf(flow._id, event.id) };
+    const claim = {
+      flowId: flow._id,
+      conversationId: toObjectId(conversationId),
+      channel: event.channel ?? undefined,
+      triggerKey: triggerKeyOf(flow._id, event.id),
+    };
     const { execution, resumed } = await this.executions.claimTriggered(companyId, claim);
     await this.resume(companyId, flow, execution, resumed);
   }
@@ -137,6 +143,13 @@ export class FlowRunner {
           if (!isDuplicateKeyError(error)) throw error;
         }
         return;
+      case 'send_template':
+        try {
+          await this.messages.sendTemplate(companyId, conversationId, step.template, { type: 'bot', id: flowId }, { ...eventOptions, dedupeKey: keys.dedupeKey });
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+        }
+        return;
       case 'assign':
         if (step.agentId) {
           await this.conversations.assign(companyId, conversationId, step.agentId, actor, eventOptions);
@@ -170,6 +183,7 @@ export class FlowRunner {
     }
     switch (step.type) {
       case 'send_message':
+      case 'send_template':
         return this.messageRecords.existsWithDedupeKey(companyId, keys.dedupeKey);
       case 'assign':
       case 'handoff':

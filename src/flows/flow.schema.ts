@@ -3,7 +3,7 @@ import type { Priority } from '../conversations/conversation.schema.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 
-export const FLOW_STEP_TYPES = ['send_message', 'assign', 'set_priority', 'add_tags', 'handoff', 'close'] as const;
+export const FLOW_STEP_TYPES = ['send_message', 'send_template', 'assign', 'set_priority', 'add_tags', 'handoff', 'close'] as const;
 export type FlowStepType = (typeof FLOW_STEP_TYPES)[number];
 export const FLOW_TRIGGER_TYPES = ['manual', 'inbound_message'] as const;
 export type FlowTriggerType = (typeof FLOW_TRIGGER_TYPES)[number];
@@ -14,6 +14,7 @@ export const MAX_FLOWS_PER_COMPANY = 100;
 /** One step of a built-in type, as validated on write (dto/flow-steps.dto.ts) and run by FlowRunner. */
 export type BuiltInFlowStep =
   | { type: 'send_message'; text: string }
+  | { type: 'send_template'; template: { name: string; language: string; variables?: string[] } }
   | { type: 'assign'; agentId?: string; strategy?: AssignmentStrategy }
   | { type: 'set_priority'; priority: Priority }
   | { type: 'add_tags'; tags: string[] }

@@ -10,7 +10,7 @@ import {
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import type { FlowExecutionSnapshot } from '../events/domain-events.js';
 import { ExecuteFlowDto } from './dto/execute-flow.dto.js';
@@ -46,7 +46,7 @@ export class FlowsController {
     description: "A missing, malformed or other company's id answers 404.",
   })
   @ApiOkResponse({ type: FlowView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Flow'))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<FlowView> {
     return this.flows.get(agent.companyId, id);
   }
@@ -56,11 +56,12 @@ export class FlowsController {
   @ApiOperation({
     summary: 'Create a flow (supervisor)',
     description:
-      'Steps are validated by type: send_message {text}, assign {agentId? | strategy?}, set_priority {priority}, ' +
+      'Steps are validated by type: send_message {text}, send_template {template: {name, language, variables?}}, ' +
+      'assign {agentId? | strategy?}, set_priority {priority}, ' +
       'add_tags {tags}, handoff, close {reason?}; 1 to 50 of them. An unknown type answers 400 naming it.',
   })
   @ApiCreatedResponse({ type: FlowView })
-  @ApiProblemResponses(400, 403)
+  @ApiProblemResponses(400)
   create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: WriteFlowDto): Promise<FlowView> {
     return this.flows.create(agent.companyId, dto);
   }
@@ -72,7 +73,7 @@ export class FlowsController {
     description: 'The body is a whole flow, as on create: fields left out take their defaults again.',
   })
   @ApiOkResponse({ type: FlowView })
-  @ApiProblemResponses(400, 403, 404)
+  @ApiProblemResponses(400, notFound('Flow'))
   replace(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: WriteFlowDto): Promise<FlowView> {
     return this.flows.replace(agent.companyId, id, dto);
   }
@@ -85,7 +86,7 @@ export class FlowsController {
     description: 'Supervisors and admins. The flow stops triggering at once; a run already started finishes.',
   })
   @ApiOkResponse({ type: DeletedFlowView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(notFound('Flow'))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedFlowView> {
     return this.flows.remove(agent.companyId, id);
   }
@@ -101,7 +102,7 @@ export class FlowsController {
       'closed, or conversationId names no conversation of your company.',
   })
   @ApiOkResponse({ type: FlowExecutionView })
-  @ApiProblemResponses(400, 404)
+  @ApiProblemResponses(400, notFound('Flow'))
   execute(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

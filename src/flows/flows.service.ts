@@ -17,9 +17,18 @@ import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
 
+/** A plain copy without the fields left out, at every level (a step's `template` is an object). */
+function withoutOmitted(value: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .map(([key, field]) => [key, field !== null && typeof field === 'object' && !Array.isArray(field) ? withoutOmitted(field) : field]),
+  );
+}
+
 /** The step as stored: its own fields, without the ones left out. */
 function toStep(step: FlowStepDto): FlowStep {
-  return Object.fromEntries(Object.entries(step).filter(([, value]) => value !== undefined)) as FlowStep;
+  return withoutOmitted(step) as FlowStep;
 }
 
 @Injectable()
@@ -78,7 +87,7 @@ export class FlowsService {
     if (conversation.status === 'closed') {
       throw new BadRequestException(`Conversation ${conversation.id} is closed; flows cannot run on it`);
     }
-    return this.runner.run(companyId, flow, conversation.id);
+    return this.runner.run(companyId, flow, conversation);
   }
 
   /** Checks what the DTO cannot: keywords only on inbound triggers, assigned agents of the company. */

@@ -53,7 +53,7 @@ export class InboundFlowsConsumer implements EventHandler {
         execution,
       ]),
     );
-    const scanned = message.text === null ? null : scanText(message.text);
+    const triggered = this.matcher.triggered(companyId, flows, message.text === null ? null : scanText(message.text));
     let ran = 0;
     for (const flow of flows) {
       const previous = started.get(flow._id.toHexString());
@@ -63,7 +63,7 @@ export class InboundFlowsConsumer implements EventHandler {
         continue;
       }
       if (ran === MAX_FLOWS_PER_MESSAGE) return;
-      if (!this.matcher.triggers(flow, scanned)) continue;
+      if (!triggered.has(flow)) continue;
       if ((await this.conversations.find(companyId, conversation.id))?.status !== 'bot') return;
       await this.runner.runTriggered(companyId, flow, conversation.id, event);
       ran += 1;

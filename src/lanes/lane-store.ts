@@ -1,5 +1,5 @@
+import type { Collection, Document, Filter } from 'mongodb';
 import type { Model, QueryFilter, UpdateQuery } from 'mongoose';
-import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { LANE_FREE, type ClaimedLane, type LaneFields } from './lane.schema.js';
 
 /**
@@ -16,33 +16,33 @@ export interface LaneStoreOptions<T> {
    * process runs); a function when it changes as the process registers work.
    */
   eligible?: QueryFilter<T> | (() => QueryFilter<T>);
-  /** Fields to read at the claim that the schema hides by default (e.g. `+secret`). */
-  select?: string;
 }
 
 /**
  * Claims, renews and releases the lanes kept in one collection (documents extending LaneFields). A claim is
  * one atomic findOneAndUpdate on a due, unleased lane, so two workers never hold one lane; a crashed worker's
  * lanes are claimable again once their leases expire. The claim is the one cross-tenant query of a lane
- * collection: workers serve every company and learn it from the lane they claim.
+ * collection: workers serve every company and learn it from the lane they claim. Every write goes through the
+ * driver, with values of their stored types (Dates, the lane's own ids): the worker makes several per turn, and
+ * Mongoose's casting and middleware would only add to them.
  */
 export class LaneStore<T extends LaneFields> {
-  constructor(
-    private readonly model: Model<T>,
-    private readonly options: LaneStoreOptions<T> = {},
-  ) {}
+  private readonly lanes: Collection;
 
-  /** Leases the eligible lane that has been due longest, or answers null when none is due. */
+  constructor(
+    model: Model<T>,
+    private readonly options: LaneStoreOptions<T> = {},
+  ) {
+    this.lanes = model.collection as unknown as Collection;
+  }
+
+  /** Leases the eligible lane that has been due longest (the whole document, hidden fields too), or null when none is due. */
   async claim(owner: string, now: Date, leaseMs: number): Promise<ClaimedLane<T> | null> {
-    const query = this.model
-      .findOneAndUpdate(
-        { ...this.eligible(), nextDueAt: { $lte: now }, leaseUntil: { $lte: now } } as QueryFilter<T>,
-        { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } } as UpdateQuery<T>,
-        { sort: { nextDueAt: 1 }, returnDocument: 'after' },
-      )
-      .setOptions({ [CROSS_TENANT]: true });
-    if (this.options.select) query.select(this.options.select);
-    return (await query.lean().exec()) as ClaimedLane<T> | null;
+    return (await this.lanes.findOneAndUpdate(
+      { ...this.eligible(), nextDueAt: { $lte: now }, leaseUntil: { $lte: now } },
+      { $set: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) } },
+      { sort: { nextDueAt: 1 }, returnDocument: 'after' },
+    )) as ClaimedLane<T> | null;
   }
 
   /**
@@ -50,9 +50,7 @@ export class LaneStore<T extends LaneFields> {
    * another took it) or no longer eligible (a webhook paused or deleted meanwhile).
    */
   async renew(lane: ClaimedLane<T>, now: Date, leaseMs: number): Promise<boolean> {
-    const renewed = await this.model
-      .updateOne({ ...this.eligible(), ...this.held(lane) }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } } as UpdateQuery<T>)
-      .exec();
+    const renewed = await this.lanes.updateOne({ ...this.eligible(), ...this.held(lane) }, { $set: { leaseUntil: new Date(now.getTime() + leaseMs) } });
     return renewed.matchedCount === 1;
   }
 
@@ -66,10 +64,10 @@ export class LaneStore<T extends LaneFields> {
     const free = { ...update, leaseOwner: null, leaseUntil: LANE_FREE };
     if (nextDueAt !== null) {
       const hinted = nextDueAt ? { $set: { ...free, nextDueAt } } : { $set: free, $unset: { nextDueAt: 1 } };
-      const result = await this.model.updateOne({ ...this.held(lane), queueVersion: lane.queueVersion }, hinted as UpdateQuery<T>).exec();
+      const result = await this.lanes.updateOne({ ...this.held(lane), queueVersion: lane.queueVersion }, hinted);
       if (result.matchedCount === 1) return nextDueAt !== undefined && nextDueAt.getTime() <= Date.now();
     }
-    await this.model.updateOne(this.held(lane), { $set: free } as UpdateQuery<T>).exec();
+    await this.lanes.updateOne(this.held(lane), { $set: free });
     return true;
   }
 
@@ -78,19 +76,19 @@ export class LaneStore<T extends LaneFields> {
    * False otherwise: the lane stays, with whatever was queued meanwhile.
    */
   async remove(lane: ClaimedLane<T>): Promise<boolean> {
-    const removed = await this.model.deleteOne({ ...this.held(lane), queueVersion: lane.queueVersion }).exec();
+    const removed = await this.lanes.deleteOne({ ...this.held(lane), queueVersion: lane.queueVersion });
     return removed.deletedCount === 1;
   }
 
-  private eligible(): QueryFilter<T> {
+  private eligible(): Filter<Document> {
     const { eligible } = this.options;
-    return typeof eligible === 'function' ? eligible() : (eligible ?? {});
+    return (typeof eligible === 'function' ? eligible() : (eligible ?? {})) as Filter<Document>;
   }
 
   /** The lane, as long as this worker holds it (with its company, for the tenant filter). */
-  private held(lane: ClaimedLane<T>): QueryFilter<T> {
+  private held(lane: ClaimedLane<T>): Filter<Document> {
     const filter: Record<string, unknown> = { _id: lane._id, leaseOwner: lane.leaseOwner };
     if (lane.companyId) filter.companyId = lane.companyId;
-    return filter as QueryFilter<T>;
+    return filter as Filter<Document>;
   }
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
-import type { AgentPrincipal } from '../auth/auth-principal.js';
+import type { AuthPrincipal } from '../auth/auth-principal.js';
 import type { MediaStorage, StoredMedia } from './media-storage.js';
 
 /** The multer file of a media upload, once stored: multer merges `media` into its file object. */
@@ -8,7 +8,9 @@ export type UploadedMediaFile = Express.Multer.File & { media: StoredMedia };
 
 /**
  * A multer storage engine that streams each file part straight into MediaStorage (GridFS) as
- * busboy parses it, for the authenticated agent's company (the guards run before multer).
+ * busboy parses it, for the authenticated caller's company (the guards run before multer).
+ * An agent's upload is its message's at once (send-media); an API key's waits for the message
+ * that will name it, `uploadTtlMs` at most (POST /api/external/media, then /api/external/messages).
  * multer calls `_removeFile` for files it stored when the request fails later (a refused field, a
  * second file), and Nest does when the route's pipes refuse the request.
  */
@@ -16,6 +18,7 @@ export class GridFsStorageEngine implements StorageEngine {
   constructor(
     private readonly storage: MediaStorage,
     private readonly maxBytes: number,
+    private readonly uploadTtlMs: number,
   ) {}
 
   _handleFile(
@@ -23,12 +26,13 @@ export class GridFsStorageEngine implements StorageEngine {
     file: Express.Multer.File,
     callback: (error?: unknown, info?: Partial<UploadedMediaFile>) => void,
   ): void {
-    const agent = request.user as AgentPrincipal;
+    const caller = request.user as AuthPrincipal;
     this.storage
-      .upload(agent.companyId, file.stream, {
+      .upload(caller.companyId, file.stream, {
         originalName: file.originalname,
-        uploadedBy: agent.agentId,
+        uploadedBy: caller.kind === 'agent' ? caller.agentId : caller.apiKeyId,
         maxBytes: this.maxBytes,
+        ...(caller.kind === 'api-key' ? { expiresAt: new Date(Date.now() + this.uploadTtlMs) } : {}),
       })
       .then(
         (media) => callback(null, { media, size: media.size, mimetype: media.mimeType }),
@@ -37,9 +41,9 @@ export class GridFsStorageEngine implements StorageEngine {
   }
 
   _removeFile(request: Request, file: Express.Multer.File, callback: (error: Error | null) => void): void {
-    const agent = request.user as AgentPrincipal;
+    const caller = request.user as AuthPrincipal;
     const { media } = file as UploadedMediaFile;
-    this.storage.delete(agent.companyId, media.id).then(
+    this.storage.delete(caller.companyId, media.id).then(
       () => callback(null),
       (error: Error) => callback(error),
     );

@@ -1,3 +1,4 @@
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { MediaType } from '../messages/message.schema.js';
 
 /** A file format that may be sent, as recognised from its first bytes. */
@@ -45,4 +46,15 @@ export function describeAllowedFormats(kind?: MediaType): string {
   return kinds
     .map((each) => `${each}: ${MEDIA_FORMATS.filter((format) => format.kind === each).map((format) => format.mime).join(', ')}`)
     .join('; ');
+}
+
+/**
+ * The kind of a file's content, when `declared` (the upload's `type`) is that kind or absent: a 400 on `file`
+ * otherwise, since the content decides and the caller said something else.
+ */
+export function kindOfUpload(format: MediaFormat, declared: MediaType | undefined): MediaType {
+  if (!declared || declared === format.kind) return format.kind;
+  throw new RequestValidationException([
+    { field: 'file', message: `file content is ${format.mime}, which is not an allowed ${declared} (${describeAllowedFormats(declared)})` },
+  ]);
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import mongoose, { Types, type Connection } from 'mongoose';
 import { Readable } from 'node:stream';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { MediaStorage } from './media-storage.js';
 
 const MiB = 1024 * 1024;

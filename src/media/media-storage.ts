@@ -1,4 +1,4 @@
-import { Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { Injectable, PayloadTooLargeException, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import { fileTypeStream } from 'file-type';
 import { mongo, type Connection, type Types } from 'mongoose';
@@ -18,8 +18,14 @@ const SNIFF_SAMPLE_BYTES = 4100;
 /** What `media.files` documents carry in `metadata`. */
 interface MediaMetadata {
   companyId: Types.ObjectId;
+  /** The agent, or the API key, that uploaded it. */
   uploadedBy: Types.ObjectId;
   mimeType: string;
+  /**
+   * An upload that waits for a message to refer to it (Interface B's two steps): when it is removed if none does.
+   * Unset on a file a message refers to.
+   */
+  expiresAt?: Date;
 }
 
 export interface StoredMedia {
@@ -28,7 +34,19 @@ export interface StoredMedia {
   mimeType: string;
   size: number;
   format: MediaFormat;
+  uploadedBy: Types.ObjectId;
+  /** Set while the file waits for its message (see MediaMetadata). */
+  expiresAt: Date | null;
 }
+
+/** An upload past its expiry, as the clean-up finds it. */
+export interface ExpiredUpload {
+  id: Types.ObjectId;
+  companyId: Types.ObjectId;
+}
+
+/** The index of uploads by expiry: only files that wait for a message have the field, so it holds only them. */
+const EXPIRY_INDEX = { key: { 'metadata.expiresAt': 1 }, name: 'upload_expiry', sparse: true } as const;
 
 export interface MediaDownload {
   media: StoredMedia;
@@ -40,6 +58,8 @@ export interface UploadOptions {
   originalName?: string;
   uploadedBy: string;
   maxBytes: number;
+  /** Makes it an upload that waits for its message until then (see MediaMetadata.expiresAt). */
+  expiresAt?: Date;
 }
 
 /**
@@ -87,13 +107,19 @@ class ByteLimit extends Transform {
  * Mongoose and its tenant-scope plugin, so this class is the one tenant-scoped store outside
  * TenantRepository: every method takes the company id first, every file carries it in
  * `metadata.companyId`, and a file of another company is treated exactly like a missing one.
- * Files are only ever looked up by `_id` (plus that company check), which the `_id` index serves.
+ * Files are looked up by `_id` (plus that company check), which the `_id` index serves; uploads waiting for a
+ * message, by their expiry (EXPIRY_INDEX), by the clean-up only, for every company at once.
  */
 @Injectable()
-export class MediaStorage {
+export class MediaStorage implements OnModuleInit {
   private bucketInstance?: mongo.GridFSBucket;
 
   constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  async onModuleInit(): Promise<void> {
+    const { key, ...options } = EXPIRY_INDEX;
+    await this.files.createIndex(key, options);
+  }
 
   private get db(): mongo.Db {
     const db = this.connection.db;
@@ -108,6 +134,10 @@ export class MediaStorage {
 
   private get files(): mongo.Collection<mongo.GridFSFile> {
     return this.db.collection<mongo.GridFSFile>(`${MEDIA_BUCKET}.files`);
+  }
+
+  private get chunks(): mongo.Collection<mongo.GridFSChunk> {
+    return this.db.collection<mongo.GridFSChunk>(`${MEDIA_BUCKET}.chunks`);
   }
 
   /**
@@ -133,6 +163,7 @@ export class MediaStorage {
       companyId: toObjectId(companyId),
       uploadedBy: toObjectId(options.uploadedBy),
       mimeType: format.mime,
+      ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
     };
     const upload = this.bucket.openUploadStream(fileName, { metadata });
     const counter = new ByteLimit(options.maxBytes);
@@ -142,7 +173,15 @@ export class MediaStorage {
       await this.discard(upload);
       throw error;
     }
-    return { id: upload.id as Types.ObjectId, fileName, mimeType: format.mime, size: counter.bytes, format };
+    return {
+      id: upload.id as Types.ObjectId,
+      fileName,
+      mimeType: format.mime,
+      size: counter.bytes,
+      format,
+      uploadedBy: metadata.uploadedBy,
+      expiresAt: metadata.expiresAt ?? null,
+    };
   }
 
   /** The file of this company with this id; a malformed, missing or foreign id answers null. */
@@ -150,10 +189,55 @@ export class MediaStorage {
     const _id = typeof id === 'string' ? parseObjectId(id) : id;
     if (!_id) return null;
     const file = await this.files.findOne({ _id, 'metadata.companyId': toObjectId(companyId) });
-    const mimeType = (file?.metadata as MediaMetadata | undefined)?.mimeType;
-    const format = mediaFormatOf(mimeType);
-    if (!file || !format) return null;
-    return { id: _id, fileName: file.filename, mimeType: format.mime, size: file.length, format };
+    const metadata = file?.metadata as MediaMetadata | undefined;
+    const format = mediaFormatOf(metadata?.mimeType);
+    if (!file || !metadata || !format) return null;
+    return {
+      id: _id,
+      fileName: file.filename,
+      mimeType: format.mime,
+      size: file.length,
+      format,
+      uploadedBy: metadata.uploadedBy,
+      expiresAt: metadata.expiresAt ?? null,
+    };
+  }
+
+  /**
+   * Keeps an upload that has not expired from being removed before `until` (a message about to refer to it), in
+   * one write: false when it has expired, or is no upload waiting for a message. The clean-up removes only what
+   * has expired, so a message written before `until` always finds its file.
+   */
+  async hold(companyId: CompanyId, id: Types.ObjectId, now: Date, until: Date): Promise<boolean> {
+    const held = await this.files.updateOne(
+      { _id: id, 'metadata.companyId': toObjectId(companyId), 'metadata.expiresAt': { $gt: now } },
+      { $max: { 'metadata.expiresAt': until } },
+    );
+    return held.matchedCount === 1;
+  }
+
+  /** Up to `limit` uploads of every company expired at `now`, the longest expired first (the clean-up's read). */
+  async expired(now: Date, limit: number): Promise<ExpiredUpload[]> {
+    const files = await this.files
+      .find({ 'metadata.expiresAt': { $lte: now } }, { projection: { 'metadata.companyId': 1 }, sort: { 'metadata.expiresAt': 1 }, limit })
+      .toArray();
+    return files.map((file) => ({ id: file._id as Types.ObjectId, companyId: (file.metadata as MediaMetadata).companyId }));
+  }
+
+  /** Files a message refers to stop waiting for one: they stay as long as their message. */
+  async keep(ids: Types.ObjectId[]): Promise<void> {
+    if (ids.length > 0) await this.files.updateMany({ _id: { $in: ids } }, { $unset: { 'metadata.expiresAt': 1 } });
+  }
+
+  /**
+   * Removes an upload (its chunks included) if it is still expired at `now`: one held meanwhile for a message
+   * is left alone. Answers whether it was removed.
+   */
+  async removeExpired(id: Types.ObjectId, now: Date): Promise<boolean> {
+    const removed = await this.files.deleteOne({ _id: id, 'metadata.expiresAt': { $lte: now } });
+    if (removed.deletedCount === 0) return false;
+    await this.chunks.deleteMany({ files_id: id });
+    return true;
   }
 
   async open(companyId: CompanyId, id: string): Promise<MediaDownload | null> {

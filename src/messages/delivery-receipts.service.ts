@@ -1,5 +1,6 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { scopeAllows, type ChannelScope } from '../events/event-channel.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { isDelivered, movesForward } from './delivery-status.js';
 import type { DeliveryReportDto } from './dto/delivery-report.dto.js';
@@ -17,16 +18,22 @@ import { parseTimestamp } from './timestamp.js';
 export class DeliveryReceiptsService {
   constructor(private readonly messages: MessagesRepository) {}
 
-  /** 404 for an inbound, missing, malformed or foreign message id. */
-  async report(companyId: CompanyId, id: string, report: DeliveryReportDto): Promise<MessageView> {
+  /**
+   * 404 for an inbound, missing, malformed or foreign message id; 403 for a message on a channel outside `scope` (the
+   * channels the caller's key is limited to).
+   */
+  async report(companyId: CompanyId, id: string, report: DeliveryReportDto, scope: ChannelScope = null): Promise<MessageView> {
     // Each lost race means another report moved the status forward, which can happen at most four times.
     for (;;) {
       const current = await this.messages.findById(companyId, id);
       if (!current || current.direction !== 'outbound') throw new NotFoundException(`Message ${id} not found`);
+      if (!scopeAllows(scope, current.channel)) {
+        throw new ForbiddenException(`This API key is limited to the channels ${scope!.join(', ')}; message ${id} is on ${current.channel ?? 'another channel'}`);
+      }
       const previousStatus = current.delivery?.status ?? 'pending';
       if (!movesForward(previousStatus, report.status)) return MessageView.from(current);
       const moved = await this.messages.moveDelivery(companyId, current, nextDelivery(current, report, new Date()), (after) => [
-        stageEvent('message.status_changed', { message: MessageView.from(after), previousStatus }, { occurredAt: after.updatedAt }),
+        stageEvent('message.status_changed', { message: MessageView.from(after), previousStatus }, { occurredAt: after.updatedAt, channel: after.channel }),
       ]);
       if (moved) return MessageView.from(moved);
     }

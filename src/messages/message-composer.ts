@@ -11,13 +11,13 @@ import type { SendMessageDto } from './dto/send-message.dto.js';
 import type { MessageView } from './message.view.js';
 import { MessagesService } from './messages.service.js';
 import { PrivateNotes } from './private-notes.js';
-import { sendModeOf } from './send-modes.js';
+import { sendModeOf, type SendMode } from './send-modes.js';
 
 const MAX_TEXT_LENGTH = 4096;
 
 /**
  * What an agent posts to POST /conversations/:id/messages, by mode (send-modes.ts): a text message to the contact, a
- * private note, or a canned response rendered for the conversation and sent as text.
+ * private note, a canned response rendered for the conversation and sent as text, or an approved template by name.
  */
 @Injectable()
 export class MessageComposer {
@@ -33,7 +33,7 @@ export class MessageComposer {
 
   async send(agent: AgentPrincipal, conversationId: string, dto: SendMessageDto): Promise<MessageView> {
     const sender = { type: 'agent', id: agent.agentId } as const;
-    switch (sendModeOf(dto)) {
+    switch (await this.modeOf(agent, conversationId, dto)) {
       case 'text':
         if (dto.private) return this.notes.add(agent, conversationId, { text: dto.text!, mentions: dto.mentions ?? [] });
         return (await this.messages.sendText(agent.companyId, conversationId, dto.text!, sender)).message;
@@ -41,6 +41,18 @@ export class MessageComposer {
         const text = await this.renderCanned(agent, conversationId, dto.cannedResponseId!);
         return (await this.messages.sendText(agent.companyId, conversationId, text, sender)).message;
       }
+      case 'template':
+        return (await this.messages.sendTemplate(agent.companyId, conversationId, dto.template!, sender)).message;
+    }
+  }
+
+  /** The body's mode; a refused body answers 404 first when the conversation is not the company's, as ever. */
+  private async modeOf(agent: AgentPrincipal, conversationId: string, dto: SendMessageDto): Promise<SendMode> {
+    try {
+      return sendModeOf(dto);
+    } catch (refusal) {
+      await this.conversations.idOrThrow(agent.companyId, conversationId);
+      throw refusal;
     }
   }
 

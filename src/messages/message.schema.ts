@@ -6,7 +6,8 @@ import { EventSource, indexPendingEvents } from '../events/pending-event.schema.
 /** `internal`: a private note, never sent to the contact (contract section 15). */
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound', 'internal'] as const;
 export type MessageDirection = (typeof MESSAGE_DIRECTIONS)[number];
-export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document'] as const;
+/** `template`: an approved message template sent by name, its `text` the rendered body (contract section 17). */
+export const MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document', 'template'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -22,6 +23,14 @@ export interface MessageMedia {
   fileName: string;
   mimeType: string;
   size: number;
+}
+
+/** Which template a `template` message sent, and with what: the connector sends it to the channel by name. */
+export interface MessageTemplateUse {
+  id: Types.ObjectId;
+  name: string;
+  language: string;
+  variables: string[];
 }
 
 export interface DeliveryError {
@@ -85,12 +94,23 @@ export class Message extends EventSource {
   @Prop({ type: Object, default: null })
   media: MessageMedia | null;
 
+  /** Only on `template` messages. */
+  @Prop({ type: Object })
+  template?: MessageTemplateUse;
+
   @Prop({ type: String, enum: SENDER_TYPES, required: true })
   senderType: SenderType;
 
   /** The contact's, agent's or flow's id; null for an anonymous bot. */
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   senderId: Types.ObjectId | null;
+
+  /**
+   * The conversation's inboundCount once this message was recorded (this one included when inbound): a read marker
+   * at this message leaves the inbound messages beyond that count unread.
+   */
+  @Prop({ type: Number })
+  inboundCount?: number;
 
   /** Inbound: the channel's own id of the message, as the connector sent it; a repeat is the same message. */
   @Prop({ type: String })
@@ -133,6 +153,16 @@ MessageSchema.index(
   { companyId: 1, channel: 1, externalId: 1 },
   { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'one_inbound_message_per_channel_external_id' },
 );
+/** A stored file belongs to one message: a second message with it is refused, even when both are written at once. */
+export const ONE_MESSAGE_PER_MEDIA = 'one_message_per_media';
+MessageSchema.index({ companyId: 1, 'media.id': 1 }, { unique: true, partialFilterExpression: { 'media.id': { $type: 'objectId' } }, name: ONE_MESSAGE_PER_MEDIA });
 // Delivery metrics: read and failed (final) by the time they were reached; delivered by deliveredAt.
 MessageSchema.index({ companyId: 1, 'delivery.status': 1, 'delivery.updatedAt': 1 });
 MessageSchema.index({ companyId: 1, 'delivery.deliveredAt': 1 });
+// Message search (contract section 14): a text index led by the company, so MongoDB reads only the company's keys.
+// No language: every word is indexed as written (folded), none dropped as a stop word nor stemmed, as a search of
+// words the agents typed expects; no document field picks another language (the override names a field messages lack).
+MessageSchema.index(
+  { companyId: 1, text: 'text', caption: 'text' },
+  { name: 'message_search', default_language: 'none', language_override: 'searchLanguage' },
+);

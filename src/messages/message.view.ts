@@ -1,3 +1,4 @@
+import { isoTime } from '../common/iso-time.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { DeliveryStatus, Message, MessageDelivery, MessageDirection, MessageType, SenderType } from './message.schema.js';
 
@@ -15,6 +16,29 @@ export class MediaView {
    * @example /v1/media/6650f0c2a1b2c3d4e5f60720
    */
   url: string;
+  /**
+   * REST answers only (never in events or webhooks): a link that serves the file without credentials until
+   * `downloadUrlExpiresAt`, for `<img src>` and the like (relative, like `url`). Changed: 403; expired: 410
+   * @example /v1/media/signed/ZlDwwqGyw9TlhvBxZlDwwqGyw9TlhvByZlEI8A.3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+   */
+  downloadUrl?: string;
+  /** When `downloadUrl` stops working: at least MEDIA_URL_TTL_SECONDS (default 3600) after the answer */
+  downloadUrlExpiresAt?: string;
+}
+
+/** The template a `template` message sent (contract section 17). */
+export class MessageTemplateUseView {
+  /** @example 6650f0c2a1b2c3d4e5f60740 */
+  id: string;
+  /** @example order_shipped */
+  name: string;
+  /** @example en-US */
+  language: string;
+  /**
+   * The values of its placeholders, `{{1}}` first
+   * @example ["Grace", "1042"]
+   */
+  variables: string[];
 }
 
 export class MessageDeliveryErrorView {
@@ -53,6 +77,7 @@ export const MESSAGE_VIEW_FIELDS = {
   text: 1,
   caption: 1,
   media: 1,
+  template: 1,
   senderType: 1,
   senderId: 1,
   externalId: 1,
@@ -70,9 +95,12 @@ export class MessageView {
   conversationId: string;
   direction: MessageDirection;
   type: MessageType;
+  /** The text; of a `template` message, its body with the variables in place */
   text: string | null;
   caption: string | null;
   media: MediaView | null;
+  /** Of a `template` message: which template, in which language, with what variables; null otherwise */
+  template: MessageTemplateUseView | null;
   senderType: SenderType;
   senderId: string | null;
   /**
@@ -106,21 +134,29 @@ export class MessageView {
             url: `/v1/media/${media.id.toHexString()}`,
           }
         : null,
+      template: message.template
+        ? {
+            id: message.template.id.toHexString(),
+            name: message.template.name,
+            language: message.template.language,
+            variables: message.template.variables,
+          }
+        : null,
       senderType: message.senderType,
       senderId: message.senderId?.toHexString() ?? null,
       externalId: message.externalId ?? null,
       delivery: message.direction === 'outbound' ? deliveryView(message.delivery, message.createdAt) : null,
       private: message.private ?? false,
       mentions: message.mentions?.map((id) => id.toHexString()) ?? [],
-      createdAt: message.createdAt.toISOString(),
+      createdAt: isoTime(message.createdAt),
     };
   }
 }
 
 /** An outbound message stored before delivery receipts existed has no delivery: pending since it was sent. */
 function deliveryView(delivery: MessageDelivery | undefined, sentAt: Date): MessageDeliveryView {
-  if (!delivery) return { status: 'pending', updatedAt: sentAt.toISOString() };
-  const view: MessageDeliveryView = { status: delivery.status, updatedAt: delivery.updatedAt.toISOString() };
+  if (!delivery) return { status: 'pending', updatedAt: isoTime(sentAt) };
+  const view: MessageDeliveryView = { status: delivery.status, updatedAt: isoTime(delivery.updatedAt) };
   if (delivery.externalId) view.externalId = delivery.externalId;
   if (delivery.error) view.error = { code: delivery.error.code, message: delivery.error.message };
   return view;

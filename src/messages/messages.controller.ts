@@ -2,7 +2,8 @@ import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiReplyWindowClosedResponse, REPLY_WINDOW_CLOSED } from '../channels/reply-window.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
@@ -32,7 +33,7 @@ export class MessagesController {
       '`private=false` leaves them out, `private=true` lists only them.',
   })
   @ApiPageResponse(MessageView, 'One page, in ascending time order')
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
   list(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -43,22 +44,30 @@ export class MessagesController {
 
   @Post(':id/messages')
   @ApiOperation({
-    summary: 'Send a text message or a canned response to the contact, or add a private note',
+    summary: 'Send to the contact (text, a canned response or an approved template), or add a private note',
     description:
-      'Give exactly one of `text` and `cannedResponseId` (400 naming the field otherwise).\n\n' +
+      'Give exactly one of `text`, `cannedResponseId` and `template` (400 naming the fields otherwise).\n\n' +
       '- `{ text }`: an outbound message from you (`message.sent`, delivery `pending`); sets the conversation’s ' +
       'firstResponseAt on its first reply.\n' +
       '- `{ cannedResponseId }`: that canned response, its placeholders filled in for this conversation (its contact, ' +
       'you, your company; a missing value renders as empty), sent as your text message. A response that is not your ' +
       'company’s answers 400.\n' +
+      '- `{ template: { name, language, variables } }`: an `approved` template of the conversation’s channel (400 ' +
+      '`template.name` otherwise) with one variable per placeholder (400 `template.variables` otherwise). The message ' +
+      'has `type: "template"`, `template: { id, name, language, variables }` and the rendered `text`; `message.sent` ' +
+      'carries it, so the connector sends the template by name.\n' +
       '- `{ text, private: true, mentions? }`: a private note for your team (`direction: "internal"`, `private: true`, ' +
       '`delivery: null`), never sent to the contact: no `message.sent`, no effect on lastMessageAt, firstResponseAt, ' +
       'SLA clocks or message figures. It emits `conversation.note_added` `{ message, conversation, mentions }`; ' +
       '`mentions` must be active agents of your company (400 otherwise). Notes may be added to closed conversations.\n\n' +
+      '**Reply window.** On a channel with `replyWindowHours`, free-form messages (text, canned responses) go through ' +
+      'only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 ' +
+      `with problem type \`${REPLY_WINDOW_CLOSED}\` and \`closedAt\`. Templates and notes go through at any time.\n\n` +
       'Sending to the contact on a closed conversation answers 400.',
   })
   @ApiCreatedResponse({ type: MessageView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Conversation'))
+  @ApiReplyWindowClosedResponse()
   send(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: SendMessageDto): Promise<MessageView> {
     return this.composer.send(agent, id, dto);
   }

@@ -18,6 +18,11 @@ export function externalIdFilter(channel: string, externalId: string): QueryFilt
   return { channel, externalId: { $eq: externalId, $type: 'string' } };
 }
 
+/** The query for messages by their file: the `$type` repeats the partial unique index's filter (see externalIdFilter). */
+function mediaFilter(ids: Types.ObjectId[]): QueryFilter<Message> {
+  return { 'media.id': { $in: ids, $type: 'objectId' } } as QueryFilter<Message>;
+}
+
 export interface MessageWindow {
   direction: PageDirection;
   /** Exclusive start: a time (from `before`/`after`) or a position (from a cursor, ties broken by `_id`). */
@@ -88,6 +93,51 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     const after = { ...current, delivery, updatedAt, pendingEvents: undefined } as Stored<Message>;
     const filter = { _id: current._id, direction: 'outbound', 'delivery.status': current.delivery?.status ?? null } as QueryFilter<Message>;
     return this.updateWithEvents(companyId, filter, { $set: { delivery, updatedAt } }, stage(after), { timestamps: false });
+  }
+
+  /** The newest message of a conversation to the contact or from it (private notes aside). */
+  async newestOf(companyId: CompanyId, conversationId: Types.ObjectId): Promise<Stored<Message> | null> {
+    const [newest] = await this.findPlain(
+      companyId,
+      { conversationId, direction: { $in: ['inbound', 'outbound'] } },
+      { sort: { createdAt: -1, _id: -1 }, limit: 1, projection: { direction: 1, senderType: 1, type: 1, text: 1, caption: 1, createdAt: 1 } },
+    );
+    return newest ?? null;
+  }
+
+  /** A message of the conversation (its place and inbound count), or null when it is not one of its messages. */
+  async findInConversation(companyId: CompanyId, conversationId: Types.ObjectId, id: Types.ObjectId): Promise<Stored<Message> | null> {
+    return this.findOnePlain(companyId, { _id: id, conversationId }, { conversationId: 1, createdAt: 1, inboundCount: 1 });
+  }
+
+  /** Inbound messages of the conversation up to `message` (itself included), in the messages' order. */
+  async countInboundUpTo(companyId: CompanyId, message: Stored<Message>): Promise<number> {
+    return this.countPlain(companyId, {
+      conversationId: message.conversationId,
+      createdAt: { $lte: message.createdAt },
+      $or: [{ createdAt: { $lt: message.createdAt } }, { _id: { $lte: message._id } }],
+      direction: 'inbound',
+    });
+  }
+
+  /**
+   * Up to `limit` messages matching `filter` (its `$text` condition and the rest, on stored types), newest first; the
+   * `$text` condition is served by the `message_search` text index, led by the company.
+   */
+  async search(companyId: CompanyId, filter: QueryFilter<Message>, limit: number): Promise<Stored<Message>[]> {
+    return this.findPlain(companyId, filter, { sort: { createdAt: -1, _id: -1 }, limit, projection: MESSAGE_VIEW_FIELDS });
+  }
+
+  /** Of these files, the ones a message of the company refers to. */
+  async mediaInUse(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.findPlain(companyId, mediaFilter(ids), { projection: { 'media.id': 1 }, limit: ids.length });
+    return rows.flatMap((row) => (row.media ? [row.media.id] : []));
+  }
+
+  /** The message that refers to this file (its channel only), or null when none does. */
+  async byMedia(companyId: CompanyId, id: Types.ObjectId): Promise<Pick<Stored<Message>, '_id' | 'channel'> | null> {
+    return this.findOnePlain(companyId, mediaFilter([id]), { channel: 1 });
   }
 
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {

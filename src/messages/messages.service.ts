@@ -1,17 +1,24 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import { isReplyWindowOpen, replyWindowEnd, ReplyWindowClosedException } from '../channels/reply-window.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
-import { ConversationsService } from '../conversations/conversations.service.js';
+import type { RecordedMessage } from '../conversations/conversations.repository.js';
+import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { Types } from 'mongoose';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { MediaLinks } from '../media/media-links.js';
 import { Clock } from '../lanes/clock.js';
+import type { SendTemplateDto } from '../message-templates/dto/send-template.dto.js';
+import { MessageTemplatesService, type PreparedTemplate } from '../message-templates/message-templates.service.js';
 import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
+import { messagePreview } from './message-preview.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
 import { MessagesRepository, type MessageWindow } from './messages.repository.js';
@@ -41,11 +48,18 @@ export interface SendMediaInput {
   media: MessageMedia;
 }
 
-type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'senderType' | 'senderId' | 'externalId'>;
+type MessageDraft = Pick<Message, 'direction' | 'type' | 'text' | 'caption' | 'media' | 'template' | 'senderType' | 'senderId' | 'externalId'>;
 
-/** What a contact sent: the text, and the channel's own id of the message when the connector gave one. */
+/** What the conversation's reply window has to do with a message (see ConversationsRepository.recordMessage). */
+type WindowEffect = Pick<RecordedMessage, 'windowedChannels'> & { replyWindowHours?: number | null };
+
+/**
+ * What a contact sent: a text, or a file the connector uploaded (its kind, its stored file, a caption and maybe a
+ * text too), and the channel's own id of the message when the connector gave one.
+ */
 export interface InboundInput {
-  text: string;
+  text?: string;
+  media?: { type: MediaType; file: MessageMedia; caption?: string };
   externalId?: string;
 }
 
@@ -63,28 +77,41 @@ export interface DeliveredMessage {
  * Messages of a conversation. A message is stored only in an open conversation: the conversation
  * is updated first (lastMessageAt, firstResponseAt on the first agent message) with a filter on isOpen, then the message is
  * stored with that same time and, in the same write, its `message.sent` or `message.received` event.
+ *
+ * Every outbound message passes here, so the reply window (contract section 17) is kept here for all of them: a
+ * free-form message (text, media, canned response, flow or bot message) on a channel with a window is recorded only
+ * while the window is open, by a condition of the same write (no read of the conversation first); otherwise 409
+ * `reply-window-closed`. Templates go through at any time. An inbound message moves the window in its write.
  */
 @Injectable()
 export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly links: MediaLinks,
+    private readonly channels: ChannelsService,
+    private readonly templates: MessageTemplatesService,
     private readonly clock: Clock,
   ) {}
 
   /**
    * An agent-initiated conversation (contract section 4), with `message` as its first outbound
-   * message when given. Answers the conversation as it stands after that message.
+   * message when given. Answers the conversation as it stands after that message. A new conversation has no open
+   * reply window, so on a channel with one `message` is refused (409) before anything is stored.
    */
   async startConversation(agent: AgentPrincipal, dto: CreateConversationDto): Promise<ConversationView> {
     const { message, ...input } = dto;
+    if (message !== undefined) {
+      const refusal = await this.freeFormRefusal(agent.companyId, channelOf(input.channel), null);
+      if (refusal) throw refusal;
+    }
     const conversation = await this.conversations.open(agent.companyId, input);
     if (message === undefined) return conversation;
     const sent = await this.sendText(agent.companyId, conversation.id, message, { type: 'agent', id: agent.agentId });
     return sent.conversation;
   }
 
-  /** 404 for a missing, malformed or foreign conversation (a path id); 400 when it is closed. */
+  /** 404 for a missing, malformed or foreign conversation (a path id); 400 when it is closed; 409 outside its reply window. */
   async sendText(
     companyId: CompanyId,
     conversationId: string,
@@ -92,7 +119,7 @@ export class MessagesService {
     sender: OutboundSender,
     options: SendOptions = {},
   ): Promise<DeliveredMessage> {
-    const sent = await this.append(companyId, conversationId, {
+    const draft = {
       direction: 'outbound',
       type: 'text',
       text,
@@ -100,7 +127,48 @@ export class MessagesService {
       media: null,
       senderType: sender.type,
       senderId: sender.id ? toObjectId(sender.id) : null,
-    }, options);
+    } as const;
+    return this.sendFreeForm(companyId, conversationId, draft, options, async () => {
+      await this.conversations.getOrThrow(companyId, conversationId);
+    });
+  }
+
+  /**
+   * An approved template of the conversation's channel, by name (contract section 17): allowed whatever the reply
+   * window. 404 for a missing, malformed or foreign conversation; 400 when it is closed, or for an unknown or
+   * unapproved template or a wrong number of variables.
+   */
+  async sendTemplate(
+    companyId: CompanyId,
+    conversationId: string,
+    use: SendTemplateDto,
+    sender: OutboundSender,
+    options: SendOptions = {},
+  ): Promise<DeliveredMessage> {
+    const conversation = await this.conversations.getOrThrow(companyId, conversationId);
+    if (conversation.status === 'closed') throw this.closed(conversationId);
+    return this.sendPreparedTemplate(companyId, conversation.id, await this.templates.prepare(companyId, conversation.channel, use), sender, options);
+  }
+
+  /** A template `prepare`d for the conversation's channel. */
+  async sendPreparedTemplate(
+    companyId: CompanyId,
+    conversationId: string,
+    prepared: PreparedTemplate,
+    sender: OutboundSender,
+    options: SendOptions = {},
+  ): Promise<DeliveredMessage> {
+    const draft: MessageDraft = {
+      direction: 'outbound',
+      type: 'template',
+      text: prepared.text,
+      caption: null,
+      media: null,
+      template: prepared.template,
+      senderType: sender.type,
+      senderId: sender.id ? toObjectId(sender.id) : null,
+    };
+    const sent = await this.append(companyId, conversationId, draft, options);
     if (sent) return sent;
     await this.conversations.getOrThrow(companyId, conversationId);
     throw this.closed(conversationId);
@@ -108,10 +176,10 @@ export class MessagesService {
 
   /**
    * A media message whose file the caller has already stored. `conversationId` comes from a
-   * request body, so a missing, malformed or foreign one is a 400; a closed conversation too.
+   * request body, so a missing, malformed or foreign one is a 400; a closed conversation too; 409 outside its reply window.
    */
   async sendMedia(agent: AgentPrincipal, input: SendMediaInput): Promise<MessageView> {
-    const sent = await this.append(agent.companyId, input.conversationId, {
+    const draft = {
       direction: 'outbound',
       type: input.type,
       text: null,
@@ -119,30 +187,42 @@ export class MessagesService {
       media: input.media,
       senderType: 'agent',
       senderId: toObjectId(agent.agentId),
-    });
-    if (sent) return sent.message;
-    if (!(await this.conversations.find(agent.companyId, input.conversationId))) {
+    } as const;
+    const sent = await this.sendFreeForm(agent.companyId, input.conversationId, draft, {}, () => {
       throw new RequestValidationException([{ field: 'conversationId', message: 'conversation not found' }]);
-    }
-    throw this.closed(input.conversationId);
+    });
+    return sent.message;
+  }
+
+  /**
+   * The 409 a free-form message to `conversation` (null: one not opened yet) on `channel` would meet now, or null
+   * when it may go: the channel has no reply window, or the conversation's is open.
+   */
+  async freeFormRefusal(companyId: CompanyId, channel: string, conversation: ConversationView | null): Promise<ReplyWindowClosedException | null> {
+    if ((await this.channels.replyWindowHours(companyId, channel)) === null) return null;
+    const expiresAt = conversation?.replyWindowExpiresAt ? new Date(conversation.replyWindowExpiresAt) : null;
+    if (isReplyWindowOpen(expiresAt, this.clock.now())) return null;
+    return new ReplyWindowClosedException({ conversationId: conversation?.id ?? null, channel }, expiresAt);
   }
 
   /**
    * An inbound message from the contact, into its open conversation on the channel (found by the write that
    * records the message on it). Null when it has none: the caller then opens one and tries again.
-   * A duplicate key error when a message with the same `externalId` on the channel was stored meanwhile.
+   * A duplicate key error when a message with the same `externalId` on the channel, or with the same file, was
+   * stored meanwhile.
    */
   async receive(companyId: CompanyId, contactId: Types.ObjectId, channel: string, input: InboundInput): Promise<DeliveredMessage | null> {
+    const replyWindowHours = await this.channels.replyWindowHours(companyId, channel);
     return this.append(companyId, { contactId, channel }, {
       direction: 'inbound',
-      type: 'text',
-      text: input.text,
-      caption: null,
-      media: null,
+      type: input.media?.type ?? 'text',
+      text: input.text ?? null,
+      caption: input.media?.caption ?? null,
+      media: input.media?.file ?? null,
       senderType: 'contact',
       senderId: contactId,
       externalId: input.externalId,
-    });
+    }, {}, { replyWindowHours });
   }
 
   /** The inbound message with this channel id, with its conversation as it stands now; null when there is none. */
@@ -185,7 +265,7 @@ export class MessagesService {
           })
         : null;
     if (window.direction === 'older') page.reverse();
-    return { data: page.map((message) => MessageView.from(message)), nextCursor };
+    return { data: page.map((message) => this.links.forMessage(companyId, MessageView.from(message))), nextCursor };
   }
 
   private windowOf(query: ListMessagesQueryDto): Omit<MessageWindow, 'limit'> {
@@ -206,27 +286,61 @@ export class MessagesService {
     return { direction: 'newer', from: after, until: before, private: query.private };
   }
 
+  /**
+   * A free-form outbound message: recorded only while the conversation's reply window is open, if its channel has
+   * one. When it is not recorded, says why: `missing` throws for a missing conversation; closed 400; window 409.
+   */
+  private async sendFreeForm(
+    companyId: CompanyId,
+    conversationId: string,
+    draft: MessageDraft,
+    options: SendOptions,
+    missing: () => Promise<void> | void,
+  ): Promise<DeliveredMessage> {
+    const windowedChannels = await this.channels.windowedKeys(companyId);
+    const sent = await this.append(companyId, conversationId, draft, options, { windowedChannels });
+    if (sent) return sent;
+    const conversation = await this.conversations.find(companyId, conversationId);
+    if (!conversation) await missing();
+    if (!conversation || conversation.status === 'closed') throw this.closed(conversationId);
+    const refusal = await this.freeFormRefusal(companyId, conversation.channel, conversation);
+    // Refused for a window that a message from the contact has opened since: nothing was stored, so a retry is safe.
+    throw refusal ?? new ConflictException(`Conversation ${conversationId} changed while the message was stored; send it again`);
+  }
+
   private async append(
     companyId: CompanyId,
     target: Parameters<ConversationsService['recordMessage']>[1],
     draft: MessageDraft,
     options: SendOptions = {},
+    window: WindowEffect = {},
   ): Promise<DeliveredMessage | null> {
-    // The Clock's time, as every deadline measured from a message (SLA clocks) is.
+    // The Clock's time, as every deadline measured from a message (SLA clocks) is. The message's id and time are
+    // chosen here: the conversation records it as its lastMessage (and lastMessageAt) in the write that finds it, so
+    // the two always agree, and its event, written with it, shows it exactly as stored.
     const at = this.clock.now();
-    const conversation =
+    const _id = new Types.ObjectId();
+    const last = { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at };
+    const recorded =
       options.survey && typeof target === 'string'
-        ? await this.conversations.recordSurveyMessage(companyId, target, at)
-        : await this.conversations.recordMessage(companyId, target, at, draft.senderType);
-    if (!conversation) return null;
-    // The message's time is the conversation's lastMessageAt, so the two always agree; its id and time are
-    // chosen here so that its event, written with it, shows it exactly as stored.
+        ? await this.conversations.recordSurveyMessage(companyId, target, last)
+        : await this.conversations.recordMessage(companyId, target, {
+            at,
+            // Bot messages and auto-replies are no answer: only an agent's message is a response.
+            isResponse: draft.senderType === 'agent',
+            last,
+            windowedChannels: window.windowedChannels,
+            opensReplyWindowUntil: window.replyWindowHours ? replyWindowEnd(at, window.replyWindowHours) : undefined,
+          });
+    if (!recorded) return null;
+    const { conversation, inboundCount } = recorded;
     const record = {
       ...draft,
-      _id: new Types.ObjectId(),
+      _id,
       companyId: toObjectId(companyId),
       conversationId: toObjectId(conversation.id),
       channel: conversation.channel,
+      inboundCount,
       private: false,
       createdAt: at,
       updatedAt: at,

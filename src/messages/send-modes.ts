@@ -1,11 +1,12 @@
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
+import { exactlyOneOf } from '../common/exactly-one-of.js';
 import type { SendMessageDto } from './dto/send-message.dto.js';
 
 /**
  * The ways POST /conversations/:id/messages sends, each named by its field: a body gives exactly one. A new mode is a
  * field of SendMessageDto, an entry here (with its options below), and a case of MessageComposer.send.
  */
-export const SEND_MODES = ['text', 'cannedResponseId'] as const satisfies readonly (keyof SendMessageDto)[];
+export const SEND_MODES = ['text', 'cannedResponseId', 'template'] as const satisfies readonly (keyof SendMessageDto)[];
 export type SendMode = (typeof SEND_MODES)[number];
 
 /** Fields that only go with one mode. */
@@ -13,13 +14,7 @@ const MODE_OPTIONS: Partial<Record<keyof SendMessageDto, SendMode>> = { private:
 
 /** The body's mode; 400 naming the field when there is none, more than one, or an option of another mode. */
 export function sendModeOf(dto: SendMessageDto): SendMode {
-  const given = SEND_MODES.filter((mode) => dto[mode] !== undefined);
-  const choices = SEND_MODES.join(', ');
-  if (given.length === 0) throw new RequestValidationException([{ field: SEND_MODES[0], message: `give one of ${choices}` }]);
-  if (given.length > 1) {
-    throw new RequestValidationException([{ field: given[1], message: `give only one of ${choices} (${given.join(' and ')} given)` }]);
-  }
-  const [mode] = given;
+  const mode = exactlyOneOf(dto, SEND_MODES);
   const problems: FieldProblem[] = [];
   for (const [field, owner] of Object.entries(MODE_OPTIONS)) {
     if (owner !== mode && dto[field as keyof SendMessageDto] !== undefined) problems.push({ field, message: `${field} goes only with ${owner}` });

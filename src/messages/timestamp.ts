@@ -1,5 +1,8 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 
+/** What a timestamp query parameter takes, as its documentation says it. */
+export const TIMESTAMP_FORMAT = 'ISO-8601 with a zone (`2024-05-01T10:00:00Z`), a date (`2024-05-01`, midnight UTC) or epoch milliseconds';
+
 const EPOCH_MILLIS = /^\d{1,16}$/;
 /** A date, optionally with a time that then must say its offset: a time without a zone would mean the server's. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;

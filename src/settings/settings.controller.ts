@@ -34,7 +34,7 @@ export class SettingsController {
       'keeps the strategy and capacity). `businessHours.schedule` is replaced as a whole. null is refused.',
   })
   @ApiOkResponse({ type: SettingsView })
-  @ApiProblemResponses(400, 403)
+  @ApiProblemResponses(400)
   update(@CurrentAgent() agent: AgentPrincipal, @Body() dto: UpdateSettingsDto): Promise<SettingsView> {
     return this.settings.update(agent.companyId, dto);
   }

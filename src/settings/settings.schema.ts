@@ -20,6 +20,9 @@ export interface CsatSettings {
   enabled: boolean;
   message: string;
 }
+/** How long before a conversation's reply window closes `conversation.reply_window_closing` fires (contract section 17). */
+export const DEFAULT_REPLY_WINDOW_WARNING_MINUTES = 60;
+export const MAX_REPLY_WINDOW_WARNING_MINUTES = 1440;
 
 export const DEFAULT_BUSINESS_HOURS: BusinessHours = {
   enabled: false,
@@ -54,6 +57,10 @@ export class Settings {
 
   @Prop({ default: 'en' })
   language: string;
+
+  /** Minutes before a reply window closes that `conversation.reply_window_closing` fires; unset on older records. */
+  @Prop({ default: DEFAULT_REPLY_WINDOW_WARNING_MINUTES, min: 1, max: MAX_REPLY_WINDOW_WARNING_MINUTES })
+  replyWindowWarningMinutes?: number;
 }
 
 export const SettingsSchema = SchemaFactory.createForClass(Settings);

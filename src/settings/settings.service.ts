@@ -7,7 +7,7 @@ import { SLA_CONSUMER } from '../service-levels/sla-consumer.name.js';
 import { canonicalLanguage } from './dto/settings.validators.js';
 import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
-import type { AutoAssignment } from './settings.schema.js';
+import { DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AutoAssignment } from './settings.schema.js';
 import { SettingsRepository } from './settings.repository.js';
 
 /**
@@ -39,6 +39,11 @@ export class SettingsService implements OnApplicationBootstrap {
     return (await this.settings.forCompany(companyId)).autoAssignment;
   }
 
+  /** What the reply window warnings read (records made before the setting existed lack it). */
+  async replyWindowWarningMinutes(companyId: CompanyId): Promise<number> {
+    return (await this.settings.forCompany(companyId)).replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES;
+  }
+
   /** A deep merge: each given leaf is set on its own dotted path, so siblings not sent stay as they are. */
   async update(companyId: CompanyId, dto: UpdateSettingsDto): Promise<SettingsView> {
     const set: Record<string, unknown> = {};
@@ -46,6 +51,7 @@ export class SettingsService implements OnApplicationBootstrap {
     if (dto.welcomeMessage !== undefined) set.welcomeMessage = dto.welcomeMessage;
     if (dto.outOfHoursMessage !== undefined) set.outOfHoursMessage = dto.outOfHoursMessage;
     if (dto.language !== undefined) set.language = canonicalLanguage(dto.language);
+    if (dto.replyWindowWarningMinutes !== undefined) set.replyWindowWarningMinutes = dto.replyWindowWarningMinutes;
     if (dto.businessHours?.enabled !== undefined) set['businessHours.enabled'] = dto.businessHours.enabled;
     if (dto.businessHours?.schedule !== undefined) {
       set['businessHours.schedule'] = dto.businessHours.schedule.map(({ day, open, close }) => ({ day, open, close }));

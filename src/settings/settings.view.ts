@@ -1,6 +1,6 @@
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Weekday } from '../business-hours/business-calendar.js';
-import { DEFAULT_CSAT, type AssignmentStrategy, type Settings } from './settings.schema.js';
+import { DEFAULT_CSAT, DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy, type Settings } from './settings.schema.js';
 
 export class BusinessHoursWindowView {
   day: Weekday;
@@ -63,6 +63,11 @@ export class SettingsView {
   autoAssignment: AutoAssignmentView;
   /** @example en */
   language: string;
+  /**
+   * Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires
+   * @example 60
+   */
+  replyWindowWarningMinutes: number;
   createdAt: string;
   updatedAt: string;
 
@@ -84,6 +89,7 @@ export class SettingsView {
         maxConversationsPerAgent: settings.autoAssignment.maxConversationsPerAgent,
       },
       language: settings.language,
+      replyWindowWarningMinutes: settings.replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES,
       createdAt: settings.createdAt.toISOString(),
       updatedAt: settings.updatedAt.toISOString(),
     };

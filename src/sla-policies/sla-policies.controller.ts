@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListSlaPoliciesQueryDto } from './dto/list-sla-policies-query.dto.js';
 import { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-policy.dto.js';
@@ -34,7 +34,7 @@ export class SlaPoliciesController {
   @Get(':id')
   @ApiOperation({ summary: 'One SLA policy', description: "Any agent. A missing, malformed or other company's id answers 404." })
   @ApiOkResponse({ type: SlaPolicyView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('SLA policy'))
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<SlaPolicyView> {
     return this.policies.get(agent.companyId, id);
   }
@@ -63,7 +63,7 @@ export class SlaPoliciesController {
       'target or the warning); the result must still have a target and a warning shorter than each (400).',
   })
   @ApiOkResponse({ type: SlaPolicyView })
-  @ApiProblemResponses(400, 403, 404)
+  @ApiProblemResponses(400, 403, notFound('SLA policy'))
   update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSlaPolicyDto): Promise<SlaPolicyView> {
     return this.policies.update(agent.companyId, id, dto);
   }
@@ -76,7 +76,7 @@ export class SlaPoliciesController {
     description: 'It matches no conversation from now on; conversations that took it keep their deadlines.',
   })
   @ApiOkResponse({ type: DeletedSlaPolicyView })
-  @ApiProblemResponses(403, 404)
+  @ApiProblemResponses(403, notFound('SLA policy'))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedSlaPolicyView> {
     return this.policies.remove(agent.companyId, id);
   }

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
 import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from './tags.js';
 
 const isStringArray = (value: unknown): value is string[] =>
@@ -22,6 +22,32 @@ export const IsTagList = (description: string) =>
       example: ['vip', 'billing'],
     }),
     Transform(({ value }) => (isStringArray(value) ? normalizeTags(value) : value)),
+    IsArray(),
+    ArrayMaxSize(MAX_TAGS),
+    IsString({ each: true }),
+    Length(1, MAX_TAG_LENGTH, { each: true }),
+  );
+
+/** `tags=a,b` (or the parameter repeated): the distinct non-blank names; anything but strings is left to the validators. */
+function splitTags({ value }: { value: unknown }): unknown {
+  const parts = Array.isArray(value) ? value : [value];
+  if (!parts.every((part) => typeof part === 'string')) return value;
+  return normalizeTags(parts.flatMap((part: string) => part.split(',')));
+}
+
+/**
+ * A `tags` query filter: comma-separated tags, records having every one of them. `records` names them in the
+ * description (documented here for the same reason as IsTagList).
+ */
+export const IsTagFilter = (records: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      minLength: 1,
+      description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,billing\`: only ${records} having every one of them`,
+    }),
+    IsOptional(),
+    Transform(splitTags),
     IsArray(),
     ArrayMaxSize(MAX_TAGS),
     IsString({ each: true }),

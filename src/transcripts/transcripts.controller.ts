@@ -3,14 +3,14 @@ import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces
 import { Readable } from 'node:stream';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { TranscriptQueryDto } from './dto/transcript-query.dto.js';
 import { TranscriptView } from './transcript.view.js';
 import { TranscriptsService } from './transcripts.service.js';
 
 @ApiTags('Conversations')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 404, 429)
+@ApiProblemResponses(400, 401, notFound('Conversation'), 429)
 @Controller('conversations')
 export class TranscriptsController {
   private readonly logger = new Logger(TranscriptsController.name);

@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
 import { CreateExternalWebhookDto } from './dto/create-webhook.dto.js';
 import { ApiDataEnvelope, envelope, MessageEnvelope, type DataEnvelope } from './dto/envelope.js';
 import { ExternalWebhookSummary } from './external-webhook.view.js';
@@ -14,12 +14,13 @@ import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
 
 const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
+const WEBHOOK_NOT_FOUND = notFound('Webhook', ID_PARAM.example);
 
 /** Interface B: the same webhooks, in the `{ success, data | message | error }` envelope. */
 @ApiTags('Interface B: webhooks')
 @ApiKeyAuth()
 @RequireScopes('webhooks:manage')
-@ApiEnvelopeErrorResponses(401, 403, 429, 500)
+@ApiEnvelopeErrorResponses(401, 429, 500)
 @Controller({ path: 'api/external/webhooks', version: VERSION_NEUTRAL })
 export class ExternalWebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
@@ -50,7 +51,7 @@ export class ExternalWebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, WebhookView, { description: 'The webhook' })
-  @ApiEnvelopeErrorResponses(404)
+  @ApiEnvelopeErrorResponses(WEBHOOK_NOT_FOUND)
   async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<WebhookView>> {
     return envelope(await this.webhooks.get(key.companyId, id));
   }
@@ -59,7 +60,7 @@ export class ExternalWebhooksController {
   @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, WebhookView, { description: 'The updated webhook' })
-  @ApiEnvelopeErrorResponses(400, 404)
+  @ApiEnvelopeErrorResponses(400, WEBHOOK_NOT_FOUND)
   async update(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Param('id') id: string,
@@ -76,7 +77,7 @@ export class ExternalWebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
-  @ApiEnvelopeErrorResponses(404)
+  @ApiEnvelopeErrorResponses(WEBHOOK_NOT_FOUND)
   async remove(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<MessageEnvelope> {
     await this.webhooks.remove(key.companyId, id);
     return { success: true, message: `Webhook ${id} deleted` };

@@ -3,16 +3,18 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiParam, ApiTags } f
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, mapPage, type Page } from '../common/pagination/page.js';
 import { ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveredDeliveriesView } from './dto/delivery-requests.dto.js';
 import { DeliveryView } from './webhook-delivery.view.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
+const WEBHOOK_ID_EXAMPLE = 'wh_6650f0c2a1b2c3d4e5f60718';
+
 @ApiTags('Webhooks')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 403, 404, 429)
-@ApiParam({ name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' })
+@ApiProblemResponses(400, 401, notFound('Webhook', WEBHOOK_ID_EXAMPLE), 429)
+@ApiParam({ name: 'id', example: WEBHOOK_ID_EXAMPLE })
 @RequireRole('admin')
 @Controller('webhooks/:id')
 export class WebhookDeliveriesController {

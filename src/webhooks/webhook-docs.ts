@@ -15,6 +15,9 @@ Retry n waits \`backoffMs × 2^(n-1)\` (at most one hour); after \`maxRetries\` 
 A \`429\` or \`503\` with \`Retry-After\` sets the next attempt; a \`410 Gone\` disables the webhook.
 Deliveries to one webhook are made one at a time, in event order (the order of the company's event log).
 
+**Channels**: \`channels\` limits a webhook to the events of conversations on those channels (a WhatsApp
+connector's webhook, say); events of no conversation arrive all the same. Send \`null\` on update for every channel.
+
 **Pause and delete**: \`isActive: false\` attempts nothing and records no new events; pending deliveries
 wait for \`isActive: true\`. Deleting a webhook discards its pending deliveries.
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import { DOMAIN_EVENTS, type AnyDomainEvent } from '../events/domain-events.js';
+import { eventInScope } from '../events/event-channel.js';
 import { serializeEvent } from './delivery/event-payload.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { WebhookDeliveriesRepository, type NewDelivery } from './webhook-deliveries.repository.js';
@@ -9,7 +10,7 @@ import { WebhooksRepository } from './webhooks.repository.js';
 
 /**
  * The event log's webhook consumer: for each event, one delivery per active webhook subscribed to it (and
- * active since before it occurred). A delivery is unique per webhook and event, so handling events again after
+ * active since before it occurred, and limited to none or to the channel of the event's conversation). A delivery is unique per webhook and event, so handling events again after
  * a crash keeps each delivery and its `webhook-id`; the lanes are told in every case, so deliveries written
  * just before a crash are never left unclaimed.
  */
@@ -35,6 +36,7 @@ export class WebhookFanOut implements EventHandler {
       for (const webhook of subscribers) {
         // Events before its creation or resume are not for it (a paused webhook is not among the subscribers).
         if (webhook.activeSince && webhook.activeSince > event.occurredAt) continue;
+        if (!eventInScope(webhook.channels ?? null, event.channel)) continue;
         const type = subscribedNameFor(webhook.events, event.type);
         if (!type) continue;
         const payload = payloads.get(type) ?? serializeEvent(event, type);

@@ -17,7 +17,7 @@ export class WebhookRetryConfig {
 /**
  * A webhook of either interface (one store). Besides what callers see, it is the lane of its deliveries
  * (LaneFields): they are attempted one at a time and in order, by whichever worker holds the lane's lease
- * (see the README, "Webhooks").
+ * (see docs/webhooks.md).
  */
 @Schema({ collection: 'webhooks', timestamps: true })
 export class Webhook extends LaneFields {
@@ -30,6 +30,10 @@ export class Webhook extends LaneFields {
   /** The names as subscribed, dotted or Interface B form: deliveries use the same names. */
   @Prop({ type: [String], enum: WEBHOOK_EVENT_NAMES, required: true })
   events: WebhookEventName[];
+
+  /** Only events of conversations on these channels (lower-cased); unset or null: every channel. */
+  @Prop({ type: [String], default: undefined })
+  channels?: string[] | null;
 
   @Prop({ type: WebhookRetryConfig, required: true })
   retryConfig: WebhookRetryConfig;

@@ -14,6 +14,11 @@ export class WebhookView {
   url: string;
   /** @example ["message.received"] */
   events: WebhookEventName[];
+  /**
+   * Only events of conversations on these channels (events of no conversation too); null: every channel
+   * @example ["whatsapp"]
+   */
+  channels: string[] | null;
   retryConfig: RetryConfigView;
   /** false: paused, nothing is attempted and new events are not recorded */
   isActive: boolean;
@@ -31,6 +36,7 @@ export class WebhookView {
       name: webhook.name,
       url: webhook.url,
       events: webhook.events,
+      channels: webhook.channels?.length ? webhook.channels : null,
       retryConfig: { maxRetries: webhook.retryConfig.maxRetries, backoffMs: webhook.retryConfig.backoffMs },
       isActive: webhook.isActive,
       disabledReason: webhook.disabledReason ?? null,

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiPara
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
@@ -16,7 +16,7 @@ const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
 
 @ApiTags('Webhooks')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 403, 429)
+@ApiProblemResponses(400, 401, 429)
 @RequireRole('admin')
 @Controller('webhooks')
 export class WebhooksController {
@@ -47,7 +47,7 @@ export class WebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
   async get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<WebhookView> {
     return this.webhooks.get(agent.companyId, id);
   }
@@ -59,7 +59,7 @@ export class WebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
   async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookView> {
     return this.webhooks.update(agent.companyId, id, dto);
   }
@@ -72,7 +72,7 @@ export class WebhooksController {
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedWebhookView })
-  @ApiProblemResponses(404)
+  @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
   async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedWebhookView> {
     return this.webhooks.remove(agent.companyId, id);
   }

@@ -14,7 +14,7 @@ export class WebhooksRepository extends TenantRepository<Webhook> {
 
   /** The active webhooks subscribed to any of `names` (both forms of one event). */
   async subscribers(companyId: CompanyId, names: readonly WebhookEventName[]): Promise<Stored<Webhook>[]> {
-    return this.find(companyId, { isActive: true, events: { $in: [...names] } }, { projection: { events: 1, activeSince: 1 } });
+    return this.find(companyId, { isActive: true, events: { $in: [...names] } }, { projection: { events: 1, channels: 1, activeSince: 1 } });
   }
 
   /**

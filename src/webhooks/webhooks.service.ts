@@ -53,6 +53,7 @@ export class WebhooksService {
       name: dto.name ?? new URL(dto.url).hostname,
       url: dto.url,
       events: dto.events,
+      ...(dto.channels ? { channels: dto.channels } : {}),
       retryConfig: {
         maxRetries: dto.retryConfig?.maxRetries ?? DEFAULT_RETRY_CONFIG.maxRetries,
         backoffMs: dto.retryConfig?.backoffMs ?? DEFAULT_RETRY_CONFIG.backoffMs,

@@ -188,6 +188,25 @@ describe('/v1/agents', () => {
     });
   });
 
+  describe('me', () => {
+    it('GET /v1/agents/me answers the calling agent, whatever its role', async () => {
+      const reader = await addAgent(t, acme, 'agent');
+      const me = await t.http.get('/v1/agents/me').set(reader.auth).expect(200);
+      expect(me.body).toMatchObject({ id: reader.agentId, role: 'agent', isActive: true });
+      expect(me.body).not.toHaveProperty('passwordHash');
+      expect((await t.http.get('/v1/agents/me').set(acme.auth).expect(200)).body).toMatchObject({ id: acme.agentId, role: 'admin' });
+      await t.http.get('/v1/agents/me').expect(401);
+      await t.http.get('/v1/agents/me').set('x-api-key', acmeKey).expect(401);
+    });
+
+    it('PATCH /v1/agents/me changes the caller (an agent its own status)', async () => {
+      const reader = await addAgent(t, acme, 'agent');
+      const patched = await t.http.patch('/v1/agents/me').set(reader.auth).send({ status: 'away' }).expect(200);
+      expect(patched.body).toMatchObject({ id: reader.agentId, status: 'away' });
+      await t.http.patch('/v1/agents/me').set(reader.auth).send({ role: 'admin' }).expect(403);
+    });
+  });
+
   describe('PATCH', () => {
     it('lets an admin change name, role, status and password', async () => {
       const agent = await addAgent(t, acme, 'agent');

@@ -484,7 +484,7 @@ describe('GET /v1/analytics/metrics', () => {
         { field: 'startDate', message: 'startDate must be a date written YYYY-MM-DD' },
       ]);
       expect(await problems({ startDate: '2025-01-01', endDate: '2025-01-31', timezone: 'UTC' })).toEqual([
-        { field: 'timezone', message: 'timezone should not exist' },
+        { field: 'timezone', message: 'timezone is not a parameter of this query' },
       ]);
       const operator = await t.http
         .get('/v1/analytics/metrics?startDate=2025-01-01&endDate=2025-01-31&$where=1')

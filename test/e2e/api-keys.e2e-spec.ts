@@ -154,6 +154,33 @@ describe('/v1/api-keys', () => {
     await t.http.patch(`/v1/agents/${admin.agentId}`).set(acme.auth).send({ isActive: true }).expect(200);
     await useKey(theirs.body.key).expect(401);
   });
+
+  it('revokes the keys an admin created when that admin is given another role; promoting it again does not bring them back', async () => {
+    const admin = await addAgent(t, acme, 'admin');
+    const theirs = await t.http.post('/v1/api-keys').set(admin.auth).send({ name: 'Theirs', scopes: ['webhooks:manage'] }).expect(201);
+    const ours = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'Ours', scopes: ['webhooks:manage'] }).expect(201);
+    const webhook = { url: 'https://hooks.example.com/parley', events: ['CHAT_RECEIVED'] };
+    await t.http.post('/api/external/webhooks').set('x-api-key', theirs.body.key).send({ ...webhook, name: 'Before' }).expect(201);
+
+    await t.http.patch(`/v1/agents/${admin.agentId}`).set(acme.auth).send({ role: 'supervisor' }).expect(200);
+    const refused = await t.http.post('/api/external/webhooks').set('x-api-key', theirs.body.key).send({ ...webhook, name: 'After' }).expect(401);
+    expect(refused.body).toEqual({ success: false, error: 'Invalid or revoked API key' });
+    await useKey(ours.body.key).expect(200);
+    expect(await storedKey(theirs.body.id)).toMatchObject({ revokedReason: 'creator_demoted', revokedAt: expect.any(Date) });
+    const listed = await t.http.get('/v1/api-keys').set(acme.auth).expect(200);
+    expect(listed.body.data.find((key: { id: string }) => key.id === theirs.body.id).revokedReason).toBe('creator_demoted');
+
+    await t.http.patch(`/v1/agents/${admin.agentId}`).set(acme.auth).send({ role: 'admin' }).expect(200);
+    await useKey(theirs.body.key).expect(401);
+  });
+
+  it('keeps the keys of an admin whose name or status changes, its role written unchanged', async () => {
+    const admin = await addAgent(t, acme, 'admin');
+    const theirs = await t.http.post('/v1/api-keys').set(admin.auth).send({ name: 'Theirs', scopes: ['webhooks:manage'] }).expect(201);
+    await t.http.patch(`/v1/agents/${admin.agentId}`).set(acme.auth).send({ name: 'Renamed', status: 'away', role: 'admin' }).expect(200);
+    await useKey(theirs.body.key).expect(200);
+    expect(await storedKey(theirs.body.id)).toMatchObject({ revokedAt: null, revokedReason: null });
+  });
 });
 
 describe('the cap on active API keys', () => {

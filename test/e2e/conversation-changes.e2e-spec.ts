@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { conversationsSuite } from '../support/conversations.js';
+import { asSnapshot, conversationsSuite } from '../support/conversations.js';
 import { addAgent } from '../support/factories.js';
 import { loggedEvent } from '../support/event-log.js';
 
@@ -29,7 +29,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         expect.objectContaining({
           type: 'conversation.assigned',
           companyId: suite.acme.companyId,
-          data: { conversation: response.body, agentId: agent.agentId, previousAgentId: null },
+          data: { conversation: asSnapshot(response.body), agentId: agent.agentId, previousAgentId: null },
         }),
       ]);
     });
@@ -48,7 +48,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(await suite.recorder.events()).toEqual([
         expect.objectContaining({
           type: 'conversation.assigned',
-          data: { conversation: reassigned.body, agentId: second.agentId, previousAgentId: first.agentId },
+          data: { conversation: asSnapshot(reassigned.body), agentId: second.agentId, previousAgentId: first.agentId },
         }),
       ]);
 
@@ -72,7 +72,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(foreign.body.errors).toEqual([{ field: 'agentId', message: 'agent not found' }]);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
       const malformed = await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: 'ada' }).expect(400);
-      expect(malformed.body.errors).toEqual([{ field: 'agentId', message: 'agentId must be a mongodb id' }]);
+      expect(malformed.body.errors).toEqual([{ field: 'agentId', message: 'agentId must be a 24-character hex id' }]);
       await suite.t.http.post(path).set(suite.acme.auth).send({}).expect(400);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: { $gt: '' } }).expect(400);
       await suite.t.http.post(path).set(suite.acme.auth).send({ agentId: suite.acme.agentId, force: true }).expect(400);
@@ -112,7 +112,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         expect.objectContaining({
           type: 'conversation.closed',
           companyId: suite.acme.companyId,
-          data: { conversation: response.body, reason: 'Resolved: refund issued' },
+          data: { conversation: asSnapshot(response.body), reason: 'Resolved: refund issued' },
         }),
       ]);
     });
@@ -122,7 +122,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       const response = await suite.t.http.post(`/v1/conversations/${conversation.id}/close`).set(suite.acme.auth).expect(200);
       expect(response.body).toMatchObject({ status: 'closed', closeReason: null, assignedAgentId: suite.acme.agentId });
       expect((await suite.recorder.events()).map((event) => event.type)).toEqual(['conversation.closed']);
-      expect((await suite.recorder.events())[0].data).toEqual({ conversation: response.body, reason: null });
+      expect((await suite.recorder.events())[0].data).toEqual({ conversation: asSnapshot(response.body), reason: null });
     });
 
     it('never reopens: a second close is a 400 naming the rule', async () => {
@@ -164,7 +164,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(unchanged.body).toEqual(cleared.body);
       // The new priority (SLA policies match again on it), once: tags and subject emit nothing.
       expect(await suite.recorder.events()).toEqual([
-        loggedEvent('conversation.priority_changed', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: response.body, previousPriority: 'medium' }),
+        loggedEvent('conversation.priority_changed', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), previousPriority: 'medium' }),
       ]);
     });
 
@@ -177,7 +177,7 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         .expect(200);
       expect(response.body).toMatchObject({ status: 'queued', queuedAt: expect.any(String), assignedAgentId: null });
       expect(await suite.recorder.events()).toEqual([
-        loggedEvent('conversation.queued', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: response.body, previousAgentId: null }),
+        loggedEvent('conversation.queued', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), previousAgentId: null }),
       ]);
     });
 
@@ -198,8 +198,8 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       });
       expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
       const [changed, queued] = await suite.recorder.events();
-      expect(changed).toMatchObject({ type: 'conversation.priority_changed', data: { conversation: response.body, previousPriority: 'medium' } });
-      expect(queued).toMatchObject({ type: 'conversation.queued', data: { conversation: response.body, previousAgentId: expect.any(String) } });
+      expect(changed).toMatchObject({ type: 'conversation.priority_changed', data: { conversation: asSnapshot(response.body), previousPriority: 'medium' } });
+      expect(queued).toMatchObject({ type: 'conversation.queued', data: { conversation: asSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {

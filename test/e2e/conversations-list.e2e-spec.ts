@@ -58,7 +58,8 @@ describe('/v1/conversations, listed', () => {
         'startAfter=bm90LWEtY3Vyc29y',
         'status[$ne]=x',
         'assignedAgentId[$gt]=',
-        'status=bot&status=human',
+        'status=bot,open',
+        'status=',
         'cursor=abc',
       ];
       for (const query of bad) {
@@ -66,7 +67,7 @@ describe('/v1/conversations, listed', () => {
         expect({ query, status: response.status }).toEqual({ query, status: 400 });
       }
       const malformed = await suite.t.http.get('/v1/conversations?assignedAgentId=nope').set(initech.auth).expect(400);
-      expect(malformed.body.errors).toEqual([{ field: 'assignedAgentId', message: 'assignedAgentId must be a mongodb id' }]);
+      expect(malformed.body.errors).toEqual([{ field: 'assignedAgentId', message: 'assignedAgentId must be a 24-character hex id' }]);
     });
 
     it('never shows another company’s conversations', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
-import { conversationsSuite } from '../support/conversations.js';
+import { asSnapshot, conversationsSuite } from '../support/conversations.js';
 import { registerCompany, uniqueEmail } from '../support/factories.js';
 import { loggedEvent } from '../support/event-log.js';
 
@@ -26,21 +26,25 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         tags: [],
         subject: null,
         lastMessageAt: null,
+        lastMessage: null,
         firstResponseAt: null,
         queuedAt: null,
         closedAt: null,
         closeReason: null,
         snoozedUntil: null,
+        replyWindowExpiresAt: null,
         sla: null,
         csat: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
+        unreadCount: 0,
+        lastReadAt: null,
       });
       const record = await stored(suite.acme, response.body.id);
       expect(record).toMatchObject({ status: 'bot', priority: 'medium', isOpen: true, channel: 'api' });
       expect(await suite.recorder.events()).toEqual([
-        loggedEvent('conversation.created', suite.acme.companyId, new Date(response.body.createdAt), { conversation: response.body }),
+        loggedEvent('conversation.created', suite.acme.companyId, new Date(response.body.createdAt), { conversation: asSnapshot(response.body) }),
       ]);
     });
 
@@ -72,7 +76,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         }),
       ]);
       expect((await suite.recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.sent']);
-      expect((await suite.recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: conversation });
+      expect((await suite.recorder.events())[1].data).toEqual({ message: messages.body.data[0], conversation: asSnapshot(conversation) });
     });
 
     it('allows one open conversation per contact and channel: 409, another channel is fine, a new one after closing', async () => {
@@ -103,7 +107,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       expect(foreign.body.errors).toEqual([{ field: 'contactId', message: 'contact not found' }]);
       await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: '6650f0c2a1b2c3d4e5f60718' }).expect(400);
       const malformed = await suite.t.http.post('/v1/conversations').set(suite.acme.auth).send({ contactId: 'nope' }).expect(400);
-      expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a mongodb id' }]);
+      expect(malformed.body.errors).toEqual([{ field: 'contactId', message: 'contactId must be a 24-character hex id' }]);
       expect(await suite.recorder.events()).toEqual([]);
     });
 
@@ -113,7 +117,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         {},
         { contactId, priority: 'urgent' },
         { contactId, channel: 'web chat' },
-        { contactId, channel: 'x'.repeat(51) },
+        { contactId, channel: 'x'.repeat(65) },
         { contactId, subject: 42 },
         { contactId, message: '' },
         { contactId, message: 'x'.repeat(4097) },
@@ -220,7 +224,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '409', '429']));
     const list = document.paths['/v1/conversations'].get;
     expect(list.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(
-      ['assignedAgentId', 'limit', 'priority', 'startAfter', 'status'],
+      ['assignedAgentId', 'channel', 'contactId', 'createdAfter', 'createdBefore', 'limit', 'priority', 'snoozed', 'sort', 'startAfter', 'status', 'tags', 'unassigned'],
     );
     expect(document.paths['/v1/conversations/{id}'].patch.requestBody.content['application/json'].schema.$ref).toBe(
       '#/components/schemas/UpdateConversationDto',

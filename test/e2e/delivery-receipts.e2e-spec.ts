@@ -231,9 +231,9 @@ describe('POST /api/external/messages/:id/status (delivery receipts)', () => {
       [{ status: 'failed', error: 'broken' }, /error must be an object/],
       [{ status: 'sent', occurredAt: 'yesterday' }, 'occurredAt must be an ISO-8601 time with a zone (or a date), or epoch milliseconds'],
       [{ status: 'sent', occurredAt: new Date(Date.now() + 3_600_000).toISOString() }, 'occurredAt must not be in the future'],
-      [{ status: 'sent', externalId: '' }, 'externalId must be longer than or equal to 1 characters'],
+      [{ status: 'sent', externalId: '' }, 'externalId must not be empty'],
       [{ status: 'sent', externalId: 'x'.repeat(256) }, 'externalId must be shorter than or equal to 255 characters'],
-      [{ status: 'sent', channel: 'sms' }, 'channel should not exist'],
+      [{ status: 'sent', channel: 'sms' }, 'channel is not a field of this body'],
       [{ status: { $gt: '' } }, /\$gt/],
     ];
     for (const [body, error] of cases) {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ObjectId } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
 import { DurableTimers, MAX_TIMER_FAILURES, type FiredTimer } from '../../src/lanes/durable-timers.js';
 import { LaneStore } from '../../src/lanes/lane-store.js';

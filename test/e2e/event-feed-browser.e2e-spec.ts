@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait-for.js';
 const CHROMIUM = '/usr/bin/chromium';
 const describeInBrowser = existsSync(CHROMIUM) || process.env.CI === 'true' ? describe : describe.skip;
 
-/** The README's browser consumer, on a page of the integrator's own origin. */
+/** The browser consumer of docs/events.md, on a page of the integrator's own origin. */
 const PAGE = `<!doctype html><pre id="log"></pre><script>
 const source = new EventSource('/parley/events/stream?types=flow.executed');
 source.addEventListener('flow.executed', (frame) => {
@@ -24,7 +24,7 @@ source.addEventListener('flow.executed', (frame) => {
 
 /**
  * The integrator's backend: serves the page and proxies /parley/events/stream to a Parley process (`target`),
- * adding the bearer token, as the README says a browser consumer needs.
+ * adding the bearer token, as docs/events.md says a browser consumer needs.
  */
 function startProxy(company: TestCompany, target: () => string): Promise<Server> {
   const server = createServer((req, res) => {

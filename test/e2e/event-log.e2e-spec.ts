@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { EventConsumerLane } from '../../src/events/consumers/event-consumer-lane.schema.js';
 import { EventConsumers, MAX_CONSUMER_FAILURES, type EventConsumer } from '../../src/events/consumers/event-consumers.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';

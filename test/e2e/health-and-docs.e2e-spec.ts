@@ -34,6 +34,18 @@ describe('health and API docs', () => {
     expect(operations.sort()).toEqual(routes.sort());
   });
 
+  it('names the server by the address the reader used, and its license by an SPDX reference with its text served', async () => {
+    const { body: document } = await t.http.get('/docs-json').set('host', 'parley.example.test:8443').expect(200);
+    expect(document.servers).toEqual([{ url: 'http://parley.example.test:8443', description: 'This server' }]);
+    expect(document.info.license).toEqual({ name: 'LicenseRef-Parley-Proprietary', url: '/docs/license' });
+    const license = await t.http.get('/docs/license').expect(200);
+    expect(license.headers['content-type']).toMatch(/^text\/plain/);
+    expect(license.text).toMatch(/^SPDX-License-Identifier: LicenseRef-Parley-Proprietary\n/);
+    // The UI is initialised with the same document.
+    const init = await t.http.get('/docs/swagger-ui-init.js').set('host', 'parley.example.test:8443').expect(200);
+    expect(init.text).toContain('"url": "http://parley.example.test:8443"');
+  });
+
   it('documents error responses and request bodies', async () => {
     const { body: document } = await t.http.get('/docs-json').expect(200);
     const register = document.paths['/v1/auth/register'].post;

@@ -115,7 +115,7 @@ describe('Idempotency-Key: the claim (running, 409, 5xx, lapsed lease, expiry, s
     const key = uniqueKey();
     const abandoned = started('/v1/idempotency-probe/slow', key);
     await waitFor(() => probe.waiting.length === 1, { message: 'the first request to run' });
-    await records().updateOne({ companyId: acme.company.companyId, key }, { $set: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+    await records().updateOne(acme.recordFilter(key), { $set: { leaseExpiresAt: new Date(Date.now() - 1000) } });
     const retry = started('/v1/idempotency-probe/slow', key);
     await waitFor(() => probe.waiting.length === 2, { message: 'the retry to run' });
     probe.waiting[1]();
@@ -131,7 +131,7 @@ describe('Idempotency-Key: the claim (running, 409, 5xx, lapsed lease, expiry, s
     await acme.reply(conversationId, { text: 'Again' }, key).expect(201);
     const kept = await acme.recordOf(key);
     expect(kept!.expiresAt.getTime() - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
-    await records().updateOne({ companyId: acme.company.companyId, key }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    await records().updateOne(acme.recordFilter(key), { $set: { expiresAt: new Date(Date.now() - 1000) } });
     const again = await acme.reply(conversationId, { text: 'Again' }, key).expect(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect((await acme.messagesIn(conversationId)).filter((message) => message.text === 'Again')).toHaveLength(2);
@@ -144,7 +144,7 @@ describe('Idempotency-Key: the claim (running, 409, 5xx, lapsed lease, expiry, s
     await acme.reply(conversationId, { text: 'A secret-looking text' }, key).expect(201);
     const kept = await acme.recordOf(key);
     expect(Buffer.from(kept!.body!.buffer).toString('latin1')).not.toContain('secret-looking');
-    await records().updateOne({ companyId: acme.company.companyId, key }, { $set: { body: Buffer.alloc(64, 1) } });
+    await records().updateOne(acme.recordFilter(key), { $set: { body: Buffer.alloc(64, 1) } });
     const again = await acme.reply(conversationId, { text: 'A secret-looking text' }, key).expect(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     const texts = (await acme.messagesIn(conversationId)).map((message) => message.text);

@@ -6,6 +6,7 @@ import {
   newContactMessage,
   uniqueKey,
 } from '../support/idempotency.js';
+import { addAgent, createApiKey } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describe('Idempotency-Key: replay, another body or route, malformed keys', () => {
@@ -182,6 +183,38 @@ describe('Idempotency-Key: replay, another body or route, malformed keys', () =>
     });
   });
 
+  describe('the principal', () => {
+    it("scopes keys per agent: another admin's same key and body makes a new API key, never the first admin's replayed", async () => {
+      const other = await addAgent(t, acme.company, 'admin');
+      const key = uniqueKey();
+      const body = { name: 'Connector', scopes: ['messages:write'] };
+      const create = (auth: { Authorization: string }) => t.http.post('/v1/api-keys').set(auth).set('Idempotency-Key', key).send(body);
+      const mine = await create(acme.company.auth).expect(201);
+      const theirs = await create(other.auth).expect(201);
+      expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+      expect(theirs.body.key).not.toBe(mine.body.key);
+      expect(theirs.body).toMatchObject({ createdBy: other.agentId });
+      // each one's repeat is its own kept answer
+      expectReplayOf(await create(other.auth), theirs);
+      expectReplayOf(await create(acme.company.auth), mine);
+    });
+
+    it('scopes keys per API key, and keeps an API key and an agent apart', async () => {
+      const secondKey = await createApiKey(t.http, acme.company, ['messages:write']);
+      const key = uniqueKey();
+      const body = newContactMessage('Same key, two API keys');
+      const first = await acme.inbound(body, key).expect(201);
+      const second = await t.http.post('/api/external/messages').set('x-api-key', secondKey).set('Idempotency-Key', key).send(body);
+      // a new request: the externalId-free message is stored again, in the same conversation
+      expect(second.status).toBe(201);
+      expect(second.headers['idempotent-replayed']).toBeUndefined();
+      expect(second.body.data.message.id).not.toBe(first.body.data.message.id);
+      const conversationId = await acme.openConversation();
+      const reply = await acme.reply(conversationId, { text: 'Agent with that key' }, key).expect(201);
+      expect(reply.headers['idempotent-replayed']).toBeUndefined();
+    });
+  });
+
   describe('public POSTs', () => {
     it('ignores the header on login and register: their answers carry a token', async () => {
       const before = await idempotencyRecords(t).collection.countDocuments({});
@@ -216,10 +249,15 @@ describe('Idempotency-Key: replay, another body or route, malformed keys', () =>
           continue;
         }
         expect({ path, references: references.length }).toEqual({ path, references: 1 });
-        const shape = path.startsWith('/api/external')
-          ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' }, example: expect.objectContaining({ success: false }) } }
-          : { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' }, example: expect.objectContaining({ status: expect.any(Number) }) } };
+        // A 409 may be documented as a problem of its own type (reply-window-closed), whose schema extends ProblemDetailsDto.
+        const problem = (status: string) =>
+          status === '409' ? expect.stringMatching(/^#\/components\/schemas\/(ProblemDetailsDto|ReplyWindowClosedProblemDto)$/) : '#/components/schemas/ProblemDetailsDto';
+        const shapeOf = (status: string) =>
+          path.startsWith('/api/external')
+            ? { 'application/json': { schema: { $ref: '#/components/schemas/ExternalErrorDto' }, example: expect.objectContaining({ success: false }) } }
+            : { 'application/problem+json': { schema: { $ref: problem(status) }, example: expect.objectContaining({ status: expect.any(Number) }) } };
         for (const status of ['400', '409', '422']) {
+          const shape = shapeOf(status);
           expect({ path, status, content: operation.responses[status]?.content }).toEqual({ path, status, content: shape });
           expect(operation.responses[status].description).toMatch(/Idempotency-Key/);
         }

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getConnectionToken } from '@nestjs/mongoose';
 import { Types, type Connection } from 'mongoose';
 import type { Response } from 'supertest';
+import { TOO_DEEP } from '../../src/common/body-shape.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import * as samples from '../fixtures/media/samples.js';
 import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { expectEventually } from '../support/wait-for.js';
 
 interface Part {
   content: Buffer;
@@ -41,17 +43,6 @@ function mediaCollections(t: TestApp) {
 async function totalStored(t: TestApp): Promise<{ files: number; chunks: number }> {
   const { files, chunks } = mediaCollections(t);
   return { files: await files.countDocuments({}), chunks: await chunks.countDocuments({}) };
-}
-
-/** Waits for clean-up that runs once the response has been sent. */
-async function eventually<T>(read: () => Promise<T>, expected: T): Promise<void> {
-  const deadline = Date.now() + 2000;
-  let value = await read();
-  while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    value = await read();
-  }
-  expect(value).toEqual(expected);
 }
 
 describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
@@ -117,7 +108,10 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
           mimeType,
           size: content.length,
           url: `/v1/media/${response.body.media.id}`,
+          downloadUrl: expect.stringMatching(/^\/v1\/media\/signed\//),
+          downloadUrlExpiresAt: expect.any(String),
         },
+        template: null,
         senderType: 'agent',
         senderId: acme.agentId,
         externalId: null,
@@ -160,14 +154,14 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
     const before = await totalStored(t);
     const lying = await send(acme, { conversationId, type: 'image' }, { content: samples.pdf(), filename: 'photo.jpg', contentType: 'image/jpeg' }).expect(400);
     expect(lying.body.errors).toEqual([{ field: 'file', message: expect.stringContaining('application/pdf, which is not an allowed image') }]);
-    await eventually(() => totalStored(t), before);
+    await expectEventually(() => totalStored(t), before);
   });
 
   it('400 for a file of another kind than `type`, removing the stored file', async () => {
     const before = await totalStored(t);
     const response = await send(acme, { conversationId, type: 'video' }, { content: samples.mp3(), filename: 'song.mp4', contentType: 'video/mp4' }).expect(400);
     expect(response.body.errors[0]).toMatchObject({ field: 'file', message: expect.stringContaining('audio/mpeg') });
-    await eventually(() => totalStored(t), before);
+    await expectEventually(() => totalStored(t), before);
     expect(await t.model<Message>(Message.name).countDocuments({ companyId: acme.companyId, 'media.mimeType': 'audio/mpeg', type: 'video' })).toBe(0);
   });
 
@@ -182,7 +176,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
     const before = await totalStored(t);
     const response = await send(acme, { conversationId, type: 'document' }, { content, filename, contentType }).expect(400);
     expect(response.body.errors).toEqual([{ field: 'file', message: expect.stringContaining('allowed: image: image/jpeg') }]);
-    await eventually(() => totalStored(t), before);
+    await expectEventually(() => totalStored(t), before);
   });
 
   it('round-trips a file of several GridFS chunks (> 255 KiB)', async () => {
@@ -223,7 +217,14 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
       const before = await totalStored(t);
       const response = await send(acme, fields(), { content: samples.png(), filename: 'a.png' }).expect(400);
       expect(response.body.errors.map((problem: { field: string }) => problem.field)).toContain(field);
-      await eventually(() => totalStored(t), before);
+      await expectEventually(() => totalStored(t), before);
+    });
+
+    it('400 for a form field whose name nests deeper than 20 levels, before validation, removing the file', async () => {
+      const before = await totalStored(t);
+      const response = await send(acme, { conversationId, [`x${'[a]'.repeat(25)}`]: '1' }, { content: samples.png(), filename: 'a.png' }).expect(400);
+      expect(response.body.message).toBe(TOO_DEEP);
+      await expectEventually(() => totalStored(t), before);
     });
 
     it('400 for another company\'s conversation, a missing one and a closed one, removing the file', async () => {
@@ -235,7 +236,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
         expect(response.body.status).toBe(400);
         expect(JSON.stringify(response.body)).not.toContain(globex.companyId);
       }
-      await eventually(() => totalStored(t), before);
+      await expectEventually(() => totalStored(t), before);
       expect(await t.model<Message>(Message.name).countDocuments({ companyId: globex.companyId })).toBe(0);
     });
 
@@ -254,7 +255,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
         .field('conversationId', conversationId)
         .attach('attachment', samples.png(), 'a.png')
         .expect(400);
-      await eventually(() => totalStored(t), before);
+      await expectEventually(() => totalStored(t), before);
     });
 
     it('401 without a token, before reading the file', async () => {
@@ -339,7 +340,7 @@ describe('media: POST /v1/messages/send-media and GET /v1/media/:id', () => {
       const content = Buffer.concat([samples.png(64, 64, true), Buffer.alloc(size)]).subarray(0, size);
       const response = await sendSmall(content).expect(413);
       expect(response.body).toMatchObject({ status: 413, title: 'Payload Too Large' });
-      await eventually(() => totalStored(small), before);
+      await expectEventually(() => totalStored(small), before);
     });
   });
 });

@@ -95,7 +95,8 @@ describe('pages read for their views', () => {
     const conversations = t.app.get(ConversationsRepository);
     await expect(conversations.findPlain(undefined as never, {})).rejects.toThrow(MissingTenantFilterError);
     // recordMessage writes through the driver alone (updateAsIs).
-    await expect(conversations.recordMessage(null as never, new Types.ObjectId(), new Date(), false)).rejects.toThrow(MissingTenantFilterError);
+    const last = { id: new Types.ObjectId(), direction: 'inbound', senderType: 'contact', type: 'text', preview: 'hi', createdAt: new Date() } as const;
+    await expect(conversations.recordMessage(null as never, new Types.ObjectId(), { at: last.createdAt, isResponse: false, last })).rejects.toThrow(MissingTenantFilterError);
   });
   describe('a limited plain read', () => {
     /** Conversations of a company no other test sees, with a subject of `subjectBytes` each; the driver's Db spied on. */

@@ -4,6 +4,7 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
+import { asSnapshot } from '../support/conversations.js';
 import { EventRecorder, loggedEvent, settle } from '../support/event-log.js';
 import { addAgent, createApiKey, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -58,6 +59,7 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
       text: 'VIP: refund without asking',
       caption: null,
       media: null,
+      template: null,
       senderType: 'agent',
       senderId: acme.agentId,
       externalId: null,
@@ -77,7 +79,7 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
     expect(await recorder.events()).toEqual([
       loggedEvent('conversation.note_added', acme.companyId, new Date(response.body.createdAt), {
         message: response.body,
-        conversation: before.body,
+        conversation: asSnapshot(before.body),
         mentions: [supervisor.agentId],
       }),
     ]);
@@ -125,7 +127,9 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
     const mentionsWithoutNote = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ text: 'Hi', mentions: [acme.agentId] }).expect(400);
     expect(mentionsWithoutNote.body.errors).toEqual([{ field: 'mentions', message: 'mentions go only with private notes (private: true)' }]);
     const noText = await note(acme, id, {}).expect(400);
-    expect(noText.body.errors).toEqual([{ field: 'text', message: 'give one of text, cannedResponseId' }]);
+    expect(noText.body.errors).toEqual(
+      ['text', 'cannedResponseId', 'template'].map((field) => ({ field, message: 'exactly one of text, cannedResponseId, template is required' })),
+    );
     const emptyText = await note(acme, id, { text: '' }).expect(400);
     expect(emptyText.body.errors[0].field).toBe('text');
     const privateNull = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ text: 'Hi', private: null }).expect(400);

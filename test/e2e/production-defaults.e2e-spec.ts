@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { uniqueEmail } from '../support/factories.js';
 import { createTestApp, TEST_WEBHOOK_SECRET_KEYS, type TestApp } from '../support/test-app.js';
 

@@ -158,16 +158,50 @@ describe('failed authentications per address', () => {
     expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/^Too many failed authentications/) });
   });
 
-  it('wrong passwords and refused registrations count; a 429 comes before the password is checked', async () => {
+  it('wrong passwords and refused registrations count per address and e-mail; a 429 comes before the password is checked', async () => {
     const address = from('203.0.113.4');
     const wrong = await statuses(3, () => t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: 'not it at all' }));
     expect(wrong).toEqual([401, 401, 401]);
     const taken = await t.http.post('/v1/auth/register').set(address).send({ companyName: 'Again', name: 'Eve', email: acme.email, password: 'long enough password' });
     expect(taken.status).toBe(409);
-    await t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: 'still wrong' }).expect(401);
-    // five failures: the right password no longer gets a hearing from this address
-    await t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: acme.password }).expect(429);
+    // the e-mail as written does not matter
+    await t.http.post('/v1/auth/login').set(address).send({ email: acme.email.toUpperCase(), password: 'still wrong' }).expect(401);
+    // five failures for this e-mail: its right password no longer gets a hearing from this address
+    const refused = await t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: acme.password }).expect(429);
+    expect(refused.body.message).toMatch(/^Too many failed logins for this e-mail from this address, retry after \d+ seconds?$/);
+    expect(refused.headers).toMatchObject({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await t.http.post('/v1/auth/register').set(address).send({ companyName: 'Again', name: 'Eve', email: acme.email, password: 'long enough password' }).expect(429);
+    // from another address it still logs in
     await t.http.post('/v1/auth/login').set(from('203.0.113.5')).send({ email: acme.email, password: acme.password }).expect(200);
+  });
+
+  it('locks out the guesser, not the address: other e-mails from it still log in, and still register', async () => {
+    const address = from('203.0.113.6');
+    const other = await registerCompany(t.http, 'Initech', from('198.51.100.2'));
+    const guessed = await statuses(8, () => t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: 'a guess' }));
+    expect(guessed).toEqual([...Array(5).fill(401), ...Array(3).fill(429)]);
+    await t.http.post('/v1/auth/login').set(address).send({ email: other.email, password: other.password }).expect(200);
+    await t.http
+      .post('/v1/auth/register')
+      .set(address)
+      .send({ companyName: 'Newco', name: 'Ned', email: `ned-${Date.now()}@newco.example`, password: 'long enough password' })
+      .expect(201);
+    // an unknown e-mail counts on its own too
+    const unknown = await statuses(6, () => t.http.post('/v1/auth/login').set(address).send({ email: 'nobody@nowhere.example', password: 'a guess' }));
+    expect(unknown).toEqual([...Array(5).fill(401), 429]);
+  });
+
+  it('bad bearer tokens and API keys from an address do not lock its logins out', async () => {
+    const address = from('203.0.113.7');
+    const seen = await statuses(8, () => t.http.get('/v1/agents').set(address).set('Authorization', 'Bearer forged.token.here'));
+    expect(seen).toEqual([...Array(5).fill(401), ...Array(3).fill(429)]);
+    await t.http.get('/api/external/webhooks').set(address).set('x-api-key', 'pk_guess').expect(429);
+    await t.http.post('/v1/auth/login').set(address).send({ email: acme.email, password: acme.password }).expect(200);
+    // nor do failed logins lock the address's tokens out
+    const other = from('203.0.113.8');
+    await statuses(6, () => t.http.post('/v1/auth/login').set(other).send({ email: acme.email, password: 'a guess' }));
+    await t.http.get('/v1/agents').set(other).set(acme.auth).expect(200);
   });
 });
 

@@ -45,6 +45,7 @@ describe('/v1/settings', () => {
       csat: { enabled: false, message: 'How would you rate our help, from 1 to 5?' },
       autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5 },
       language: 'en',
+      replyWindowWarningMinutes: 60,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

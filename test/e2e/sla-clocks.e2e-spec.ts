@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
+import { asSnapshot } from '../support/conversations.js';
 import { settle } from '../support/event-log.js';
 import { uniqueEmail } from '../support/factories.js';
 import {
@@ -176,7 +177,7 @@ describe('SLA clocks', () => {
     const patched = await t.http.patch(`/v1/conversations/${onWhatsApp.id}`).set(acme.auth).send({ priority: 'high' }).expect(200);
     await settle(t);
     const [changed] = await loggedOf(t, acme, 'conversation.priority_changed');
-    expect(changed.data).toEqual({ conversation: patched.body, previousPriority: 'medium' });
+    expect(changed.data).toEqual({ conversation: asSnapshot(patched.body), previousPriority: 'medium' });
     expect((await settled(t, acme, onWhatsApp.id)).sla).toMatchObject({ policyId: vip.id, firstResponseDueAt: plus(onWhatsApp.createdAt, 120) });
 
     // The same priority again changes nothing and emits nothing.

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import type { SlaDeadlineEventData } from '../../src/events/domain-events.js';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
 import { LaneStore } from '../../src/lanes/lane-store.js';

@@ -46,6 +46,15 @@ describe('bearer tokens: required claims, age and versions', () => {
     await call(young).expect(200);
   });
 
+  it('refuses a token issued more than 60 s in the future, which would otherwise outlive JWT_MAX_AGE', async () => {
+    const sign = (iat: number) => jwt.sign({ ...base, iat, exp: iat + 3600 }, TEST_JWT_SECRET, { issuer: 'parley', audience: 'parley-api' });
+    const refused = await call(sign(now() + 86_400)).expect(401);
+    expect(refused.body.message).toBe('The bearer token was issued in the future (iat)');
+    await call(sign(now() + 90)).expect(401);
+    // a few seconds of clock skew between processes is fine
+    await call(sign(now() + 5)).expect(200);
+  });
+
   it('refuses another issuer or audience, and a token without a version', async () => {
     await call(signToken(base, { issuer: 'someone-else' })).expect(401);
     await call(signToken(base, { audience: 'another-api' })).expect(401);

@@ -26,6 +26,7 @@ describe('Interface A: /v1/webhooks', () => {
       name: 'hooks.example.com',
       url: URL,
       events: ['message.received', 'CHAT_SENT'],
+      channels: null,
       retryConfig: { maxRetries: 5, backoffMs: 1000 },
       isActive: true,
       disabledReason: null,
@@ -248,6 +249,7 @@ describe('Interface B: /api/external/webhooks', () => {
         name: 'CRM',
         url: URL,
         events: ['CHAT_RECEIVED', 'CHAT_SENT'],
+        channels: null,
         retryConfig: { maxRetries: 3, backoffMs: 2000 },
         isActive: true,
         disabledReason: null,
@@ -268,12 +270,13 @@ describe('Interface B: /api/external/webhooks', () => {
       name: 'From A',
       url: URL,
       events: ['message.sent'],
+      channels: null,
       isActive: true,
       disabledReason: null,
       ...times,
     });
     for (const webhook of list.body.data) {
-      expect(Object.keys(webhook).sort()).toEqual(['createdAt', 'disabledReason', 'events', 'id', 'isActive', 'name', 'updatedAt', 'url']);
+      expect(Object.keys(webhook).sort()).toEqual(['channels', 'createdAt', 'disabledReason', 'events', 'id', 'isActive', 'name', 'updatedAt', 'url']);
     }
 
     const one = await api().get(`/${fromA.body.id}`).expect(200);
@@ -284,6 +287,7 @@ describe('Interface B: /api/external/webhooks', () => {
         name: 'From A',
         url: URL,
         events: ['message.sent'],
+        channels: null,
         retryConfig: { maxRetries: 5, backoffMs: 1000 },
         isActive: true,
         disabledReason: null,

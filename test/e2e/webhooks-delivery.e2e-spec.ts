@@ -18,7 +18,7 @@ import { WebhookReceiver, type ReceivedRequest } from '../support/webhook-receiv
 
 const TIMEOUT_MS = 300;
 
-/** What a receiver does with the documented algorithm (README, "Webhooks"). */
+/** What a receiver does with the documented algorithm (docs/webhooks.md). */
 function signatureIsValid(secret: string, request: ReceivedRequest): boolean {
   const id = request.headers['webhook-id'] as string;
   const timestamp = request.headers['webhook-timestamp'] as string;
@@ -48,6 +48,7 @@ function conversation(overrides: Partial<ConversationView> = {}): ConversationVi
     closedAt: null,
     closeReason: null,
     snoozedUntil: null,
+    replyWindowExpiresAt: null,
     sla: null,
     csat: null,
     createdAt: now(),
@@ -65,6 +66,7 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
     text: 'Where is my order?',
     caption: null,
     media: null,
+    template: null,
     senderType: 'contact',
     senderId: hex(),
     externalId: null,
@@ -101,6 +103,23 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     },
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
+    },
+    'conversation.reply_window_closing': { conversation: conversation({ id: open.id, channel: 'whatsapp', replyWindowExpiresAt: now() }), closesAt: now() },
+    'template.status_changed': {
+      template: {
+        id: hex(),
+        channel: 'whatsapp',
+        name: 'order_shipped',
+        language: 'en-US',
+        category: 'utility',
+        body: 'Hi {{1}}, your order {{2}} has shipped.',
+        placeholderCount: 2,
+        status: 'approved',
+        rejectionReason: null,
+        createdAt: now(),
+        updatedAt: now(),
+      },
+      previousStatus: 'pending',
     },
     'conversation.priority_changed': { conversation: conversation({ id: open.id, priority: 'high' }), previousPriority: 'medium' },
     'sla.warning': { conversation: assigned, metric: 'first_response', dueAt: now(), policyId: hex() },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { MongoClient, ObjectId } from 'mongodb';
 import { Types } from 'mongoose';
-import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo } from '@parley/embedded-mongo';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
 import { LANE_CHECK_ATTEMPTS, MAX_ATTEMPTS_PER_CLAIM } from '../../src/webhooks/delivery/lane-runner.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import { MongoClient, ObjectId } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
@@ -13,7 +13,7 @@ const KEY_1 = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
 const KEY_2 = `k2:${Buffer.alloc(32, 2).toString('base64')}`;
 const URL = 'https://hooks.example.com/parley';
 
-/** The signature a receiver computes with the secret it was shown (README, "Webhooks"). */
+/** The signature a receiver computes with the secret it was shown (docs/webhooks.md). */
 function signedWith(secret: string, request: ReceivedRequest): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${request.headers['webhook-id']}.${request.headers['webhook-timestamp']}.${request.body}`).digest('base64');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId } from 'mongodb';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { Webhook } from '../../src/webhooks/webhook.schema.js';

@@ -39,26 +39,38 @@ describe('the TypeScript client (clients/typescript)', () => {
     }
   });
 
-  it('runs its example against the API: the queue with each contact, and an answer to the oldest', async () => {
+  it('runs its example against the API: every page of the queue, and the conversation waiting longest taken and answered', async () => {
     const acme = await registerCompany(t.http, 'Acme');
-    const queue: string[] = [];
-    for (const name of ['Ada Lovelace', 'Grace Hopper']) {
+    const created: Record<string, string> = {};
+    for (const name of ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Edsger Dijkstra']) {
       const contact = await t.http.post('/v1/contacts').set(acme.auth).send({ name }).expect(201);
-      const conversation = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact.body.id }).expect(201);
-      await t.http.patch(`/v1/conversations/${conversation.body.id}`).set(acme.auth).send({ status: 'queued' }).expect(200);
-      queue.push(conversation.body.id);
+      created[name] = (await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact.body.id }).expect(201)).body.id;
+    }
+    // Handed to the queue in another order than created: Grace waits longest, and pages of 2 (newest created first)
+    // show her on the second page.
+    for (const name of ['Grace Hopper', 'Edsger Dijkstra', 'Ada Lovelace', 'Alan Turing']) {
+      await t.http.patch(`/v1/conversations/${created[name]}`).set(acme.auth).send({ status: 'queued' }).expect(200);
     }
     const { port } = t.app.getHttpServer().address() as AddressInfo;
     const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      const listed = await answerTheQueue(`http://127.0.0.1:${port}`, acme.token, 'Thanks for waiting!');
-      expect(listed.map((conversation) => conversation.contact?.name)).toEqual(['Grace Hopper', 'Ada Lovelace']);
-      expect(log.mock.calls.map(([line]) => String(line).split(',')[0])).toEqual(['Grace Hopper', 'Ada Lovelace']);
+      const queue = await answerTheQueue(`http://127.0.0.1:${port}`, acme.token, 'Thanks for waiting!', 2);
+      const waitingOrder = ['Grace Hopper', 'Edsger Dijkstra', 'Ada Lovelace', 'Alan Turing'];
+      expect(queue.map((conversation) => conversation.contact?.name)).toEqual(waitingOrder);
+      expect(log.mock.calls.map(([line]) => String(line))).toEqual([
+        ...waitingOrder.map((name) => expect.stringMatching(new RegExp(`^${name}, waiting since \\d{4}-`))),
+        'Answered Grace Hopper as Acme Admin',
+      ]);
     } finally {
       log.mockRestore();
     }
-    const messages = await t.http.get(`/v1/conversations/${queue[0]}/messages`).set(acme.auth).expect(200);
+    const answered = await t.http.get(`/v1/conversations/${created['Grace Hopper']}`).set(acme.auth).expect(200);
+    expect(answered.body).toMatchObject({ status: 'human', assignedAgentId: acme.agentId });
+    const messages = await t.http.get(`/v1/conversations/${created['Grace Hopper']}/messages`).set(acme.auth).expect(200);
     expect(messages.body.data).toEqual([expect.objectContaining({ text: 'Thanks for waiting!', direction: 'outbound' })]);
+    for (const name of ['Ada Lovelace', 'Alan Turing', 'Edsger Dijkstra']) {
+      expect((await t.http.get(`/v1/conversations/${created[name]}`).set(acme.auth).expect(200)).body.status).toBe('queued');
+    }
     await expect(answerTheQueue(`http://127.0.0.1:${port}`, 'not-a-token', 'x')).rejects.toThrow(/^401 /);
   });
 });

@@ -8,6 +8,12 @@ import { twoCompanies, uniqueEmail, type TestCompany } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 
+/** A conversation of a REST answer as event snapshots show it: without the calling agent's reading of it. */
+export function asSnapshot<T extends object>(conversation: T): Omit<T, 'unreadCount' | 'lastReadAt'> {
+  const { unreadCount: _unread, lastReadAt: _read, ...snapshot } = conversation as T & { unreadCount?: unknown; lastReadAt?: unknown };
+  return snapshot;
+}
+
 /** A conversations test file's app, its two companies and its event recorder, set once its beforeAll has run. */
 export interface ConversationsSuite {
   t: TestApp;

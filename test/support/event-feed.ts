@@ -3,7 +3,7 @@ import { EventLogRepository } from '../../src/events/event-log.repository.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import { EventRelay } from '../../src/events/event-relay.js';
 import { stageEvent } from '../../src/events/pending-event.schema.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { listen } from './sse-client.js';
 import { createTestApp, type TestApp } from './test-app.js';
 

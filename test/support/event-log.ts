@@ -52,7 +52,11 @@ export class EventRecorder {
   }
 }
 
-/** A logged domain event as a test expects it: any `evt_` id and sequence, the rest as given. */
+/**
+ * A logged domain event as a test expects it: any `evt_` id and sequence, the rest as given; its channel is that of the
+ * conversation its data carries (an event whose data has none says its own, some channel).
+ */
 export function loggedEvent(type: string, companyId: string, occurredAt: unknown, data: unknown): Record<string, unknown> {
-  return { id: expect.stringMatching(/^evt_/), type, companyId, sequence: expect.any(Number), occurredAt, data };
+  const channel = (data as { conversation?: { channel?: unknown } } | null)?.conversation?.channel ?? expect.any(String);
+  return { id: expect.stringMatching(/^evt_/), type, companyId, sequence: expect.any(Number), occurredAt, channel, data };
 }

@@ -45,9 +45,9 @@ export async function twoCompanies(http: TestAgent): Promise<{ acme: TestCompany
   return { acme, globex };
 }
 
-/** Creates an API key through the API and answers the key itself. */
-export async function createApiKey(http: TestAgent, company: TestCompany, scopes: ApiKeyScope[]): Promise<string> {
-  const response = await http.post('/v1/api-keys').set(company.auth).send({ name: 'test key', scopes }).expect(201);
+/** Creates an API key through the API (limited to `channels` when given) and answers the key itself. */
+export async function createApiKey(http: TestAgent, company: TestCompany, scopes: ApiKeyScope[], channels?: string[]): Promise<string> {
+  const response = await http.post('/v1/api-keys').set(company.auth).send({ name: 'test key', scopes, channels }).expect(201);
   return response.body.key as string;
 }
 

@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import type { Response } from 'supertest';
 import { IdempotencyRecord } from '../../src/common/idempotency/idempotency-record.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
-import { createApiKey, registerCompany, type TestCompany } from './factories.js';
+import { registerCompany, type TestCompany } from './factories.js';
 import type { TestApp } from './test-app.js';
 
 let sequence = 0;
@@ -38,11 +38,23 @@ export class IdempotencyClient {
     private readonly t: TestApp,
     readonly company: TestCompany,
     readonly apiKey: string,
+    private readonly apiKeyId: string,
   ) {}
 
   static async register(t: TestApp, name: string): Promise<IdempotencyClient> {
     const company = await registerCompany(t.http, name);
-    return new IdempotencyClient(t, company, await createApiKey(t.http, company, ['messages:write']));
+    const created = await t.http.post('/v1/api-keys').set(company.auth).send({ name: 'connector', scopes: ['messages:write'] }).expect(201);
+    return new IdempotencyClient(t, company, created.body.key, created.body.id);
+  }
+
+  /** `key` as it is kept when the company's admin (Interface A) or its API key (Interface B) sends it. */
+  keptKey(key: string, as: 'agent' | 'api-key'): string {
+    return as === 'agent' ? `agent:${this.company.agentId} ${key}` : `api-key:${this.apiKeyId} ${key}`;
+  }
+
+  /** The filter of the record of `key`, sent by either principal of the client. */
+  recordFilter(key: string) {
+    return { companyId: this.company.companyId, key: { $in: [this.keptKey(key, 'agent'), this.keptKey(key, 'api-key')] } };
   }
 
   /** `POST /api/external/messages` (Interface B). */
@@ -76,12 +88,15 @@ export class IdempotencyClient {
     return idempotencyRecords(this.t).find({ companyId: this.company.companyId }).lean();
   }
 
-  /** A `running` claim of `key` on `path` by another process (claim id `another-process`), its lease a minute long. */
+  /**
+   * A `running` claim of `key` on `path` by another process (claim id `another-process`), its lease a minute long:
+   * the API key's on Interface B, the admin's on Interface A.
+   */
   async claimedElsewhere(key: string, path: string): Promise<void> {
     const now = Date.now();
     await idempotencyRecords(this.t).create({
       companyId: new Types.ObjectId(this.company.companyId),
-      key,
+      key: this.keptKey(key, path.startsWith('/api/external/') ? 'api-key' : 'agent'),
       route: `POST ${path}`,
       path,
       claimId: 'another-process',
@@ -92,6 +107,6 @@ export class IdempotencyClient {
   }
 
   recordOf(key: string) {
-    return idempotencyRecords(this.t).findOne({ companyId: this.company.companyId, key }).lean();
+    return idempotencyRecords(this.t).findOne(this.recordFilter(key)).lean();
   }
 }

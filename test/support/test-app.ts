@@ -7,6 +7,7 @@ import type TestAgent from 'supertest/lib/agent.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { Clock } from '../../src/lanes/clock.js';
+import { trackApp } from './open-apps.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-production-use';
 /** A WEBHOOK_SECRET_KEYS entry for tests that run as production (32 bytes of base64). */
@@ -36,9 +37,13 @@ export interface TestApp {
  * adds modules next to the app, as an extension does (examples/); `clock` replaces the app's Clock (a TestClock
  * moves deadlines' time forward without waiting).
  */
-export async function createTestApp(
+export function createTestApp(
   options: { env?: Record<string, string>; controllers?: Type<unknown>[]; imports?: Type<unknown>[]; clock?: Clock } = {},
 ): Promise<TestApp> {
+  return trackApp(startTestApp(options));
+}
+
+async function startTestApp(options: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
   const builder = Test.createTestingModule({
     imports: [AppModule.forRoot({ ...TEST_ENV, ...options.env }), ...(options.imports ?? [])],
     controllers: options.controllers ?? [],
@@ -47,11 +52,18 @@ export async function createTestApp(
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
   configureApp(app);
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // Whatever started before the failure (the embedded engine) stops with it.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
   return {
     app,
     http: request(app.getHttpServer()),
     model: <T>(name: string) => app.get<Model<T>>(getModelToken(name)),
-    close: () => app.close(),
+    close: () => (closing ??= app.close()),
   };
 }

@@ -1,5 +1,6 @@
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../auth/auth-principal.js';
+import { IsChannelList } from '../../conversations/dto/conversation-fields.js';
 
 export class CreateApiKeyDto {
   /** @example "WhatsApp connector" */
@@ -13,6 +14,14 @@ export class CreateApiKeyDto {
   @ArrayUnique()
   @IsIn(API_KEY_SCOPES, { each: true })
   scopes: ApiKeyScope[];
+
+  @IsOptional()
+  @IsChannelList(
+    'Limits the key to these channels (as conversations name them, case-insensitive): it posts inbound messages and ' +
+      'status reports only for them (another channel: 403), and its event feed and streams carry only events of ' +
+      'conversations on them. Leave it out for every channel',
+  )
+  channels?: string[];
 
   /**
    * When the key stops working (in the future); without it the key works until revoked

@@ -11,8 +11,9 @@ import { JwtStrategy } from '../strategies/jwt.strategy.js';
 /**
  * The global guard: every route needs a bearer token unless it is `@Public()`; routes marked
  * `@ApiKeyAuth()` (Interface B) need an `x-api-key` instead. Puts the principal on `request.user`.
- * It runs before the rate limit, so it keeps the per-address count of failed authentications itself
- * (AuthFailureLimiter): an address over the limit gets 429 before its credential is even looked at.
+ * It runs before the rate limit, so it keeps the count of failed authentications itself (AuthFailureLimiter):
+ * an address over the limit gets 429 before its credential is even looked at (on login and register: an
+ * address over the limit for the e-mail of the body).
  * The Passport strategies check the credential (their `principalOf`), called directly: Passport's own
  * `authenticate` would build a middleware, a strategy object and their closures on every request.
  */
@@ -30,7 +31,7 @@ export class AuthenticationGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
-      if (this.reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets)) this.failures.assertAllowed(req, http.getResponse<Response>());
+      if (this.reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets)) this.failures.assertAllowed(req, http.getResponse<Response>(), true);
       return true;
     }
     this.failures.assertAllowed(req, http.getResponse<Response>());

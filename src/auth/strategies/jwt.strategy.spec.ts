@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import type { AppConfig } from '../../config/app-config.js';
 import type { AgentAccess, AgentAccessCache } from '../agent-access.cache.js';
 import { JwtKey } from '../jwt-key.js';
-import { JwtStrategy } from './jwt.strategy.js';
+import { JwtStrategy, MAX_IAT_AHEAD_SECONDS } from './jwt.strategy.js';
 
 const SECRET = 'a-test-secret-of-at-least-thirty-two-characters';
 const COMPANY = '6650f0c2a1b2c3d4e5f60718';
@@ -68,6 +68,15 @@ describe('JwtStrategy.principalOf', () => {
     await call(token);
     advance(1);
     await expect(call(token)).rejects.toThrow('The bearer token has expired');
+  });
+
+  it('refuses a token issued more than a minute ahead of its clock, and takes one a minute ahead', async () => {
+    const { sign, call } = setUp();
+    const now = T0;
+    await expect(call(sign({ iat: now + MAX_IAT_AHEAD_SECONDS + 1, exp: now + 3_600 }))).rejects.toThrow('issued in the future');
+    await expect(call(sign({ iat: now + 86_400, exp: now + 90_000 }))).rejects.toThrow('issued in the future');
+    const ahead = sign({ iat: now + MAX_IAT_AHEAD_SECONDS, exp: now + 3_600 });
+    await expect(call(ahead)).resolves.toMatchObject({ agentId: AGENT });
   });
 
   it('still checks the agent on every request: a version change or a deactivation ends a verified token', async () => {

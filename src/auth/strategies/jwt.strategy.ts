@@ -19,8 +19,14 @@ type VerifiedClaims = Partial<AccessTokenClaims> & { iat?: unknown; exp?: unknow
 const bearerTokenOf = ExtractJwt.fromAuthHeaderAsBearerToken();
 
 /**
+ * How far ahead of this server's clock a token's `iat` may be: the skew between the clocks of a deployment's
+ * processes. A token issued further in the future would outlive JWT_MAX_AGE by that much (its age is counted from `iat`).
+ */
+export const MAX_IAT_AHEAD_SECONDS = 60;
+
+/**
  * Verifies the HS256 bearer token (signature, `iss`, `aud`, `exp`, and an `iat` no older than
- * JWT_MAX_AGE), requires `exp` and `iat`, then looks the agent up (AgentAccessCache) so that a
+ * JWT_MAX_AGE nor more than MAX_IAT_AHEAD_SECONDS ahead), requires `exp` and `iat`, then looks the agent up (AgentAccessCache) so that a
  * deactivated or deleted agent's token stops working, a role change applies from the next request on,
  * and a token issued before the agent's password, role or isActive last changed (`ver`) is refused.
  *
@@ -71,6 +77,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     } catch (error) {
       if (error instanceof jwt.TokenExpiredError) throw new UnauthorizedException('The bearer token has expired');
       throw new UnauthorizedException('Invalid bearer token');
+    }
+    // jsonwebtoken counts the maximum age from `iat` and lets an `iat` in the future through.
+    if (typeof claims?.iat === 'number' && claims.iat > Math.floor(Date.now() / 1000) + MAX_IAT_AHEAD_SECONDS) {
+      throw new UnauthorizedException('The bearer token was issued in the future (iat)');
     }
     if (typeof claims === 'object' && claims !== null) this.verified.remember(token, claims);
     return claims;

@@ -1,7 +1,10 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { duplicateKeyField, isDuplicateKeyError } from '../../database/mongo-errors.js';
+import { TOO_MANY_KEYS } from '../body-shape.js';
+import { boundErrorWords } from './error-budget.js';
 import { RequestValidationException, type FieldProblem } from './request-validation.exception.js';
+import { TypedProblemException } from './typed-problem.exception.js';
 
 /** What both interfaces' error bodies are made from. */
 export interface NormalizedError {
@@ -11,6 +14,8 @@ export interface NormalizedError {
   /** Human-readable; a list for validation failures, as NestJS answers them. */
   message: string | string[];
   errors?: FieldProblem[];
+  /** A problem type of our own (TypedProblemException), with its extension members; else `about:blank`. */
+  problem?: { type: string; title: string; extensions: Record<string, unknown> };
   /** True when the cause is ours (500): the body must say nothing more than that. */
   internal: boolean;
 }
@@ -56,27 +61,35 @@ const BODY_PARSER_MESSAGES: Record<string, string> = {
   'entity.too.large': 'The request body is too large',
   'encoding.unsupported': 'Unsupported content encoding',
   'charset.unsupported': 'Unsupported charset',
+  // A form body of more than MAX_BODY_KEYS fields: the parser counts them before parsing.
+  'parameters.too.many': TOO_MANY_KEYS,
 };
+
+/** The parser answers 413 for too many form fields; the contract's answer to too many keys is 400, as for JSON. */
+const BODY_PARSER_STATUSES: Record<string, number> = { 'parameters.too.many': HttpStatus.BAD_REQUEST };
 
 function reason(status: number): string {
   return STATUS_CODES[status] ?? 'Error';
 }
 
-function fromHttpException(exception: HttpException): NormalizedError {
-  const status = exception.getStatus();
+function fromHttpException(exception: HttpException): UnboundedError {
   const response = exception.getResponse();
   // Nest wraps body-parser's errors in an HttpException whose message is the parser's own words.
   const parserType = (exception.cause as HttpErrorLike | undefined)?.type;
+  const status = BODY_PARSER_STATUSES[parserType ?? ''] ?? exception.getStatus();
   const message =
     BODY_PARSER_MESSAGES[parserType ?? ''] ??
     (typeof response === 'string'
       ? response
       : ((response as { message?: string | string[] }).message ?? exception.message));
+  const typed = exception instanceof TypedProblemException;
   return {
     status,
     title: reason(status),
     message,
     errors: exception instanceof RequestValidationException ? exception.problems : undefined,
+    unlisted: exception instanceof RequestValidationException ? exception.unlisted : undefined,
+    ...(typed ? { problem: { type: exception.problemType, title: exception.problemTitle, extensions: exception.extensions } } : {}),
     internal: status >= 500,
   };
 }
@@ -84,13 +97,22 @@ function fromHttpException(exception: HttpException): NormalizedError {
 /**
  * Maps anything thrown while handling a request to a status and a safe message: Nest's
  * HttpExceptions as they are, body-parser's errors (malformed JSON 400, too large 413), duplicate
- * keys 409, Mongoose validation and cast errors 400, and everything else 500 with no details.
+ * keys 409, Mongoose validation and cast errors 400, and everything else 500 with no details. The
+ * words are bounded (boundErrorWords): whatever a request sent, its error body stays under 10 KB.
  */
 export function normalizeException(exception: unknown): NormalizedError {
+  const { unlisted, ...error } = normalize(exception);
+  return { ...error, ...boundErrorWords({ message: error.message, errors: error.errors, unlisted }) };
+}
+
+/** A normalized error before its words are bounded, with the count of field problems not even listed. */
+type UnboundedError = NormalizedError & { unlisted?: number };
+
+function normalize(exception: unknown): UnboundedError {
   if (exception instanceof HttpException) return fromHttpException(exception);
 
   const httpError = exception as HttpErrorLike;
-  const status = httpError?.status ?? httpError?.statusCode;
+  const status = BODY_PARSER_STATUSES[httpError?.type ?? ''] ?? httpError?.status ?? httpError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && httpError.expose !== false) {
     const message = BODY_PARSER_MESSAGES[httpError.type ?? ''] ?? httpError.message ?? reason(status);
     return { status, title: reason(status), message, internal: false };

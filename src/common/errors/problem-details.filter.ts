@@ -1,8 +1,12 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { requestIdOf } from '../request-id.js';
+import { clipForBody } from './error-budget.js';
 import type { NormalizedError } from './normalize-exception.js';
 import { normalizeException } from './normalize-exception.js';
+
+/** What of the request's path `instance` repeats (error-budget.ts counts it in the fixed part of a body). */
+const MAX_INSTANCE_BYTES = 200;
 
 /** RFC 6750: the scheme, and `invalid_token` when a token was sent but refused. */
 function bearerChallenge(request: Request): string {
@@ -11,7 +15,8 @@ function bearerChallenge(request: Request): string {
 
 /**
  * Interface A: RFC 9457 problem details that keep NestJS's familiar `statusCode`, `error` and
- * `message`, plus the request id and, for a 400, the field problems.
+ * `message`, plus the request id and, for a 400, the field problems. A problem of our own type
+ * (TypedProblemException) adds its extension members.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -28,16 +33,18 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .type('application/problem+json')
       .send(
         JSON.stringify({
-          type: 'about:blank',
-          title: error.title,
+          type: error.problem?.type ?? 'about:blank',
+          title: error.problem?.title ?? error.title,
           status: error.status,
           detail,
-          instance: request.path,
+          // Bounded like the rest of an error body: a path is whatever the client sent.
+          instance: clipForBody(request.path, MAX_INSTANCE_BYTES),
           statusCode: error.status,
           error: error.title,
           message: error.message,
           requestId: requestIdOf(request),
           ...(error.errors ? { errors: error.errors } : {}),
+          ...error.problem?.extensions,
         }),
       );
   }

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import type { AuthPrincipal } from '../../auth/auth-principal.js';
 
 /** The request header (contract section 11, IETF draft-ietf-httpapi-idempotency-key-header). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -23,4 +24,16 @@ export function parseIdempotencyKey(value: string | string[]): string {
     if (BARE_KEY.test(value)) return value;
   }
   throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters, sent once');
+}
+
+/**
+ * The key as it is kept: the caller's own (contract section 18). Two agents, or two API keys, of a company
+ * that happen to send the same Idempotency-Key make two requests, and neither is answered the other's kept
+ * answer (which may hold a secret shown once, such as a new API key). Prefixed to the key rather than kept in
+ * a field of its own, so that the unique index on company and key still serves the claim.
+ */
+export function principalScopedKey(principal: AuthPrincipal, key: string): string {
+  const owner = principal.kind === 'agent' ? `agent:${principal.agentId}` : `api-key:${principal.apiKeyId}`;
+  // The key has no space (visible ASCII only), so the two parts cannot run into each other.
+  return `${owner} ${key}`;
 }

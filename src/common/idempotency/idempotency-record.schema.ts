@@ -5,11 +5,12 @@ export const IDEMPOTENCY_STATES = ['running', 'done'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
 
 /**
- * One Idempotency-Key of a company: claimed (`running`) by the request that runs, then (`done`) the
+ * One Idempotency-Key of a company's agent or API key: claimed (`running`) by the request that runs, then (`done`) the
  * answer it wrote, kept until `expiresAt` for the retries of that request.
  */
 @Schema({ collection: 'idempotency_keys' })
 export class IdempotencyRecord {
+  /** The Idempotency-Key after its principal: `agent:<id> <key>` or `api-key:<id> <key>` (principalScopedKey). */
   @Prop({ required: true })
   key: string;
 

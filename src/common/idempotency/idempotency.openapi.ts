@@ -10,7 +10,8 @@ const DESCRIPTION = `
 Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
 visible ASCII characters, e.g. a UUID (the draft's quoted form \`"..."\` is the same key). The first request
 with a key runs; its answer (status, body, \`Content-Type\`, \`Location\`, \`Cache-Control\`) is kept for your
-company, the key and the route, 24 hours by default (\`IDEMPOTENCY_TTL_HOURS\`). A repeat with the same key,
+company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+(\`IDEMPOTENCY_TTL_HOURS\`): another agent or API key sending the same key makes a new request. A repeat with the same key,
 route and body changes nothing and gets the kept answer again, byte for byte, with
 \`${IDEMPOTENT_REPLAYED_HEADER}: true\` (and its own \`x-request-id\`); error answers below 500 are kept too.
 The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a

@@ -26,9 +26,10 @@ const CLAIM_ATTEMPTS = 3;
 
 const HOUR_MS = 3_600_000;
 
-/** A request sent with an Idempotency-Key, as the key is scoped: company, key, route. */
+/** A request sent with an Idempotency-Key, as the key is scoped: company, principal and key, route. */
 export interface IdempotentRequest {
   companyId: string;
+  /** The Idempotency-Key after its principal (principalScopedKey). */
   key: string;
   /** Method and route pattern, e.g. `POST /v1/conversations/:id/messages`. */
   route: string;
@@ -43,7 +44,7 @@ export interface ClaimedKey extends IdempotentRequest {
 /**
  * Idempotent requests (contract section 11, IETF draft-ietf-httpapi-idempotency-key-header): the first
  * request with a key claims it and runs; its answer (status, its own headers, body bytes) is kept
- * IDEMPOTENCY_TTL_HOURS for the company, key and route; a repeat with the same route and body gets that
+ * IDEMPOTENCY_TTL_HOURS for the company, principal, key and route; a repeat with the same route and body gets that
  * answer again. Answers of 500 or more are not kept. Costs one write to claim and one to keep.
  */
 @Injectable()

@@ -3,9 +3,8 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { MAX_BODY_DEPTH, TOO_DEEP } from '../body-shape.js';
 
-/** As deep as the validation pipe lets a body be (it refuses deeper ones with a 400 of its own). */
-const MAX_DEPTH = 32;
 
 /** Bounds what reading a multipart body for its fingerprint may hold; routes accept far less. */
 const MULTIPART_LIMITS = { parts: 1000, fieldSize: 1024 * 1024 };
@@ -36,7 +35,8 @@ function sha256(text: string): string {
 
 /** JSON with object keys sorted. */
 export function canonicalJson(value: unknown, depth: number): string {
-  if (depth > MAX_DEPTH) throw new BadRequestException(`Values may not be nested more than ${MAX_DEPTH} levels deep`);
+  // A net (depth 0 is the body itself): the body-shape middleware refuses deeper bodies before any guard reads them.
+  if (value !== null && typeof value === 'object' && depth >= MAX_BODY_DEPTH) throw new BadRequestException(TOO_DEEP);
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)

@@ -55,7 +55,7 @@ class FakeAuthGuard implements CanActivate {
     const apiKeyId = req.headers['x-test-key'];
     let user: AuthPrincipal | undefined;
     if (agentId) user = { kind: 'agent', agentId, companyId: 'company-1', role: 'admin' };
-    if (apiKeyId) user = { kind: 'api-key', apiKeyId, companyId: 'company-2', scopes: [] };
+    if (apiKeyId) user = { kind: 'api-key', apiKeyId, companyId: 'company-2', scopes: [], channels: null };
     req.user = user;
     return true;
   }

@@ -5,7 +5,8 @@ import { AuthFailureLimiter } from './auth-failure-limiter.js';
 
 /**
  * On the public routes that check credentials themselves (login, register; see `@CountsAuthFailures()`):
- * a 401, or the 409 of an e-mail that can already log in, counts as a failed authentication of the address.
+ * a 401, or the 409 of an e-mail that can already log in, counts as a failed authentication of the address
+ * and the e-mail of the body.
  */
 @Injectable()
 export class AuthFailureInterceptor implements NestInterceptor {
@@ -15,7 +16,7 @@ export class AuthFailureInterceptor implements NestInterceptor {
     return next.handle().pipe(
       catchError((error: unknown) => {
         if (error instanceof UnauthorizedException || error instanceof ConflictException) {
-          this.failures.recordFailure(context.switchToHttp().getRequest<Request>());
+          this.failures.recordFailure(context.switchToHttp().getRequest<Request>(), true);
         }
         throw error;
       }),

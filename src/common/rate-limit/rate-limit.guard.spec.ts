@@ -12,6 +12,7 @@ const apiKey = (apiKeyId: string): AuthPrincipal => ({
   apiKeyId,
   companyId: 'c1',
   scopes: ['messages:write'],
+  channels: null,
 });
 
 describe('rateLimitTracker', () => {

@@ -1,15 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
-import { MAX_TAG_LENGTH, MAX_TAGS, normalizeTags } from '../../tags/tags.js';
-
-/** `tags=a,b` (or `tags=a&tags=b`): the distinct non-blank names; anything but strings is left to the validators. */
-function splitTags({ value }: { value: unknown }): unknown {
-  const parts = Array.isArray(value) ? value : [value];
-  if (!parts.every((part) => typeof part === 'string')) return value;
-  return normalizeTags(parts.flatMap((part: string) => part.split(',')));
-}
+import { IsTagFilter } from '../../tags/tag-list.decorator.js';
 
 export class ListContactsQueryDto extends PageQueryDto {
   /**
@@ -22,15 +14,6 @@ export class ListContactsQueryDto extends PageQueryDto {
   @MaxLength(100)
   search?: string;
 
-  @ApiPropertyOptional({
-    type: String,
-    description: `Comma-separated tags (at most ${MAX_TAGS}), e.g. \`vip,churn-risk\`: only contacts having every one of them`,
-  })
-  @IsOptional()
-  @Transform(splitTags)
-  @IsArray()
-  @ArrayMaxSize(MAX_TAGS)
-  @IsString({ each: true })
-  @Length(1, MAX_TAG_LENGTH, { each: true })
+  @IsTagFilter('contacts')
   tags?: string[];
 }

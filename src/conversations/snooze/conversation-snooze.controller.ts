@@ -2,9 +2,10 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../../auth/auth-principal.js';
 import { CurrentAgent } from '../../auth/decorators/principal.decorator.js';
-import { ApiProblemResponses } from '../../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../../common/errors/api-error-responses.js';
 import { parseTimestamp } from '../../messages/timestamp.js';
-import { ConversationView } from '../conversation.view.js';
+import { AgentConversationView } from '../../inbox/agent-conversation.view.js';
+import { InboxService } from '../../inbox/inbox.service.js';
 import { SnoozeConversationDto } from '../dto/snooze-conversation.dto.js';
 import { ConversationSnoozes } from './conversation-snoozes.js';
 import { MAX_SNOOZE_DAYS } from './snooze-changes.js';
@@ -12,11 +13,12 @@ import { MAX_SNOOZE_DAYS } from './snooze-changes.js';
 /** Snooze and unsnooze a conversation (contract section 15). Registered by ConversationsApiModule. */
 @ApiTags('Conversations')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 404, 429)
+@ApiProblemResponses(400, 401, notFound('Conversation'), 429)
 @Controller('conversations')
 export class ConversationSnoozeController {
   constructor(
     private readonly snoozes: ConversationSnoozes,
+    private readonly inbox: InboxService,
   ) {}
 
   @Post(':id/snooze')
@@ -33,15 +35,15 @@ export class ConversationSnoozeController {
       'Closing it clears the snooze too, without `conversation.unsnoozed`. Auto-assignment leaves a snoozed ' +
       'queued conversation in the queue until it wakes. A concurrent change answers 409 (read it again and retry).',
   })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: AgentConversationView })
   @ApiProblemResponses(409)
   async snooze(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: SnoozeConversationDto,
-  ): Promise<ConversationView> {
+  ): Promise<AgentConversationView> {
     const until = parseTimestamp(dto.until)!;
-    return this.snoozes.snooze(agent.companyId, id, until);
+    return this.inbox.present(agent, await this.snoozes.snooze(agent.companyId, id, until));
   }
 
   @Post(':id/unsnooze')
@@ -52,9 +54,9 @@ export class ConversationSnoozeController {
       'Clears `snoozedUntil` and emits `conversation.unsnoozed` with `reason: "agent"`. A conversation that is ' +
       'not snoozed is answered as it is, with no event.',
   })
-  @ApiOkResponse({ type: ConversationView })
+  @ApiOkResponse({ type: AgentConversationView })
   @ApiProblemResponses(409)
-  async unsnooze(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ConversationView> {
-    return this.snoozes.unsnooze(agent.companyId, id);
+  async unsnooze(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentConversationView> {
+    return this.inbox.present(agent, await this.snoozes.unsnooze(agent.companyId, id));
   }
 }

@@ -43,9 +43,9 @@ export class ConversationSnoozes implements OnModuleInit {
    * snoozed already, moves its wake-up. 400 for another status or an `until` out of bounds, 404 for a foreign id.
    */
   async snooze(companyId: CompanyId, id: string, until: Date): Promise<ConversationView> {
+    const current = await this.conversations.findStored(companyId, id);
     const now = this.clock.now();
     assertSnoozeUntil(until, now);
-    const current = await this.conversations.findStored(companyId, id);
     assertSnoozable(current.status);
     const key = current._id.toHexString();
     await this.timers.setNoLaterThan(companyId, SNOOZE_TIMER, key, until);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../embedded-mongo/index.js';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import { trackWrites, WriteGeneration } from './write-generation.js';
 
 describe('trackWrites', () => {

@@ -117,6 +117,18 @@ export class TenantRepository<T> {
     return { data, nextCursor: more ? encodeCursor(data[data.length - 1]._id) : null };
   }
 
+  /**
+   * How many records match `filter` (stored types, nothing cast), by the `count` command: where an index range holds
+   * exactly the matches, MongoDB counts its keys without reading a record (COUNT_SCAN), as the embedded engine does.
+   * (Mongoose's countDocuments runs an aggregation, which reads every match.)
+   */
+  async countPlain(companyId: CompanyId, filter: QueryFilter<T>): Promise<number> {
+    const db = this.model.db.db;
+    if (!db) throw new Error('The database connection is not open');
+    const { n } = (await db.command({ count: this.model.collection.collectionName, query: this.scope(companyId, filter) })) as { n: number };
+    return n;
+  }
+
   async count(companyId: CompanyId, filter: QueryFilter<T> = {}): Promise<number> {
     return this.model.countDocuments(this.scope(companyId, filter)).exec();
   }

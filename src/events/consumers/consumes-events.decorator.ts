@@ -28,6 +28,6 @@ export interface EventHandler {
 /**
  * Makes a provider a durable consumer of the event log: EventConsumers finds it when the app starts and calls its
  * `handle` with each company's events in order, from a position kept in MongoDB, one worker at a time per company,
- * with retries (see the README, "The event log" and "Extending Parley").
+ * with retries (see docs/events.md and docs/extending.md).
  */
 export const ConsumesEvents = (options: EventConsumerOptions): ClassDecorator => SetMetadata(CONSUMES_EVENTS, options);

@@ -5,6 +5,6 @@ export class ExecuteFlowDto {
    * A conversation of your company, not closed
    * @example 6650f0c2a1b2c3d4e5f60718
    */
-  @IsMongoId({ message: 'conversationId must be a conversation id' })
+  @IsMongoId()
   conversationId: string;
 }

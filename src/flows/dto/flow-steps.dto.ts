@@ -1,7 +1,8 @@
 import { getSchemaPath } from '@nestjs/swagger';
-import { plainToInstance } from 'class-transformer';
-import { IsIn, IsMongoId, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
+import { plainToInstance, Type } from 'class-transformer';
+import { IsIn, IsMongoId, IsObject, IsString, Length, ValidateBy, ValidateNested, type ValidationArguments } from 'class-validator';
 import { PRIORITIES, type Priority } from '../../conversations/conversation.schema.js';
+import { SendTemplateDto } from '../../message-templates/dto/send-template.dto.js';
 import { IsTagList } from '../../tags/tag-list.decorator.js';
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../../settings/settings.schema.js';
 import { FLOW_STEP_TYPES, type FlowStepType } from '../flow.schema.js';
@@ -36,6 +37,17 @@ export class SendMessageStepDto extends FlowStepDto {
   text: string;
 }
 
+export class SendTemplateStepDto extends FlowStepDto {
+  /** An approved template of the conversation's channel: it goes through also outside the reply window */
+  override readonly type = 'send_template' as const;
+
+  /** Checked when the step runs: an unknown or unapproved template, or a wrong number of variables, fails the step */
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SendTemplateDto)
+  template: SendTemplateDto;
+}
+
 export class AssignStepDto extends FlowStepDto {
   override readonly type = 'assign' as const;
 
@@ -44,7 +56,7 @@ export class AssignStepDto extends FlowStepDto {
    * @example 6650f0c2a1b2c3d4e5f60718
    */
   @IsOmittable()
-  @IsMongoId({ message: 'agentId must be an agent id' })
+  @IsMongoId()
   agentId?: string;
 
   /** How to choose without agentId; default: the company's auto-assignment strategy */
@@ -91,6 +103,7 @@ export class CloseStepDto extends FlowStepDto {
 
 const STEP_CLASSES = {
   send_message: SendMessageStepDto,
+  send_template: SendTemplateStepDto,
   assign: AssignStepDto,
   set_priority: SetPriorityStepDto,
   add_tags: AddTagsStepDto,

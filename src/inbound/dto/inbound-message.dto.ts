@@ -2,17 +2,23 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsEmail,
+  IsIn,
+  IsMongoId,
   IsObject,
   IsOptional,
   IsString,
   Length,
   MaxLength,
   Validate,
+  ValidateIf,
   ValidateNested,
   ValidatorConstraint,
+  type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { IsChannel } from '../../conversations/dto/conversation-fields.js';
+import { MAX_CAPTION_LENGTH } from '../../media/dto/send-media.dto.js';
+import { MEDIA_TYPES, type MediaType } from '../../messages/message.schema.js';
 
 export class InboundSenderDto {
   /**
@@ -48,7 +54,18 @@ class HasPhoneOrEmail implements ValidatorConstraintInterface {
   }
 
   defaultMessage(): string {
-    return 'from must have a phone or an email';
+    return 'from must have a phone or an e-mail address';
+  }
+}
+
+@ValidatorConstraint({ name: 'onlyWithMedia' })
+class OnlyWithMedia implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as InboundMessageDto).mediaId !== undefined;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} is only for a message with a file: send mediaId too`;
   }
 }
 
@@ -61,12 +78,37 @@ export class InboundMessageDto {
   from: InboundSenderDto;
 
   /**
-   * Required: inbound messages are text; inbound media is not supported
+   * What the contact wrote; required unless the message carries a file (`mediaId`)
    * @example "Hi, where is my order?"
    */
+  @ValidateIf((message: InboundMessageDto) => message.mediaId === undefined || message.text !== undefined)
   @IsString()
   @Length(1, 4096)
-  text: string;
+  text?: string;
+
+  /**
+   * A file the contact sent: the `id` of an upload of `POST /api/external/media` that no message carries yet
+   * @example 6650f0c2a1b2c3d4e5f60720
+   */
+  @IsOptional()
+  @IsMongoId({ message: 'mediaId must be the id of an upload (POST /api/external/media)' })
+  mediaId?: string;
+
+  /** The message's type: only with `mediaId`, and then the file's kind (when omitted, taken from the file) */
+  @ValidateIf((message: InboundMessageDto) => message.type !== undefined)
+  @Validate(OnlyWithMedia)
+  @IsIn(MEDIA_TYPES)
+  type?: MediaType;
+
+  /**
+   * The file's caption, only with `mediaId`
+   * @example "The parcel as it arrived"
+   */
+  @ValidateIf((message: InboundMessageDto) => message.caption !== undefined)
+  @Validate(OnlyWithMedia)
+  @IsString()
+  @MaxLength(MAX_CAPTION_LENGTH)
+  caption?: string;
 
   /** @example whatsapp */
   @ApiPropertyOptional({ default: 'api' })

@@ -1,15 +1,15 @@
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsMongoId, IsString, Length } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsMongoId, IsObject, IsString, Length, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
+import { SendTemplateDto } from '../../message-templates/dto/send-template.dto.js';
 
 export const MAX_MENTIONS = 20;
 
-/**
- * What to send: exactly one mode field (send-modes.ts), with that mode's options. Modes: `text` (optionally a
- * private note: `private`, `mentions`), `cannedResponseId`.
- */
-export class SendMessageDto {
+/** What an outbound message says: free-form text, or an approved template by name (exactly one). */
+export class MessageContentDto {
   /**
-   * Mode `text`: the text, sent to the contact (or kept as a private note with `private: true`)
+   * Free-form text. On a channel with a reply window, only while the window is open (409 `reply-window-closed`
+   * otherwise); with `private: true` on a conversation's messages, a private note instead
    * @example "Your refund is on its way."
    */
   @IsOmittable()
@@ -17,6 +17,19 @@ export class SendMessageDto {
   @Length(1, 4096)
   text?: string;
 
+  /** An approved template of the channel, by name: allowed also outside the reply window */
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SendTemplateDto)
+  template?: SendTemplateDto;
+}
+
+/**
+ * What to send into a conversation: exactly one mode field (send-modes.ts), with that mode's options. Modes: `text`
+ * (optionally a private note: `private`, `mentions`), `cannedResponseId`, `template`.
+ */
+export class SendMessageDto extends MessageContentDto {
   /** With `text`: true keeps it as a private note for your team, never sent to the contact (default false) */
   @IsOmittable()
   @IsBoolean()

@@ -15,7 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
-import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from '../settings.schema.js';
+import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy } from '../settings.schema.js';
 import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
@@ -159,4 +159,15 @@ export class UpdateSettingsDto {
   @IsString()
   @IsBcp47Language()
   language?: string;
+
+  /**
+   * Minutes before a conversation's reply window closes that `conversation.reply_window_closing` fires, 1 to 1440;
+   * applies to windows opened or extended from then on
+   * @example 60
+   */
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_REPLY_WINDOW_WARNING_MINUTES)
+  replyWindowWarningMinutes?: number;
 }

@@ -20,7 +20,7 @@ const RETRY_AFTER_STATUSES = new Set([429, 503]);
  * Attempts a claimed lane makes in a row before it is given up, so that the claim, the read of its queue
  * and the release are shared by many deliveries while other lanes still get their turn.
  */
-export const MAX_ATTEMPTS_PER_CLAIM = 20;
+export const MAX_ATTEMPTS_PER_CLAIM = 50;
 
 /**
  * How long, and for how many attempts, a turn goes on without checking its lane (renewing the lease, which fails
@@ -28,7 +28,7 @@ export const MAX_ATTEMPTS_PER_CLAIM = 20;
  * check: what a pause may still let out, and what a crash may make a receiver get again (same `webhook-id`).
  */
 export const LANE_CHECK_MS = 200;
-export const LANE_CHECK_ATTEMPTS = 5;
+export const LANE_CHECK_ATTEMPTS = 20;
 
 const isDue = (delivery: Stored<WebhookDelivery>, now: number): boolean =>
   delivery.nextAttemptAt != null && delivery.nextAttemptAt.getTime() <= now;

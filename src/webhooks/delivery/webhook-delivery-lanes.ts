@@ -33,7 +33,7 @@ export class WebhookDeliveryLanes implements OnModuleInit {
     private readonly runner: LaneRunner,
   ) {
     // The whole webhook, secret included, for active webhooks only: a paused one keeps its deliveries waiting.
-    this.store = new LaneStore(model, { eligible: { isActive: true }, select: '+secret' });
+    this.store = new LaneStore(model, { eligible: { isActive: true } });
     // An attempt lasts at most the timeout; the lease leaves as much again for the writes around it.
     this.leaseMs = 2 * config.webhookTimeoutMs + 1000;
   }

@@ -14,6 +14,7 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { IsChannelList } from '../../conversations/dto/conversation-fields.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../webhook-events.js';
 import { RetryConfigDto } from './retry-config.dto.js';
 
@@ -46,6 +47,13 @@ export class WebhookFieldsDto {
   @ArrayUnique()
   @IsIn(WEBHOOK_EVENT_NAMES, { each: true })
   events: WebhookEventName[];
+
+  @IsOptional()
+  @IsChannelList(
+    'Only events of conversations on these channels (as conversations name them, case-insensitive); events of no ' +
+      'conversation arrive all the same. Leave it out (or, on update, send null) for every channel',
+  )
+  channels?: string[] | null;
 
   @IsOptional()
   @ValidateNested()

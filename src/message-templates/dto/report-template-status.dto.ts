@@ -1,0 +1,28 @@
+import { IsIn, IsOptional, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
+import { TEMPLATE_STATUSES, type TemplateStatus } from '../message-template.schema.js';
+
+const IsOnlyWithRejected = () =>
+  ValidateBy({
+    name: 'isOnlyWithRejected',
+    validator: {
+      validate: (_value: unknown, args?: ValidationArguments) => (args?.object as ReportTemplateStatusDto).status === 'rejected',
+      defaultMessage: (args?: ValidationArguments) => `${args?.property} is allowed only with status rejected`,
+    },
+  });
+
+/** The channel's verdict on a template, as the channel connector reports it. */
+export class ReportTemplateStatusDto {
+  /** @example approved */
+  @IsIn(TEMPLATE_STATUSES)
+  status: TemplateStatus;
+
+  /**
+   * Why the channel rejected it; only with status `rejected`
+   * @example "INVALID_FORMAT: variables must not be at the start or end"
+   */
+  @IsOptional()
+  @IsString()
+  @Length(1, 1000)
+  @IsOnlyWithRejected()
+  rejectionReason?: string;
+}

@@ -1,0 +1,145 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import type { QueryFilter } from 'mongoose';
+import { ChannelsService } from '../channels/channels.service.js';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { mapPage, type Page } from '../common/pagination/page.js';
+import { channelOf } from '../conversations/conversations.service.js';
+import { isDuplicateKeyError } from '../database/mongo-errors.js';
+import { parseObjectId } from '../database/object-id.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { stageEvent } from '../events/pending-event.schema.js';
+import type { MessageTemplateUse } from '../messages/message.schema.js';
+import { canonicalLanguage } from '../settings/dto/settings.validators.js';
+import type { CreateMessageTemplateDto } from './dto/create-message-template.dto.js';
+import type { ListMessageTemplatesQueryDto } from './dto/list-message-templates-query.dto.js';
+import type { ReportTemplateStatusDto } from './dto/report-template-status.dto.js';
+import type { SendTemplateDto } from './dto/send-template.dto.js';
+import type { MessageTemplate, TemplateStatus } from './message-template.schema.js';
+import { DeletedMessageTemplateView, MessageTemplateView } from './message-template.view.js';
+import { MessageTemplatesRepository } from './message-templates.repository.js';
+import { countPlaceholders, renderTemplate } from './template-body.js';
+
+/** A message's longest text: a rendered template must fit in it. */
+const MAX_MESSAGE_TEXT = 4096;
+/** Tries of a status report whose template another report moved meanwhile. */
+const REPORT_ATTEMPTS = 3;
+
+/** What a template send stores: which template with what, and its rendered text. */
+export interface PreparedTemplate {
+  template: MessageTemplateUse;
+  text: string;
+}
+
+/**
+ * Message templates (contract section 17): created `pending` by the company, approved or rejected by the channel
+ * as its connector reports, sent by name once approved. Status changes are written with `template.status_changed`,
+ * creation included (from null to `pending`), so that a connector can submit a new template when it is created.
+ */
+@Injectable()
+export class MessageTemplatesService {
+  constructor(
+    private readonly templates: MessageTemplatesRepository,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  async list(companyId: CompanyId, query: ListMessageTemplatesQueryDto): Promise<Page<MessageTemplateView>> {
+    const filter: QueryFilter<MessageTemplate> = {};
+    if (query.channel !== undefined) filter.channel = channelOf(query.channel);
+    if (query.status !== undefined) filter.status = query.status;
+    return mapPage(await this.templates.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), MessageTemplateView.from);
+  }
+
+  async get(companyId: CompanyId, id: string): Promise<MessageTemplateView> {
+    return MessageTemplateView.from(await this.stored(companyId, id));
+  }
+
+  /** 400 for a channel without a record or a body whose placeholders have a gap; 409 when channel + name + language is taken. */
+  async create(companyId: CompanyId, dto: CreateMessageTemplateDto): Promise<MessageTemplateView> {
+    const channel = channelOf(dto.channel);
+    const placeholderCount = countPlaceholders(dto.body);
+    if (typeof placeholderCount === 'string') throw new RequestValidationException([{ field: 'body', message: placeholderCount }]);
+    if (!(await this.channels.find(companyId, channel))) {
+      throw new RequestValidationException([
+        { field: 'channel', message: `channel must be the key of one of your channels; there is none with key ${channel} (POST /v1/channels)` },
+      ]);
+    }
+    const language = canonicalLanguage(dto.language)!;
+    try {
+      const stored = await this.templates.insert(
+        companyId,
+        { channel, name: dto.name, language, category: dto.category, body: dto.body, placeholderCount, status: 'pending', rejectionReason: null },
+        (template) => [statusChanged(template, null)],
+      );
+      return MessageTemplateView.from(stored);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      throw new ConflictException(`A template named ${dto.name} in ${language} already exists on channel ${channel}`);
+    }
+  }
+
+  /** Messages already sent with it keep what they sent. */
+  async remove(companyId: CompanyId, id: string): Promise<DeletedMessageTemplateView> {
+    const _id = parseObjectId(id);
+    if (!_id || !(await this.templates.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    return { id: _id.toHexString(), deleted: true };
+  }
+
+  /**
+   * The channel's verdict, as the connector reports it: a new status is written with `template.status_changed`
+   * (`rejectionReason` kept only with `rejected`); the status it has already changes nothing and emits nothing.
+   */
+  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto): Promise<MessageTemplateView> {
+    let current = await this.stored(companyId, id);
+    for (let attempt = 1; ; attempt += 1) {
+      if (current.status === dto.status) return MessageTemplateView.from(current);
+      const previous = current.status;
+      const set = { status: dto.status, rejectionReason: dto.status === 'rejected' ? (dto.rejectionReason ?? null) : null };
+      const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)]);
+      if (changed) return MessageTemplateView.from(changed);
+      if (attempt === REPORT_ATTEMPTS) throw new ConflictException(`Template ${id} was changed by another request; report again`);
+      current = await this.stored(companyId, id);
+    }
+  }
+
+  /**
+   * What sending `use` on `channel` stores: the template and its body with the variables in place. 400 naming the
+   * field (under `field`) when the channel has no approved template of that name and language, or the variables do
+   * not match its placeholders.
+   */
+  async prepare(companyId: CompanyId, channel: string, use: SendTemplateDto, field = 'template'): Promise<PreparedTemplate> {
+    const language = canonicalLanguage(use.language) ?? use.language;
+    const variables = use.variables ?? [];
+    const template = await this.templates.findByName(companyId, channel, use.name, language);
+    if (template?.status !== 'approved') {
+      const state = template ? `is ${template.status}: only approved templates can be sent` : 'does not exist';
+      throw new RequestValidationException([{ field: `${field}.name`, message: `template ${use.name} in ${language} on channel ${channel} ${state}` }]);
+    }
+    if (variables.length !== template.placeholderCount) {
+      throw new RequestValidationException([
+        {
+          field: `${field}.variables`,
+          message: `template ${use.name} takes ${template.placeholderCount} variables ({{1}}..{{${template.placeholderCount}}}); ${variables.length} given`,
+        },
+      ]);
+    }
+    const text = renderTemplate(template.body, variables);
+    if (text.length > MAX_MESSAGE_TEXT) {
+      throw new RequestValidationException([{ field: `${field}.variables`, message: `the template with these variables is longer than ${MAX_MESSAGE_TEXT} characters` }]);
+    }
+    return { template: { id: template._id, name: template.name, language: template.language, variables }, text };
+  }
+
+  private async stored(companyId: CompanyId, id: string): Promise<Stored<MessageTemplate>> {
+    const template = await this.templates.findById(companyId, id);
+    if (!template) throw this.notFound(id);
+    return template;
+  }
+
+  private notFound(id: string): NotFoundException {
+    return new NotFoundException(`Message template ${id} not found`);
+  }
+}
+
+function statusChanged(template: Stored<MessageTemplate>, previousStatus: TemplateStatus | null) {
+  return stageEvent('template.status_changed', { template: MessageTemplateView.from(template), previousStatus }, { occurredAt: template.updatedAt });
+}

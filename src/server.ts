@@ -1,0 +1,91 @@
+import 'reflect-metadata';
+import { Logger as NestLogger, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+import { Logger } from 'nestjs-pino';
+import { configureApp } from './app.setup.js';
+import { AppConfig } from './config/app-config.js';
+import { ConfigurationError } from './config/environment.js';
+import { applyHeapGrowth } from './config/heap-growth.js';
+import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
+
+/** How long SIGTERM waits for in-flight work before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+function printDemoCredentials(credentials: DemoCredentials, baseUrl: string): void {
+  const kept = `at the first start on ${credentials.dataDir}`;
+  const storage = credentials.dataDir
+    ? `embedded database in ${credentials.dataDir}, kept across restarts`
+    : 'embedded in-memory database, data lives only as long as this process';
+  // Printed on purpose (contract section 1), to the terminal and never through the request logger.
+  process.stdout.write(
+    [
+      '',
+      `Demo company ${credentials.existing ? 'from an earlier start' : 'ready'} (${storage}):`,
+      `  Authorization: Bearer ${credentials.accessToken}`,
+      `    (expires ${credentials.accessTokenExpiresAt.toISOString()}; then log in again with the admin below)`,
+      `  x-api-key: ${credentials.apiKey ?? `the demo key printed ${kept} (stored only as a hash; create another with POST /v1/api-keys)`}`,
+      `  Admin login: ${credentials.email} / ${credentials.password ?? `the password printed ${kept}`}`,
+      `  Swagger UI: ${baseUrl}/docs`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+function handleShutdownSignals(app: INestApplication): void {
+  const logger = new NestLogger('Shutdown');
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: finishing in-flight work`);
+    setTimeout(() => {
+      logger.error(`Still busy after ${SHUTDOWN_GRACE_MS} ms: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * Starts Parley as `npm start` runs it: the module `rootModule` builds from the environment (`AppModule.forRoot`, or
+ * a module importing it next to extensions, as examples/main.ts does), the same setup as the tests, SIGTERM
+ * handling, and the demo company's credentials printed on an empty embedded database.
+ */
+export async function serve(rootModule: (env: NodeJS.ProcessEnv) => DynamicModule): Promise<void> {
+  let appModule;
+  try {
+    appModule = rootModule(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+    process.exit(1);
+  }
+
+  const app = await NestFactory.create(appModule, { bufferLogs: true, bodyParser: false });
+  app.useLogger(app.get(Logger));
+  configureApp(app);
+  handleShutdownSignals(app);
+
+  const config = app.get(AppConfig);
+  applyHeapGrowth(config.heapGrowthPercent);
+  if (config.jwtSecretGenerated) {
+    new NestLogger('Auth').warn('JWT_SECRET is not set: using a random secret, so tokens end with this process');
+  }
+  await app.listen(config.port);
+  // The port the server got (PORT=0 asks the system for a free one).
+  const baseUrl = `http://localhost:${(app.getHttpServer().address() as AddressInfo).port}`;
+  new NestLogger('Bootstrap').log(`Parley listening on ${baseUrl} (API docs at ${baseUrl}/docs)`);
+
+  const credentials = await app.get(DemoSeedService).seed();
+  if (credentials) printDemoCredentials(credentials, baseUrl);
+}
+
