@@ -5,6 +5,9 @@
 // Outbound messages carry delivery receipts (a quarter each sent, delivered, read and failed, reached seconds to a
 // minute after the send), so the delivered, read and failed figures have data to skip through and count.
 // The answer is checked against the counts seeded, then timed; the dashboard is timed too, on the same data.
+// The agents report (GET /v1/analytics/agents) is timed on a third company with 100 000 conversations over the same
+// 90 days, spread over 20 agents (assigned, two in three closed, most answered, some with an SLA breach or a rating)
+// and 100 000 agent messages, its per-agent sums checked against the seed.
 // Run: npm run bench:analytics   (builds, then runs this file against dist/ with --expose-gc)
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
@@ -18,6 +21,8 @@ const MESSAGES = 100_000;
 const CONVERSATIONS = 10_000;
 const FLOW_RUNS = 5_000;
 const NOISE = 20_000;
+const REPORT_CONVERSATIONS = 100_000;
+const REPORT_AGENTS = 20;
 const WARMUP = 3;
 const RUNS = 20;
 const RANGE = { startDate: '2025-01-01', endDate: '2025-03-31' };
@@ -148,12 +153,12 @@ try {
     if (answer.totals[name] !== count) throw new Error(`totals.${name}: expected ${count}, got ${answer.totals[name]}`);
   }
 
-  const time = async (route) => {
-    for (let i = 0; i < WARMUP; i++) await call('GET', route, acme.token);
+  const time = async (route, token = acme.token) => {
+    for (let i = 0; i < WARMUP; i++) await call('GET', route, token);
     const times = [];
     for (let i = 0; i < RUNS; i++) {
       const t0 = performance.now();
-      await call('GET', route, acme.token);
+      await call('GET', route, token);
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
@@ -162,6 +167,16 @@ try {
   const metrics = await time(path);
   const dashboard = await time('/v1/analytics/dashboard');
 
+  const initech = await register('Initech');
+  const report = await seedAgentsReport(db, initech.companyId);
+  const agentsPath = `/v1/analytics/agents?startDate=${RANGE.startDate}&endDate=${RANGE.endDate}`;
+  const agentsAnswer = await call('GET', agentsPath, initech.token);
+  for (const [name, total] of Object.entries(report)) {
+    const sum = agentsAnswer.data.reduce((acc, row) => acc + row[name], 0);
+    if (sum !== total) throw new Error(`agents report ${name}: expected ${total} in all, got ${sum}`);
+  }
+  const agentsReport = await time(agentsPath, initech.token);
+
   const fmt = (n) => n.toFixed(1).padStart(8);
   console.log(`Analytics over HTTP on the embedded engine (seeded in ${(seedMs / 1000).toFixed(1)} s)`);
   console.log(`${MESSAGES} messages, ${CONVERSATIONS} conversations, ${FLOW_RUNS} flow runs in ${RANGE.startDate}..${RANGE.endDate} (Europe/Paris), plus ${2 * NOISE} messages outside the company or range`);
@@ -169,6 +184,64 @@ try {
   console.log(`${RUNS} requests each     median ms    min ms    max ms`);
   console.log(`metrics, 90 days by day  ${fmt(metrics.median)}  ${fmt(metrics.min)}  ${fmt(metrics.max)}`);
   console.log(`dashboard                ${fmt(dashboard.median)}  ${fmt(dashboard.min)}  ${fmt(dashboard.max)}`);
+  console.log(`agents report, 90 days   ${fmt(agentsReport.median)}  ${fmt(agentsReport.min)}  ${fmt(agentsReport.max)}   (${REPORT_CONVERSATIONS} conversations, ${REPORT_AGENTS} agents, ${REPORT_CONVERSATIONS} agent messages)`);
 } finally {
   await app.close();
+}
+
+/**
+ * The agents report's company: REPORT_AGENTS agents, REPORT_CONVERSATIONS conversations in the range assigned to them
+ * in turn (two in three closed, four in five first answered, one closed in five with an SLA breach, one in four
+ * closed rated) and as many agent messages. Answers the report's sums over all agents.
+ */
+async function seedAgentsReport(db, companyId) {
+  const agentIds = Array.from({ length: REPORT_AGENTS }, () => new ObjectId());
+  await db.collection('agents').insertMany(
+    agentIds.map((_id, i) => ({ _id, companyId, name: `Agent ${String(i).padStart(2, '0')}`, email: `agent${i}@initech.example`, role: 'agent', status: 'online', isActive: true, tokenVersion: 0, createdAt: new Date(START), updatedAt: new Date(START) })),
+  );
+  const totals = { assigned: 0, closed: 0, messagesSent: 0, slaBreaches: 0 };
+  const hour = 3_600_000;
+  await insertInBatches(db.collection('conversations'), REPORT_CONVERSATIONS, (i) => {
+    const createdAt = spread(i, REPORT_CONVERSATIONS);
+    const closedAt = i % 3 ? new Date(createdAt.getTime() + (1 + (i % 48)) * hour) : null;
+    const closedInRange = closedAt !== null && closedAt.getTime() < END;
+    const breached = closedInRange && i % 5 === 0;
+    const assignedAt = new Date(createdAt.getTime() + 60_000);
+    if (assignedAt.getTime() < END) totals.assigned += 1;
+    if (closedInRange) totals.closed += 1;
+    if (breached) totals.slaBreaches += 1;
+    return {
+      companyId,
+      contactId: new ObjectId(),
+      channel: 'whatsapp',
+      status: closedAt ? 'closed' : 'human',
+      priority: 'medium',
+      assignedAgentId: agentIds[i % REPORT_AGENTS],
+      assignedAt,
+      tags: [],
+      firstResponseAt: i % 5 ? new Date(createdAt.getTime() + (i % 900) * 1000) : null,
+      queuedAt: null,
+      closedAt,
+      isOpen: !closedAt,
+      sla: closedAt ? { policyId: new ObjectId(), breaches: breached ? ['first_response'] : [], clocks: {} } : null,
+      csat: closedInRange && i % 4 === 0 ? { rating: 1 + (i % 5), comment: null, submittedAt: new Date(closedAt.getTime() + hour) } : null,
+      createdAt,
+      updatedAt: createdAt,
+    };
+  });
+  await insertInBatches(db.collection('messages'), REPORT_CONVERSATIONS, (i) => {
+    totals.messagesSent += 1;
+    return {
+      companyId,
+      conversationId: new ObjectId(),
+      direction: 'outbound',
+      type: 'text',
+      text: `Answer ${i}`,
+      senderType: 'agent',
+      senderId: agentIds[i % REPORT_AGENTS],
+      createdAt: spread(i, REPORT_CONVERSATIONS),
+      updatedAt: spread(i, REPORT_CONVERSATIONS),
+    };
+  });
+  return totals;
 }

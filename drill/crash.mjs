@@ -7,8 +7,10 @@
 // received every logged event with one webhook-id per event; no flow ran twice for one event; no agent went over
 // capacity; every snooze woke exactly once (one conversation.unsnoozed), never before its time. Every inbound
 // message carries an externalId, and those that got no answer are posted again after the restarts, as a connector
-// would: no externalId is stored twice, and none sent (or acknowledged) is missing.
-// Exits 1 on a violation.
+// would: no externalId is stored twice, and none sent (or acknowledged) is missing. SLA deadlines fall due throughout
+// (conversations on an SLA channel with targets of seconds): once the last is past and everything settled, each
+// missed target has exactly one `sla.breached` (none for a target met in time), and no warning or breach is logged
+// twice. Exits 1 on a violation.
 // Run: npm run drill -- crash   (or node drill/crash.mjs after nest build)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +18,8 @@ import { join } from 'node:path';
 import { MongoClient, ObjectId } from 'mongodb';
 import { freePort } from '../harness/children.mjs';
 import { startReceiver } from '../harness/receivers.mjs';
-import { judge } from './crash/verdict.mjs';
-import { retryUnanswered, runWorkload } from './crash/workload.mjs';
+import { judge, judgeSla } from './crash/verdict.mjs';
+import { retryUnanswered, runWorkload, SLA_CHANNEL } from './crash/workload.mjs';
 import { apiClient } from './lib/client.mjs';
 import { createApiKey, registerCompany } from './lib/fixtures.mjs';
 import { startApi, startEngine } from './lib/processes.mjs';
@@ -31,8 +33,10 @@ const CAPACITY = 4;
 const SETTLE_TIMEOUT_MS = 180_000;
 const EVENTS = [
   'CONVERSATION_CREATED', 'CONVERSATION_ASSIGNED', 'CONVERSATION_QUEUED', 'CONVERSATION_CLOSED', 'CONVERSATION_SNOOZED', 'CONVERSATION_UNSNOOZED',
-  'NOTE_ADDED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED',
+  'CONVERSATION_PRIORITY_CHANGED', 'NOTE_ADDED', 'CHAT_RECEIVED', 'CHAT_SENT', 'CHAT_STATUS_CHANGED', 'FLOW_EXECUTED', 'SLA_WARNING', 'SLA_BREACHED',
 ];
+/** The drill's SLA policy (on SLA_CHANNEL): deadlines of seconds, so that many fall due while processes are killed. */
+const SLA_POLICY = { name: 'Drill SLA', conditions: { channels: [SLA_CHANNEL] }, firstResponseSeconds: 6, resolutionSeconds: 15, warnBeforeSeconds: 3 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -70,6 +74,7 @@ async function prepare() {
     json: { name: 'Help desk', trigger: { type: 'inbound_message', keywords: ['help'] }, steps: [{ type: 'send_message', text: 'On it!' }, { type: 'add_tags', tags: ['help'] }, { type: 'handoff' }] },
   });
   const manualFlow = await client.expect(201, 'POST', '/v1/flows', { token: company.token, json: { name: 'Escalate', steps: [{ type: 'set_priority', priority: 'high' }, { type: 'add_tags', tags: ['escalated'] }] } });
+  await client.expect(201, 'POST', '/v1/sla-policies', { token: company.token, json: SLA_POLICY });
   return { engine, dataDir, enginePort, mongodbUri, mongo, db: mongo.db(), receiver, apis, company, key, kept, deleted, autoAgents, manualAgentId, manualFlowId: manualFlow.id };
 }
 
@@ -130,7 +135,8 @@ function watchCapacity(run) {
 
 /**
  * Settled: no record carries an unlogged event, every consumer has read its log, no delivery is pending, and every
- * snooze has woken and its timer is gone (the last ones fall due a few seconds after the workload ends).
+ * snooze has woken and every timer (snoozes', SLA deadlines') is gone: none left due, none held by a killed process
+ * until its lease runs out (the last ones fall due a few seconds after the workload ends).
  */
 async function settle(db, companyId) {
   const company = new ObjectId(companyId);
@@ -173,10 +179,14 @@ async function main() {
   });
   await Promise.all(crashes);
   const retried = await retryUnanswered({ api: () => run.apis[0].client, key: run.key, record });
+  // Every SLA deadline of the run past (the last conversation's resolution), then everything settled.
+  await sleep(SLA_POLICY.resolutionSeconds * 1000 + 2000);
   const settled = await settle(run.db, run.company.companyId);
   await capacity.stop();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const { counts, violations } = await judge({ ...run, companyId: run.company.companyId, record, agents: run.autoAgents, capacity: CAPACITY, maxLoadSeen: capacity.highest });
+  const sla = await judgeSla({ db: run.db, companyId: run.company.companyId, channel: SLA_CHANNEL, policy: SLA_POLICY });
+  violations.push(...sla.violations);
 
   console.log(`\nCrash drill (${seconds} s, ${settled ? 'settled' : `NOT settled within ${SETTLE_TIMEOUT_MS / 1000} s`})
   kills (SIGKILL)          ${kills.length}: ${kills.join('; ')}
@@ -189,7 +199,8 @@ async function main() {
   webhook                  ${counts.deliveries}
   flows                    ${counts.flows}
   capacity                 ${counts.capacity}
-  snoozes                  ${counts.snoozes}`);
+  snoozes                  ${counts.snoozes}
+  SLA deadlines            ${sla.counts}`);
   for (const api of run.apis) {
     await api.client.close();
     await api.process.stop();

@@ -5,6 +5,8 @@ import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
+import { BusinessHoursModule } from './business-hours/business-hours.module.js';
 import { CannedResponsesModule } from './canned-responses/canned-responses.module.js';
 import { ChannelsModule } from './channels/channels.module.js';
 import { PermissionsGuard } from './auth/guards/permissions.guard.js';
@@ -17,6 +19,7 @@ import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsApiModule } from './conversations/conversations-api.module.js';
+import { CsatModule } from './csat/csat.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EventFeedModule } from './event-feed/event-feed.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -28,7 +31,9 @@ import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
 import { TranscriptsModule } from './transcripts/transcripts.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -63,7 +68,12 @@ export class AppModule {
         MediaModule,
         AgentsApiModule,
         SettingsModule,
+        BusinessHoursModule,
         FlowsModule,
+        AutoRepliesModule,
+        SlaPoliciesModule,
+        ServiceLevelsModule,
+        CsatModule,
         WebhooksModule,
         EventFeedModule,
         AnalyticsModule,

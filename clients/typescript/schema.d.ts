@@ -840,6 +840,26 @@ export interface paths {
         patch: operations["SettingsController_update_v1"];
         trace?: never;
     };
+    "/v1/settings/business-hours/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open now? And until when
+         * @description Reads `businessHours` of the settings in their time zone: the windows of the weekday (several a day for split shifts; a window ends at 24:00 at the latest, and one ending at 24:00 runs on into one starting at 00:00 the next day), holidays closed all day. Windows keep their local hours across daylight-saving changes. Business hours disabled: `open: true`, `nextChangeAt: null`. Any agent.
+         */
+        get: operations["BusinessHoursController_status_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/flows": {
         parameters: {
             query?: never;
@@ -906,6 +926,78 @@ export interface paths {
          * @description Steps run in order with the same rules as the API (a step the conversation rules refuse fails). The first failing step makes the run `failed` and the rest `skipped`; either way the run is recorded, answered with 200 and published as `flow.executed`. 400 when the flow is inactive, the conversation is closed, or conversationId names no conversation of your company.
          */
         post: operations["FlowsController_execute_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sla-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SLA policies, newest first
+         * @description Any agent. Pass `nextCursor` back as `cursor`. A conversation takes the first active policy (oldest first) whose conditions match when it opens, and again when its priority changes; it keeps a copy of the targets it took, so a change here applies to conversations matched after it. Conversations show the deadlines in `sla`, and `sla.warning` / `sla.breached` fire at them (docs/service-levels.md).
+         */
+        get: operations["SlaPoliciesController_list_v1"];
+        put?: never;
+        /**
+         * Create an SLA policy (supervisor)
+         * @description At least one target of firstResponseSeconds, nextResponseSeconds and resolutionSeconds (else 400 naming them); warnBeforeSeconds shorter than each target. At most 100 policies per company. A conversation takes the first active policy (oldest first) whose conditions match when it opens, and again when its priority changes; it keeps a copy of the targets it took, so a change here applies to conversations matched after it. Conversations show the deadlines in `sla`, and `sla.warning` / `sla.breached` fire at them (docs/service-levels.md).
+         */
+        post: operations["SlaPoliciesController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sla-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One SLA policy
+         * @description Any agent. A missing, malformed or other company's id answers 404.
+         */
+        get: operations["SlaPoliciesController_get_v1"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an SLA policy (supervisor)
+         * @description It matches no conversation from now on; conversations that took it keep their deadlines.
+         */
+        delete: operations["SlaPoliciesController_remove_v1"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an SLA policy (supervisor)
+         * @description Only the fields sent change (`conditions.priorities` and `conditions.channels` each replaced whole; null clears a target or the warning); the result must still have a target and a warning shorter than each (400).
+         */
+        patch: operations["SlaPoliciesController_update_v1"];
+        trace?: never;
+    };
+    "/api/external/conversations/{id}/csat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store the contact's satisfaction rating of a closed conversation
+         * @description With CSAT enabled in the settings, closing a conversation makes the bot send the survey (`csat.message`, a `message.sent` like any other) and the conversation awaits a rating for 7 days. This stores it, once: `rating` 1 to 5, an optional `comment`; emits `csat.submitted` (Interface B `CSAT_SUBMITTED`) with `{ conversation, rating, comment }` and answers the conversation with `csat`. A conversation rated already → 409; one not awaiting a rating (open, closed without a survey, or after the 7 days) → 400; a rating out of range → 400 naming `rating`; an unknown id or another company's → 404.
+         */
+        post: operations["CsatController_submit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1325,9 +1417,29 @@ export interface paths {
         };
         /**
          * Aggregated metrics per day, ISO week or month of a date range, in the company time zone
-         * @description The range is startDate..endDate inclusive, as calendar dates in the time zone of the settings: from local midnight of startDate to local midnight after endDate, so days of 23 or 25 hours (DST) are whole days. Every bucket from the one holding startDate to the one holding endDate is listed, empty ones included; `period` is its local first day (weeks start on Monday), and a first or last week or month that reaches outside the range counts only what falls inside it. Conversations count as created where createdAt falls and as closed where closedAt falls, even when created before the range; delivered, read and failed messages where that status was reached (the delivery receipt’s time), whenever they were sent. 400 names the parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a range over 366 days. Counts 10 requests against the rate limits.
+         * @description The range is startDate..endDate inclusive, as calendar dates in the time zone of the settings: from local midnight of startDate to local midnight after endDate, so days of 23 or 25 hours (DST) are whole days. Every bucket from the one holding startDate to the one holding endDate is listed, empty ones included; `period` is its local first day (weeks start on Monday), and a first or last week or month that reaches outside the range counts only what falls inside it. Conversations count as created where createdAt falls and as closed where closedAt falls, even when created before the range; delivered, read and failed messages where that status was reached (the delivery receipt’s time), whenever they were sent. SLA outcomes count conversations closed in the bucket under an SLA policy (slaMet: none of its targets missed; slaBreaches: at least one), ratings where they were given. 400 names the parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a range over 366 days. Counts 10 requests against the rate limits.
          */
         get: operations["AnalyticsController_metrics_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Figures per agent over a date range, in the company time zone
+         * @description startDate..endDate as for the metrics (local days, both included, at most 366 days; 400 naming the parameter otherwise). Per agent: conversations assigned to it (by the time of their last assignment), closed while it held them (with the mean resolution time and the SLA breaches among them), first answered (mean first-response time) and rated (mean rating) while assigned to it, and the messages it sent. Every active agent is listed, deactivated ones when they have figures. Computed by aggregation on indexed ranges. Counts 10 requests against the rate limits.
+         */
+        get: operations["AnalyticsController_agents_v1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1829,6 +1941,46 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        ConversationSlaView: {
+            /**
+             * @description The policy it took; null when none matches any more (after a priority change) and it keeps the targets it missed
+             * @example 6650f0c2a1b2c3d4e5f60730
+             */
+            policyId: string | null;
+            /**
+             * Format: date-time
+             * @description When the first agent answer is due; null once answered (or without that target)
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the agent's answer to the contact's waiting message is due; null while nothing waits for an answer
+             */
+            nextResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the close is due; null once closed (or without that target)
+             */
+            resolutionDueAt: string | null;
+            /**
+             * @description The targets missed (each fired `sla.breached`)
+             * @example [
+             *       "first_response"
+             *     ]
+             */
+            breaches: ("first_response" | "next_response" | "resolution")[];
+        };
+        ConversationCsatView: {
+            /**
+             * @description 1 (bad) to 5 (very good)
+             * @example 5
+             */
+            rating: number;
+            /** @example Quick and kind, thanks! */
+            comment: string | null;
+            /** Format: date-time */
+            submittedAt: string;
+        };
         AgentConversationView: {
             /**
              * @description Inbound messages after your read marker (all of them when you never marked it read)
@@ -1869,7 +2021,7 @@ export interface components {
             lastMessage: components["schemas"]["LastMessageView"] | null;
             /**
              * Format: date-time
-             * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
+             * @description The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message
              */
             firstResponseAt: string | null;
             /**
@@ -1889,6 +2041,13 @@ export interface components {
              *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
              */
             replyWindowExpiresAt: string | null;
+            /**
+             * @description Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
+             *     change it follows (opening, a message, a priority change), by a consumer of the event log
+             */
+            sla: components["schemas"]["ConversationSlaView"] | null;
+            /** @description The contact's satisfaction rating; null until one is given */
+            csat: components["schemas"]["ConversationCsatView"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2071,7 +2230,7 @@ export interface components {
             lastMessage: components["schemas"]["LastMessageView"] | null;
             /**
              * Format: date-time
-             * @description The first outbound message (agent or bot); for a conversation you started with `message`, that message
+             * @description The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message
              */
             firstResponseAt: string | null;
             /**
@@ -2091,6 +2250,13 @@ export interface components {
              *     Free-form messages after it answer 409 `reply-window-closed`; templates go through
              */
             replyWindowExpiresAt: string | null;
+            /**
+             * @description Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
+             *     change it follows (opening, a message, a priority change), by a consumer of the event log
+             */
+            sla: components["schemas"]["ConversationSlaView"] | null;
+            /** @description The contact's satisfaction rating; null until one is given */
+            csat: components["schemas"]["ConversationCsatView"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2741,12 +2907,28 @@ export interface components {
             day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
             /** @example 09:00 */
             open: string;
-            /** @example 17:00 */
+            /**
+             * @description 24:00 is the end of the day
+             * @example 17:00
+             */
             close: string;
         };
         BusinessHoursView: {
+            /** @description false: always open (no out-of-hours replies; every second counts for SLA policies) */
             enabled: boolean;
             schedule: components["schemas"]["BusinessHoursWindowView"][];
+            /**
+             * @description Local dates closed all day, ascending
+             * @example [
+             *       "2026-12-25"
+             *     ]
+             */
+            holidays: string[];
+        };
+        CsatSettingsView: {
+            /** @description Ask for a rating when a conversation closes */
+            enabled: boolean;
+            message: string;
         };
         AutoAssignmentView: {
             enabled: boolean;
@@ -2764,8 +2946,18 @@ export interface components {
              */
             timezone: string;
             businessHours: components["schemas"]["BusinessHoursView"];
-            /** @example Hi! Thanks for reaching out. How can we help? */
+            /**
+             * @description Sent by the bot on the contact's first message of a conversation; empty for none
+             * @example Hi! Thanks for reaching out. How can we help?
+             */
             welcomeMessage: string;
+            /**
+             * @description Sent by the bot on a contact's message while business hours are enabled and closed, once per conversation and
+             *     closed period; empty for none
+             * @example We are closed now and will answer from 9:00.
+             */
+            outOfHoursMessage: string;
+            csat: components["schemas"]["CsatSettingsView"];
             autoAssignment: components["schemas"]["AutoAssignmentView"];
             /** @example en */
             language: string;
@@ -2791,7 +2983,8 @@ export interface components {
              */
             open: string;
             /**
-             * @description HH:MM, after open
+             * @description HH:MM after open, or 24:00 for the end of the day. A window never crosses midnight: a night shift is one window
+             *     ending at 24:00 and another from 00:00 the next day, which count as one stretch
              * @example 17:00
              */
             close: string;
@@ -2800,6 +2993,23 @@ export interface components {
             enabled?: boolean;
             /** @description Replaces the whole schedule; several windows per day allowed if they do not overlap */
             schedule?: components["schemas"]["BusinessHoursWindowDto"][];
+            /**
+             * @description Replaces the whole list: local dates (YYYY-MM-DD) closed all day, whatever the schedule says
+             * @example [
+             *       "2026-12-25",
+             *       "2027-01-01"
+             *     ]
+             */
+            holidays?: string[];
+        };
+        CsatPatchDto: {
+            /** @description Ask the contact for a rating (1 to 5) when a conversation closes */
+            enabled?: boolean;
+            /**
+             * @description What the bot sends on close
+             * @example How would you rate our help, from 1 to 5?
+             */
+            message?: string;
         };
         AutoAssignmentPatchDto: {
             /** @description Assign conversations entering the queue to an available agent */
@@ -2816,8 +3026,11 @@ export interface components {
              */
             timezone?: string;
             businessHours?: components["schemas"]["BusinessHoursPatchDto"];
-            /** @description Empty for none */
+            /** @description Sent by the bot on the contact's first message of a conversation; empty for none */
             welcomeMessage?: string;
+            /** @description Sent by the bot on a contact's message while business hours are enabled and closed (once per conversation and closed period); empty for none */
+            outOfHoursMessage?: string;
+            csat?: components["schemas"]["CsatPatchDto"];
             autoAssignment?: components["schemas"]["AutoAssignmentPatchDto"];
             /**
              * @description A BCP 47 language tag (stored in canonical case)
@@ -2830,6 +3043,26 @@ export interface components {
              * @example 60
              */
             replyWindowWarningMinutes?: number;
+        };
+        BusinessHoursStatusView: {
+            /** @description false: business hours are off, and the company counts as always open */
+            enabled: boolean;
+            /** @description Open at `at`, by the schedule and holidays of the settings */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description When `open` next changes (the next close when open, the next opening when closed); null when business hours are
+             *     off, or when nothing in the schedule opens again
+             * @example 2026-01-12T08:00:00.000Z
+             */
+            nextChangeAt: string | null;
+            /**
+             * @description The time zone the schedule is read in (settings)
+             * @example Europe/Paris
+             */
+            timezone: string;
+            /** @description The instant this answer is for */
+            at: string;
         };
         SendMessageStepDto: {
             /**
@@ -3017,6 +3250,109 @@ export interface components {
             status: "failed" | "completed";
             steps: components["schemas"]["FlowExecutionStepView"][];
         };
+        SlaConditionsView: {
+            /**
+             * @description The conversation's priority must be one of these; empty: any
+             * @example [
+             *       "high"
+             *     ]
+             */
+            priorities: ("low" | "medium" | "high")[];
+            /**
+             * @description The conversation's channel must be one of these; empty: any
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels: string[];
+        };
+        SlaPolicyView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example VIP: answer within 15 minutes */
+            name: string;
+            /** @description Inactive policies match no conversation; conversations that matched it before keep their targets */
+            isActive: boolean;
+            conditions: components["schemas"]["SlaConditionsView"];
+            /**
+             * @description From opening to the first agent message (bot messages, auto-replies and private notes do not count); null: no target
+             * @example 900
+             */
+            firstResponseSeconds: number | null;
+            /**
+             * @description From each contact message that follows an agent answer to the next agent answer; null: no target
+             * @example 3600
+             */
+            nextResponseSeconds: number | null;
+            /**
+             * @description From opening to close; null: no target
+             * @example 86400
+             */
+            resolutionSeconds: number | null;
+            /** @description Only open business hours (settings) count towards the targets; otherwise every second does */
+            businessHoursOnly: boolean;
+            /**
+             * @description `sla.warning` fires this long before a target falls due (wall-clock seconds); null: no warning
+             * @example 300
+             */
+            warnBeforeSeconds: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SlaConditionsDto: Record<string, never>;
+        CreateSlaPolicyDto: {
+            /** @default true */
+            isActive: boolean;
+            /**
+             * @default {
+             *       "priorities": [],
+             *       "channels": []
+             *     }
+             */
+            conditions: components["schemas"]["SlaConditionsDto"];
+            firstResponseSeconds?: number | null;
+            nextResponseSeconds?: number | null;
+            resolutionSeconds?: number | null;
+            /** @default false */
+            businessHoursOnly: boolean;
+            warnBeforeSeconds?: number | null;
+            /** @example VIP: answer within 15 minutes */
+            name: string;
+        };
+        UpdateSlaPolicyDto: {
+            /** @default true */
+            isActive: boolean;
+            /**
+             * @default {
+             *       "priorities": [],
+             *       "channels": []
+             *     }
+             */
+            conditions: components["schemas"]["SlaConditionsDto"];
+            firstResponseSeconds?: number | null;
+            nextResponseSeconds?: number | null;
+            resolutionSeconds?: number | null;
+            /** @default false */
+            businessHoursOnly: boolean;
+            warnBeforeSeconds?: number | null;
+        };
+        DeletedSlaPolicyView: {
+            /** @example 6650f0c2a1b2c3d4e5f60730 */
+            id: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        SubmitCsatDto: {
+            /**
+             * @description 1 (bad) to 5 (very good)
+             * @example 5
+             */
+            rating: number;
+            /** @example Quick and kind, thanks! */
+            comment?: string;
+        };
         RetryConfigDto: {
             /**
              * @description Retries after the first attempt
@@ -3060,7 +3396,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -3086,7 +3422,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3116,7 +3452,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3160,7 +3496,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -3243,7 +3579,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3288,7 +3624,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -3309,7 +3645,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -3346,7 +3682,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -3436,6 +3772,27 @@ export interface components {
              * @example 5400.25
              */
             avgResolutionSeconds: number | null;
+            /**
+             * @description Conversations closed here (by closedAt) that missed at least one target of their SLA policy
+             * @example 3
+             */
+            slaBreaches: number;
+            /**
+             * @description Conversations closed here (by closedAt) under an SLA policy that missed none of its targets; with slaBreaches,
+             *     the hit rate is slaMet / (slaMet + slaBreaches)
+             * @example 31
+             */
+            slaMet: number;
+            /**
+             * @description Satisfaction ratings given here (by the time they were given)
+             * @example 12
+             */
+            csatResponses: number;
+            /**
+             * @description Mean of those ratings (1 to 5), to two decimals; null when there is none
+             * @example 4.42
+             */
+            csatAverage: number | null;
         };
         MetricsFiguresView: {
             /**
@@ -3493,6 +3850,27 @@ export interface components {
              * @example 5400.25
              */
             avgResolutionSeconds: number | null;
+            /**
+             * @description Conversations closed here (by closedAt) that missed at least one target of their SLA policy
+             * @example 3
+             */
+            slaBreaches: number;
+            /**
+             * @description Conversations closed here (by closedAt) under an SLA policy that missed none of its targets; with slaBreaches,
+             *     the hit rate is slaMet / (slaMet + slaBreaches)
+             * @example 31
+             */
+            slaMet: number;
+            /**
+             * @description Satisfaction ratings given here (by the time they were given)
+             * @example 12
+             */
+            csatResponses: number;
+            /**
+             * @description Mean of those ratings (1 to 5), to two decimals; null when there is none
+             * @example 4.42
+             */
+            csatAverage: number | null;
         };
         MetricsView: {
             /**
@@ -3519,6 +3897,66 @@ export interface components {
             series: components["schemas"]["MetricsBucketView"][];
             /** @description The whole range: sums of the counts; averages over every contributing conversation (not a mean of bucket means) */
             totals: components["schemas"]["MetricsFiguresView"];
+        };
+        AgentPerformanceView: {
+            /** @example 6650f0c2a1b2c3d4e5f60701 */
+            agentId: string;
+            name: string;
+            /**
+             * @description Conversations assigned to it in the range (by their last assignment's time)
+             * @example 40
+             */
+            assigned: number;
+            /**
+             * @description Conversations it held when they were closed in the range
+             * @example 36
+             */
+            closed: number;
+            /**
+             * @description Messages it sent to contacts in the range (notes aside)
+             * @example 212
+             */
+            messagesSent: number;
+            /**
+             * @description Mean seconds from opening to the first agent answer, over its conversations first answered in the range; null
+             *     when there is none
+             * @example 95.2
+             */
+            avgFirstResponseSeconds: number | null;
+            /**
+             * @description Mean seconds from opening to close, over the conversations it closed in the range; null when there is none
+             * @example 5400.5
+             */
+            avgResolutionSeconds: number | null;
+            /**
+             * @description Of the conversations it closed in the range, those that missed an SLA target
+             * @example 2
+             */
+            slaBreaches: number;
+            /**
+             * @description Mean satisfaction rating (1 to 5, two decimals) of its conversations rated in the range; null when none was
+             * @example 4.6
+             */
+            csatAverage: number | null;
+        };
+        AgentsReportView: {
+            /**
+             * Format: date
+             * @example 2025-03-01
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @example 2025-03-31
+             */
+            endDate: string;
+            /**
+             * @description The company time zone (settings) the days are counted in
+             * @example Europe/Paris
+             */
+            timezone: string;
+            /** @description Every active agent, and deactivated ones with figures in the range, by name */
+            data: components["schemas"]["AgentPerformanceView"][];
         };
         DashboardConversationsView: {
             /** @example 14 */
@@ -11545,6 +11983,69 @@ export interface operations {
             };
         };
     };
+    BusinessHoursController_status_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessHoursStatusView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/settings/business-hours/status",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/settings/business-hours/status",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     FlowsController_list_v1: {
         parameters: {
             query?: {
@@ -12346,6 +12847,794 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SlaPoliciesController_list_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description "true" or "false" */
+                isActive?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageMeta"] & {
+                        data: components["schemas"]["SlaPolicyView"][];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SlaPoliciesController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSlaPolicyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaPolicyView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is still being processed; retry later",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SlaPoliciesController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaPolicyView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SlaPoliciesController_remove_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedSlaPolicyView"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    SlaPoliciesController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSlaPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlaPolicyView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description No permission for this action
+             *
+             *     No permission for this action
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "SLA policy 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/sla-policies/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    CsatController_submit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The conversation the survey was sent on */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitCsatDto"];
+            };
+        };
+        responses: {
+            /** @description The conversation with its rating */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example true */
+                        success: boolean;
+                        data: components["schemas"]["ConversationView"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "email must be an e-mail address"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Missing API key (x-api-key header)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The API key lacks the scope messages:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "A contact with this e-mail already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This Idempotency-Key was used with another request body or route"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests, retry after 42 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
         };
@@ -14188,7 +15477,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -14308,7 +15597,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -14466,7 +15755,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -14580,7 +15869,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -14810,6 +16099,104 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/analytics/metrics",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    AnalyticsController_agents_v1: {
+        parameters: {
+            query: {
+                /** @description First day of the range (YYYY-MM-DD), included, in the company time zone */
+                startDate: string;
+                /** @description Last day of the range (YYYY-MM-DD), included; on or after startDate, at most 366 days in all */
+                endDate: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentsReportView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/analytics/agents",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/analytics/agents",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/analytics/agents",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
                      *       "message": "Too many requests, retry after 42 seconds",

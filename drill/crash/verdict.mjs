@@ -37,6 +37,8 @@ function keyOf(event) {
   if (event.type.startsWith('message.')) return event.data.message.id;
   if (event.type === 'flow.executed') return event.data.execution.executionId;
   if (event.type === 'conversation.created') return event.data.conversation.id;
+  // Two deadlines found missed at once (after the fact) are logged in one write: the metric and due time tell them apart.
+  if (event.type.startsWith('sla.')) return `${event.data.conversation.id}:${event.data.metric}@${event.data.dueAt}`;
   return key(event.data.conversation);
 }
 
@@ -131,6 +133,57 @@ export async function judge({ db, companyId, record, receiver, kept, deleted, ag
     snoozes: snoozes.summary,
   };
   return { counts, violations };
+}
+
+/** A deadline within this of its target's end is a race between the answer and the firing: either outcome is right. */
+const RACE_MS = 1000;
+
+/**
+ * The SLA deadlines of the conversations on `channel` (under `policy`, which counts every second): a first response or
+ * resolution missed (answered or closed after its due time, or never) has exactly one `sla.breached` with that due
+ * time; one met in time has none; no warning is logged twice. Answers `{ counts, violations }`.
+ */
+export async function judgeSla({ db, companyId, channel, policy }) {
+  const company = new ObjectId(companyId);
+  const conversations = await db.collection('conversations').find({ companyId: company, channel }).toArray();
+  const events = await db.collection('events').find({ companyId: company, type: { $in: ['sla.warning', 'sla.breached'] } }).toArray();
+  const fired = tally(events, (event) => `${event.type} ${event.data.conversation.id} ${event.data.metric}`);
+  const now = Date.now();
+  const violations = [];
+  const fail = (what, items) => items.length && violations.push(`${items.length} ${what}, e.g. ${items.slice(0, 3).join('; ')}`);
+  const wrong = [];
+  let missed = 0;
+  let met = 0;
+  let snoozed = 0;
+  for (const conversation of conversations) {
+    // A snooze stopped its clocks: its due times are not the plain ones (it is still checked for repeats below).
+    if (conversation.sleep) {
+      snoozed += 1;
+      continue;
+    }
+    const ends = {
+      first_response: Math.min(conversation.firstResponseAt?.getTime() ?? Infinity, conversation.closedAt?.getTime() ?? Infinity),
+      resolution: conversation.closedAt?.getTime() ?? Infinity,
+    };
+    for (const [metric, seconds] of [['first_response', policy.firstResponseSeconds], ['resolution', policy.resolutionSeconds]]) {
+      const due = conversation.createdAt.getTime() + seconds * 1000;
+      const end = Math.min(ends[metric], now);
+      if (Math.abs(end - due) < RACE_MS) continue;
+      const expected = end > due ? 1 : 0;
+      if (expected) missed += 1;
+      else met += 1;
+      const found = fired.get(`sla.breached ${conversation._id} ${metric}`) ?? 0;
+      const dueAt = events.find((event) => event.type === 'sla.breached' && event.data.conversation.id === String(conversation._id) && event.data.metric === metric)?.data.dueAt;
+      if (found !== expected || (found && dueAt !== new Date(due).toISOString())) wrong.push(`${conversation._id} ${metric}: ${found} breach(es), expected ${expected}${dueAt ? ` (due ${dueAt})` : ''}`);
+    }
+  }
+  fail('SLA targets without exactly their breach', wrong);
+  fail('SLA warnings or breaches logged twice', [...fired].filter(([, n]) => n > 1).map(([what, n]) => `${n}× ${what}`));
+  const warnings = events.filter((event) => event.type === 'sla.warning').length;
+  return {
+    counts: `${conversations.length} conversations (${snoozed} snoozed at some point): ${missed} targets missed, ${met} met; ${warnings} warnings, ${events.length - warnings} breaches logged`,
+    violations,
+  };
 }
 
 /** A wake-up this much after `until` is late by the contract's measure (within 5 s). */

@@ -38,9 +38,17 @@ function chooseOperation() {
 const RETRY_ATTEMPTS = 20;
 const RETRY_WAIT_MS = 500;
 
-/** What a WhatsApp connector posts: every message with the channel's own id, so that a retry is safe. */
+/** One inbound message in five opens a conversation under the drill's SLA policy (SLA_CHANNEL), from a new contact. */
+const SLA_EVERY = 5;
+export const SLA_CHANNEL = 'sla';
+
+/**
+ * What a connector posts: every message with the channel's own id, so that a retry is safe. Most come from a few
+ * WhatsApp contacts; some open a conversation each on the SLA channel, whose deadlines fall due while processes die.
+ */
 function inboundBody(n) {
   const text = n % HELP_EVERY === 0 ? `help me with order ${n}` : `message ${n}`;
+  if (n % SLA_EVERY === 1) return { from: { phone: `+1415556${String(n).padStart(4, '0')}` }, text, channel: SLA_CHANNEL, externalId: `sla.drill-${n}` };
   return { from: { phone: `+1415555${3000 + (n % CONTACTS)}` }, text, channel: 'whatsapp', externalId: `wamid.drill-${n}` };
 }
 

@@ -4,9 +4,10 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
+import { AgentsReportView } from './agents-report.view.js';
 import { AnalyticsService } from './analytics.service.js';
 import { DashboardView } from './dashboard.view.js';
-import { MetricsQueryDto } from './dto/metrics-query.dto.js';
+import { DateRangeQueryDto, MetricsQueryDto } from './dto/metrics-query.dto.js';
 import { MetricsView } from './metrics.view.js';
 
 /** A metrics request runs aggregation pipelines over up to 366 days (~1 s over 100 000 messages). */
@@ -31,7 +32,9 @@ export class AnalyticsController {
       '`period` is its local first day (weeks start on Monday), and a first or last week or month that reaches ' +
       'outside the range counts only what falls inside it. Conversations count as created where createdAt falls ' +
       'and as closed where closedAt falls, even when created before the range; delivered, read and failed messages ' +
-      'where that status was reached (the delivery receipt’s time), whenever they were sent. 400 names the ' +
+      'where that status was reached (the delivery receipt’s time), whenever they were sent. SLA outcomes count ' +
+      'conversations closed in the bucket under an SLA policy (slaMet: none of its targets missed; slaBreaches: at ' +
+      'least one), ratings where they were given. 400 names the ' +
       'parameter at fault: missing, not YYYY-MM-DD, not a real date (2025-02-30), endDate before startDate, or a ' +
       `range over 366 days. Counts ${METRICS_WEIGHT} requests against the rate limits.`,
   })
@@ -39,6 +42,23 @@ export class AnalyticsController {
   @ApiProblemResponses(400)
   metrics(@CurrentAgent() agent: AgentPrincipal, @Query() query: MetricsQueryDto): Promise<MetricsView> {
     return this.analytics.metrics(agent.companyId, query);
+  }
+
+  @Get('agents')
+  @RateLimitWeight(METRICS_WEIGHT)
+  @ApiOperation({
+    summary: 'Figures per agent over a date range, in the company time zone',
+    description:
+      'startDate..endDate as for the metrics (local days, both included, at most 366 days; 400 naming the parameter ' +
+      'otherwise). Per agent: conversations assigned to it (by the time of their last assignment), closed while it ' +
+      'held them (with the mean resolution time and the SLA breaches among them), first answered (mean first-response ' +
+      'time) and rated (mean rating) while assigned to it, and the messages it sent. Every active agent is listed, ' +
+      `deactivated ones when they have figures. Computed by aggregation on indexed ranges. Counts ${METRICS_WEIGHT} requests against the rate limits.`,
+  })
+  @ApiOkResponse({ type: AgentsReportView })
+  @ApiProblemResponses(400)
+  agents(@CurrentAgent() agent: AgentPrincipal, @Query() query: DateRangeQueryDto): Promise<AgentsReportView> {
+    return this.analytics.agentsReport(agent.companyId, query);
   }
 
   @Get('dashboard')

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
-import { enumerateBuckets, localDayOf, parseCalendarDate, startOfLocalDay } from './calendar.js';
+import { localDayOf, parseCalendarDate, startOfLocalDay } from '../common/calendar-dates.js';
+import { enumerateBuckets } from './calendar.js';
+import type { AgentPerformanceView, AgentsReportView } from './agents-report.view.js';
 import type { DashboardView } from './dashboard.view.js';
-import type { MetricsQueryDto } from './dto/metrics-query.dto.js';
+import type { DateRangeQueryDto, MetricsQueryDto } from './dto/metrics-query.dto.js';
 import type { MetricsView } from './metrics.view.js';
-import { meanSeconds, MetricsSeries } from './metrics-series.js';
+import { meanRating, meanSeconds, MetricsSeries } from './metrics-series.js';
 import { AgentAnalyticsRepository } from './pipelines/agent-analytics.repository.js';
 import { ConversationAnalytics } from './pipelines/conversation-analytics.js';
 import { FlowExecutionAnalyticsRepository } from './pipelines/flow-execution-analytics.repository.js';
@@ -29,7 +31,7 @@ export class AnalyticsService {
     private readonly conversations: ConversationAnalytics,
     private readonly messages: MessageAnalyticsRepository,
     private readonly flowExecutions: FlowExecutionAnalyticsRepository,
-    private readonly agents: AgentAnalyticsRepository,
+    private readonly agentRecords: AgentAnalyticsRepository,
   ) {}
 
   async metrics(companyId: CompanyId, query: MetricsQueryDto): Promise<MetricsView> {
@@ -58,6 +60,44 @@ export class AnalyticsService {
     };
   }
 
+  /** Per agent over the range's local days: what it was assigned, closed, sent, how fast, SLA misses and ratings. */
+  async agentsReport(companyId: CompanyId, query: DateRangeQueryDto): Promise<AgentsReportView> {
+    const { timezone: timeZone } = await this.settings.forCompany(companyId);
+    const range = { $gte: startOfLocalDay(dayOf(query.startDate), timeZone), $lt: startOfLocalDay(dayOf(query.endDate) + 1, timeZone) };
+    const [agents, conversations, messages] = await Promise.all([
+      this.agentRecords.names(companyId),
+      this.conversations.byAgent(companyId, range),
+      this.messages.sentByAgent(companyId, range),
+    ]);
+    const totals = new Map<string, Record<string, number>>();
+    for (const row of [...conversations, ...messages]) {
+      if (!row._id) continue;
+      const key = row._id.toHexString();
+      const sum = totals.get(key) ?? {};
+      for (const [name, value] of Object.entries(row)) if (name !== '_id' && typeof value === 'number') sum[name] = (sum[name] ?? 0) + value;
+      totals.set(key, sum);
+    }
+    const data: AgentPerformanceView[] = [];
+    for (const agent of agents) {
+      const figures = totals.get(agent._id.toHexString());
+      if (!figures && !agent.isActive) continue;
+      const count = (name: string) => figures?.[name] ?? 0;
+      data.push({
+        agentId: agent._id.toHexString(),
+        name: agent.name,
+        assigned: count('assigned'),
+        closed: count('closed'),
+        messagesSent: count('messagesSent'),
+        avgFirstResponseSeconds: meanSeconds(count('firstResponseMs'), count('firstResponses')),
+        avgResolutionSeconds: meanSeconds(count('resolutionMs'), count('closed')),
+        slaBreaches: count('slaBreaches'),
+        csatAverage: meanRating(count('csatRatingSum'), count('csatResponses')),
+      });
+    }
+    data.sort((a, b) => a.name.localeCompare(b.name) || a.agentId.localeCompare(b.agentId));
+    return { startDate: query.startDate, endDate: query.endDate, timezone: timeZone, data };
+  }
+
   async dashboard(companyId: CompanyId): Promise<DashboardView> {
     const { timezone: timeZone } = await this.settings.forCompany(companyId);
     const now = new Date();
@@ -65,7 +105,7 @@ export class AnalyticsService {
     const [conversations, messagesToday, agents] = await Promise.all([
       this.conversations.snapshot(companyId, today),
       this.messages.countSince(companyId, today),
-      this.agents.countActiveByStatus(companyId),
+      this.agentRecords.countActiveByStatus(companyId),
     ]);
     const open = { bot: 0, queued: 0, human: 0 };
     let oldestQueuedAt: Date | null = null;

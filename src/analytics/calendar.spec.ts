@@ -1,13 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  bucketStart,
-  enumerateBuckets,
-  formatCalendarDate,
-  localDayOf,
-  parseCalendarDate,
-  startOfLocalDay,
-  type Granularity,
-} from './calendar.js';
+import { formatCalendarDate, localDayOf, parseCalendarDate, startOfLocalDay } from '../common/calendar-dates.js';
+import { bucketStart, enumerateBuckets, type Granularity } from './calendar.js';
 
 const day = (text: string): number => {
   const parsed = parseCalendarDate(text);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { enumerateBuckets, parseCalendarDate } from './calendar.js';
+import { parseCalendarDate } from '../common/calendar-dates.js';
+import { enumerateBuckets } from './calendar.js';
 import { meanSeconds, MetricsSeries } from './metrics-series.js';
 import { EMPTY_FIGURES as EMPTY } from '../../test/support/analytics.js';
 

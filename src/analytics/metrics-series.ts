@@ -1,4 +1,4 @@
-import { formatCalendarDate, localDayOf } from './calendar.js';
+import { formatCalendarDate, localDayOf } from '../common/calendar-dates.js';
 import type { MetricsBucketView, MetricsFiguresView } from './metrics.view.js';
 
 /** What the pipelines add up per bucket; averages are kept as a count and a sum so that they combine exactly. */
@@ -15,6 +15,10 @@ export const COUNTERS = [
   'firstResponseMs',
   'resolutions',
   'resolutionMs',
+  'slaBreaches',
+  'slaMet',
+  'csatResponses',
+  'csatRatingSum',
 ] as const;
 export type Counters = Record<(typeof COUNTERS)[number], number>;
 
@@ -26,6 +30,11 @@ const zero = (): Counters => Object.fromEntries(COUNTERS.map((name) => [name, 0]
 /** Mean in seconds at millisecond precision, or null without items. */
 export function meanSeconds(totalMs: number, count: number): number | null {
   return count === 0 ? null : Math.round(totalMs / count) / 1000;
+}
+
+/** Mean rating to two decimals, or null without ratings. */
+export function meanRating(sum: number, count: number): number | null {
+  return count === 0 ? null : Math.round((sum / count) * 100) / 100;
 }
 
 function figures(counters: Counters): MetricsFiguresView {
@@ -40,6 +49,10 @@ function figures(counters: Counters): MetricsFiguresView {
     flowsExecuted: counters.flowsExecuted,
     avgFirstResponseSeconds: meanSeconds(counters.firstResponseMs, counters.firstResponses),
     avgResolutionSeconds: meanSeconds(counters.resolutionMs, counters.resolutions),
+    slaBreaches: counters.slaBreaches,
+    slaMet: counters.slaMet,
+    csatResponses: counters.csatResponses,
+    csatAverage: meanRating(counters.csatRatingSum, counters.csatResponses),
   };
 }
 

@@ -66,6 +66,31 @@ export class MetricsFiguresView {
    * @example 5400.25
    */
   avgResolutionSeconds: number | null;
+
+  /**
+   * Conversations closed here (by closedAt) that missed at least one target of their SLA policy
+   * @example 3
+   */
+  slaBreaches: number;
+
+  /**
+   * Conversations closed here (by closedAt) under an SLA policy that missed none of its targets; with slaBreaches,
+   * the hit rate is slaMet / (slaMet + slaBreaches)
+   * @example 31
+   */
+  slaMet: number;
+
+  /**
+   * Satisfaction ratings given here (by the time they were given)
+   * @example 12
+   */
+  csatResponses: number;
+
+  /**
+   * Mean of those ratings (1 to 5), to two decimals; null when there is none
+   * @example 4.42
+   */
+  csatAverage: number | null;
 }
 
 export class MetricsBucketView extends MetricsFiguresView {

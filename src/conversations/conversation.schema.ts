@@ -1,7 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
+import type { ConversationCsat } from '../csat/csat.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import type { ConversationSla } from '../service-levels/sla-state.js';
 import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { SleepRecord } from './snooze/sleep.js';
 
@@ -104,7 +106,7 @@ export class Conversation extends EventSource {
   @Prop({ type: Boolean, default: false })
   assigneeUnread: boolean;
 
-  /** The first reply by an agent (or bot) after the conversation began: first-response time. */
+  /** The first agent message (bot messages, auto-replies and notes are no answer): first-response time. */
   @Prop({ type: Date, default: null })
   firstResponseAt: Date | null;
 
@@ -124,6 +126,14 @@ export class Conversation extends EventSource {
 
   @Prop({ type: String, maxlength: 500, default: null })
   closeReason: string | null;
+
+  /** Its SLA policy's targets and running clocks (service-levels/sla-state.ts); null when no policy ever matched. */
+  @Prop({ type: Object, default: null })
+  sla: ConversationSla | null;
+
+  /** The satisfaction survey sent when it closed, and the rating (csat/csat.ts); null when none was asked for. */
+  @Prop({ type: Object, default: null })
+  csat: ConversationCsat | null;
 
   /**
    * Snoozed until then (contract section 15): a durable timer wakes it, as do the contact's next message, an
@@ -165,6 +175,15 @@ ConversationSchema.index({ companyId: 1, status: 1, snoozedUntil: 1, _id: 1 });
 ConversationSchema.index({ companyId: 1, createdAt: 1 });
 ConversationSchema.index({ companyId: 1, closedAt: 1 });
 ConversationSchema.index({ companyId: 1, firstResponseAt: 1 });
+// Assignments by when they were made (the agents report).
+ConversationSchema.index({ companyId: 1, assignedAt: 1 });
+// The open conversations whose SLA counts business hours: those a change of business hours moves (SlaRecompute).
+ConversationSchema.index(
+  { companyId: 1, _id: 1 },
+  { partialFilterExpression: { isOpen: true, 'sla.businessHoursOnly': true }, name: 'open_business_hours_slas' },
+);
+// Ratings by the time they were given (analytics).
+ConversationSchema.index({ companyId: 1, 'csat.submittedAt': 1 }, { sparse: true });
 // The inbox (contract section 14; docs/inbox.md lists which list queries each serves): the activity order alone, by
 // status(es) (an `$in` of statuses is merged from one interval per status), and by assignee (mine, unassigned); the
 // waiting order; the assignee's unread conversations and the snoozed ones, counted on their own index.

@@ -1,5 +1,7 @@
 import { isoTime } from '../common/iso-time.js';
 import { ContactSummaryView } from '../contacts/contact.view.js';
+import { ConversationCsatView } from '../csat/csat.view.js';
+import { ConversationSlaView } from '../service-levels/sla.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { AssignerKind, Conversation, ConversationLastMessage, ConversationStatus, Priority } from './conversation.schema.js';
@@ -25,6 +27,8 @@ export const CONVERSATION_VIEW_FIELDS = {
   closedAt: 1,
   closeReason: 1,
   snoozedUntil: 1,
+  sla: 1,
+  csat: 1,
   replyWindowExpiresAt: 1,
   createdAt: 1,
   updatedAt: 1,
@@ -93,7 +97,7 @@ export class ConversationView {
   lastMessageAt: string | null;
   /** Its newest message (in events: as of the event); null before the first */
   lastMessage: LastMessageView | null;
-  /** The first outbound message (agent or bot); for a conversation you started with `message`, that message */
+  /** The first agent message (bot messages and auto-replies are no answer); for a conversation you started with `message`, that message */
   firstResponseAt: string | null;
   /** When it last entered the queue */
   queuedAt: string | null;
@@ -107,6 +111,13 @@ export class ConversationView {
    * Free-form messages after it answer 409 `reply-window-closed`; templates go through
    */
   replyWindowExpiresAt: string | null;
+  /**
+   * Its SLA policy's deadlines and missed targets; null when no SLA policy matched it. Set a moment after the
+   * change it follows (opening, a message, a priority change), by a consumer of the event log
+   */
+  sla: ConversationSlaView | null;
+  /** The contact's satisfaction rating; null until one is given */
+  csat: ConversationCsatView | null;
   createdAt: string;
   updatedAt: string;
 
@@ -133,6 +144,8 @@ export class ConversationView {
       closeReason: conversation.closeReason ?? null,
       snoozedUntil: iso(conversation.snoozedUntil),
       replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
+      sla: ConversationSlaView.from(conversation.sla),
+      csat: ConversationCsatView.from(conversation.csat),
       createdAt: isoTime(conversation.createdAt),
       updatedAt: isoTime(conversation.updatedAt),
     };

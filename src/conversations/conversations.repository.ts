@@ -6,7 +6,9 @@ import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
+import { Clock } from '../lanes/clock.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
+import type { ConversationCsat } from '../csat/csat.js';
 import { sortKeyOf, walkSegments, type ConversationPosition, type ConversationSort } from './conversation-order.js';
 import { Conversation, type ConversationContact, type ConversationLastMessage } from './conversation.schema.js';
 
@@ -30,7 +32,7 @@ export interface RecordedMessage {
   at: Date;
   /** The message as the conversation shows it (`lastMessage`); an inbound one counts in `inboundCount`. */
   last: ConversationLastMessage;
-  /** An outbound message: the first sets `firstResponseAt`. */
+  /** An agent's message: the first sets `firstResponseAt` (bot messages, auto-replies and surveys are no answer). */
   isResponse: boolean;
   /** An inbound message on a channel with a reply window: when the window it opens closes. */
   opensReplyWindowUntil?: Date;
@@ -47,7 +49,11 @@ export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'chan
 /** The conversations collection: every read and write of it, the queue and the agents' workload included. */
 @Injectable()
 export class ConversationsRepository extends EventSourceRepository<Conversation> {
-  constructor(@InjectModel(Conversation.name) model: Model<Conversation>, relay: EventRelay) {
+  constructor(
+    @InjectModel(Conversation.name) model: Model<Conversation>,
+    relay: EventRelay,
+    private readonly clock: Clock,
+  ) {
     super(model, relay);
   }
 
@@ -61,7 +67,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
    * (its id and times chosen here), so the events show it exactly as stored.
    */
   async insert(companyId: CompanyId, data: NewConversation, stage: (stored: Stored<Conversation>) => PendingEvent[]): Promise<Stored<Conversation>> {
-    const now = new Date();
+    // The Clock's time: SLA deadlines are measured from it.
+    const now = this.clock.now();
     const record = {
       status: 'bot',
       priority: 'medium',
@@ -81,6 +88,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       closeReason: null,
       snoozedUntil: null,
       sleep: null,
+      sla: null,
+      csat: null,
       replyWindowExpiresAt: null,
       isOpen: true,
       revision: 0,
@@ -248,5 +257,56 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
     const rows = await this.find(companyId, { status: 'queued', snoozedUntil: null }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
     return rows.map((row) => row._id);
+  }
+
+  /**
+   * Applies `set` (the service-level fields) if the conversation's SLA is still at the version `current` shows (none:
+   * it has none). With events (`stage`), pinned to the revision too, so that they show the record as stored; without,
+   * other writes of the conversation meanwhile do not matter. Null when it moved meanwhile (nothing written).
+   */
+  async changeSla(
+    companyId: CompanyId,
+    current: Stored<Conversation>,
+    set: Partial<Conversation>,
+    stage?: (after: Stored<Conversation>) => PendingEvent[],
+  ): Promise<Stored<Conversation> | null> {
+    const version = current.sla?.version ?? null;
+    const expected: QueryFilter<Conversation> = version === null ? { sla: null } : { 'sla.version': version };
+    if (stage) return this.change(companyId, current, expected, set, stage);
+    return this.updateOne(companyId, { ...expected, _id: current._id }, { $set: set });
+  }
+
+  /** The version of the conversation's SLA now (null: none, or no such conversation). */
+  async slaVersion(companyId: CompanyId, id: Types.ObjectId): Promise<number | null> {
+    const found = await this.findOnePlain(companyId, { _id: id }, { 'sla.version': 1 });
+    return found?.sla?.version ?? null;
+  }
+
+  /** Ids of open conversations whose SLA counts business hours, after `after`, ascending; on open_business_hours_slas. */
+  async withBusinessHoursSla(companyId: CompanyId, after: Types.ObjectId | null, limit: number): Promise<Types.ObjectId[]> {
+    const filter: QueryFilter<Conversation> = { isOpen: true, 'sla.businessHoursOnly': true, ...(after ? { _id: { $gt: after } } : {}) };
+    const rows = await this.findPlain(companyId, filter, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
+    return rows.map((row) => row._id);
+  }
+
+  /**
+   * Records the satisfaction survey at `at` on a closed conversation awaiting its rating (`csat` asked for, not
+   * given): the one message a closed conversation takes. Null otherwise.
+   */
+  async recordSurveyMessage(companyId: CompanyId, id: Types.ObjectId, last: ConversationLastMessage): Promise<Stored<Conversation> | null> {
+    const filter = { _id: id, isOpen: false, 'csat.requestedAt': { $ne: null }, 'csat.submittedAt': null };
+    const at = last.createdAt;
+    return this.updateAsIs(companyId, filter, withNextRevision({ $set: { lastMessage: last, updatedAt: new Date() }, $max: { lastMessageAt: at, lastActivityAt: at } }));
+  }
+
+  /** Makes a closed conversation await a rating (`csat`), unless it was asked for already. */
+  async requestCsat(companyId: CompanyId, id: Types.ObjectId, csat: ConversationCsat): Promise<void> {
+    await this.updateAsIs(companyId, { _id: id, isOpen: false, csat: null }, withNextRevision({ $set: { csat, updatedAt: new Date() } }));
+  }
+
+  /** Which of these conversations have an SLA; one read on {companyId, _id}. */
+  async withSla(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Set<string>> {
+    const rows = await this.findPlain(companyId, { _id: { $in: ids }, sla: { $ne: null } }, { projection: { _id: 1 }, limit: ids.length });
+    return new Set(rows.map((row) => row._id.toHexString()));
   }
 }

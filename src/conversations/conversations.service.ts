@@ -8,6 +8,7 @@ import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
+import { Clock } from '../lanes/clock.js';
 import { parseTimestamp } from '../messages/timestamp.js';
 import {
   CHANGE_ATTEMPTS,
@@ -25,6 +26,7 @@ import {
   type AssignerKind,
   type Conversation,
   type ConversationContact,
+  type ConversationLastMessage,
   type ConversationStatus,
   type Priority,
 } from './conversation.schema.js';
@@ -97,6 +99,7 @@ export class ConversationsService {
     private readonly agents: AgentsRepository,
     private readonly contacts: ContactsService,
     private readonly readMarkers: ReadMarkersRepository,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -290,9 +293,10 @@ export class ConversationsService {
   async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       assertTransition(conversation.status, 'closed');
-      const closedAt = new Date();
+      const closedAt = this.clock.now();
       return {
         expected: { status: conversation.status },
+        // The Clock's time, as SLA deadlines are measured by it.
         set: { status: 'closed', isOpen: false, closedAt, closeReason: reason ?? null, ...wakeFields(conversation, closedAt) },
         events: (after) => [
           stageEvent(
@@ -309,7 +313,8 @@ export class ConversationsService {
   /**
    * Priority, tags (replaced) and subject may change in any status, closed included (labelling
    * after the fact); `status` only to `queued`, as a transition, with `conversation.queued` (which
-   * auto-assignment reacts to, after this answers). Nothing to change answers the conversation as it is.
+   * auto-assignment reacts to, after this answers). A new priority emits `conversation.priority_changed` (SLA
+   * policies match again on it). Nothing to change answers the conversation as it is.
    */
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
@@ -317,12 +322,21 @@ export class ConversationsService {
       if (changes.priority !== undefined) set.priority = changes.priority;
       if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
-      if (changes.status === undefined) return Object.keys(set).length === 0 ? null : { expected: {}, set };
+      const priorityChanged = set.priority !== undefined && set.priority !== conversation.priority;
+      const priorityEvents = (after: Stored<Conversation>) =>
+        priorityChanged
+          ? [stageEvent('conversation.priority_changed', { conversation: ConversationView.from(after), previousPriority: conversation.priority }, { occurredAt: after.updatedAt })]
+          : [];
+      if (changes.status === undefined) {
+        if (Object.keys(set).length === 0) return null;
+        // Pinned to the revision it read, so the priority it reports replaced is the one it replaced.
+        return { expected: {}, set, events: priorityEvents };
+      }
       assertTransition(conversation.status, changes.status);
       return {
         expected: { status: conversation.status },
         set: { ...set, ...queueEntry() },
-        events: (after) => [queuedEvent(after, conversation, options)],
+        events: (after) => [...priorityEvents(after), queuedEvent(after, conversation, options)],
       };
     });
     return ConversationView.from(updated);
@@ -376,9 +390,9 @@ export class ConversationsService {
   /**
    * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
    * after the change with its inbound count, or null when it is missing or closed, or its reply window refused the
-   * message. The contact's message (not a response) wakes a snoozed conversation, before the message itself is
-   * stored: a reply that is stored never leaves its conversation asleep (a crash in between leaves it awake, and the
-   * connector's retry stores the message).
+   * message. The contact's message wakes a snoozed conversation, before the message itself is stored: a reply that
+   * is stored never leaves its conversation asleep (a crash in between leaves it awake, and the connector's retry
+   * stores the message).
    */
   async recordMessage(
     companyId: CompanyId,
@@ -390,9 +404,16 @@ export class ConversationsService {
     const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
     if (!updated) return null;
     const inboundCount = updated.inboundCount ?? 0;
-    if (recorded.isResponse || !updated.snoozedUntil) return { conversation: ConversationView.from(updated), inboundCount };
+    if (recorded.last.senderType !== 'contact' || !updated.snoozedUntil) return { conversation: ConversationView.from(updated), inboundCount };
     const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
     return { conversation: ConversationView.from(awake), inboundCount };
+  }
+
+  /** The satisfaction survey on a closed conversation awaiting its rating (see ConversationsRepository.recordSurveyMessage). */
+  async recordSurveyMessage(companyId: CompanyId, id: string, last: ConversationLastMessage): Promise<MessageOnConversation | null> {
+    const resolved = parseObjectId(id);
+    const updated = resolved && (await this.conversations.recordSurveyMessage(companyId, resolved, last));
+    return updated ? { conversation: ConversationView.from(updated), inboundCount: updated.inboundCount ?? 0 } : null;
   }
 
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {

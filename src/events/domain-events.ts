@@ -1,7 +1,9 @@
+import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
+import type { SlaMetric } from '../sla-policies/sla-metrics.js';
 import type { TemplateStatus } from '../message-templates/message-template.schema.js';
 import type { MessageTemplateView } from '../message-templates/message-template.view.js';
 
@@ -9,8 +11,9 @@ import type { MessageTemplateView } from '../message-templates/message-template.
  * The event catalogue: every domain event under its dotted (Interface A) name, with its Interface B name. Contract
  * section 6's events, plus `conversation.queued` (a hand-off or an unassignment: the conversation waits for an
  * agent), `message.status_changed` (an outbound message's delivery moved forward, contract section 12), and those of
- * the later sections (13-17). A new event is added here, with both names, and its data below: webhooks, the feed and
- * streams take it from here.
+ * the later sections (13-17): among them the service levels' (16), a priority changed (which may change the
+ * conversation's SLA policy), an SLA deadline coming or missed, a satisfaction rating. A new event is added here, with
+ * both names, and its data below: webhooks, the feed and streams take it from here.
  */
 export const EVENT_CATALOGUE = {
   'conversation.created': 'CONVERSATION_CREATED',
@@ -20,11 +23,15 @@ export const EVENT_CATALOGUE = {
   'conversation.note_added': 'NOTE_ADDED',
   'conversation.snoozed': 'CONVERSATION_SNOOZED',
   'conversation.unsnoozed': 'CONVERSATION_UNSNOOZED',
+  'conversation.priority_changed': 'CONVERSATION_PRIORITY_CHANGED',
   'conversation.reply_window_closing': 'REPLY_WINDOW_CLOSING',
   'message.received': 'CHAT_RECEIVED',
   'message.sent': 'CHAT_SENT',
   'message.status_changed': 'CHAT_STATUS_CHANGED',
   'flow.executed': 'FLOW_EXECUTED',
+  'sla.warning': 'SLA_WARNING',
+  'sla.breached': 'SLA_BREACHED',
+  'csat.submitted': 'CSAT_SUBMITTED',
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
@@ -57,6 +64,7 @@ export interface DomainEventData {
   'conversation.note_added': { message: MessageView; conversation: ConversationView; mentions: string[] };
   'conversation.snoozed': { conversation: ConversationView };
   'conversation.unsnoozed': { conversation: ConversationView; reason: UnsnoozeReason };
+  'conversation.priority_changed': { conversation: ConversationView; previousPriority: Priority };
   /** `replyWindowWarningMinutes` before the reply window closes, once per window; `closesAt` is its end. */
   'conversation.reply_window_closing': { conversation: ConversationView; closesAt: string };
   'message.received': { message: MessageView; conversation: ConversationView };
@@ -65,6 +73,20 @@ export interface DomainEventData {
   'flow.executed': { execution: FlowExecutionSnapshot };
   /** A template's status as the channel decided it; `previousStatus` null when it was just created (`pending`). */
   'template.status_changed': { template: MessageTemplateView; previousStatus: TemplateStatus | null };
+  /** An SLA target of the conversation falls due in `warnBeforeSeconds` (at `dueAt`) and is not met yet. */
+  'sla.warning': SlaDeadlineEventData;
+  /** An SLA target of the conversation was not met by `dueAt`. */
+  'sla.breached': SlaDeadlineEventData;
+  'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+}
+
+/** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */
+export interface SlaDeadlineEventData {
+  conversation: ConversationView;
+  metric: SlaMetric;
+  /** ISO-8601. */
+  dueAt: string;
+  policyId: string;
 }
 
 /** One event as the log holds it, and as consumers and the feed read it (`data` is what a webhook delivery carries). */

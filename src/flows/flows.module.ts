@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { AssignmentModule } from '../assignment/assignment.module.js';
+import { AutoRepliesModule } from '../auto-replies/auto-replies.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { FlowExecution, FlowExecutionSchema } from './flow-execution.schema.js';
@@ -25,6 +26,7 @@ import { FlowStepHandlers } from './steps/flow-step-handlers.js';
     ]),
     AgentsModule,
     AssignmentModule,
+    AutoRepliesModule,
     ConversationsModule,
     MessagesModule,
   ],

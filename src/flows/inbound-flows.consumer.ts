@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AutoReplies } from '../auto-replies/auto-replies.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
@@ -18,7 +19,9 @@ export const MAX_FLOWS_PER_MESSAGE = 10;
  * the company's active `inbound_message` flows run, oldest first, each without keywords or whose keywords match
  * (keyword-match.ts), until a flow moves the conversation out of `bot` (a hand-off, an assignment, a close). Each
  * flow runs once per message: a message handled again (after a crash) resumes the runs it had started and starts
- * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop.
+ * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop. The message's
+ * auto-replies (welcome, out of hours) go first, so that the contact reads them before a flow's answer; they are
+ * sent once, whether here or by their own consumer.
  */
 @Injectable()
 @ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 10 })
@@ -29,6 +32,7 @@ export class InboundFlowsConsumer implements EventHandler {
     private readonly conversations: ConversationsService,
     private readonly runner: FlowRunner,
     private readonly matcher: FlowTriggerMatcher,
+    private readonly autoReplies: AutoReplies,
   ) {}
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
@@ -42,6 +46,7 @@ export class InboundFlowsConsumer implements EventHandler {
 
   private async runFlows(companyId: string, flows: Stored<Flow>[], event: DomainEvent<'message.received'>): Promise<void> {
     const { message, conversation } = event.data;
+    await this.autoReplies.replyTo(companyId, event);
     const started = new Map(
       (await this.executions.forTriggerKeys(companyId, flows.map((flow) => triggerKeyOf(flow._id, event.id)))).map((execution) => [
         execution.flowId.toHexString(),

@@ -6,7 +6,7 @@ import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { MessagePosition, PageDirection } from './message-cursor.js';
-import { Message, type MessageDelivery } from './message.schema.js';
+import { Message, type MessageDelivery, type MessageDirection } from './message.schema.js';
 import { MESSAGE_VIEW_FIELDS } from './message.view.js';
 
 /**
@@ -142,5 +142,25 @@ export class MessagesRepository extends EventSourceRepository<Message> {
 
   async existsWithDedupeKey(companyId: CompanyId, dedupeKey: string): Promise<boolean> {
     return (await this.findOne(companyId, { dedupeKey }, { _id: 1 })) !== null;
+  }
+
+  /**
+   * Whether an agent sent a message to the contact in the conversation at or after `from` (and not after `until`):
+   * what answers an SLA's next response. Bot messages and notes are no answer. On {companyId, conversationId, createdAt}.
+   */
+  async agentAnsweredBetween(companyId: CompanyId, conversationId: Types.ObjectId, from: Date, until: Date | null): Promise<boolean> {
+    const createdAt = until ? { $gte: from, $lte: until } : { $gte: from };
+    const found = await this.findOnePlain(companyId, { conversationId, createdAt, direction: 'outbound', senderType: 'agent' }, { _id: 1 });
+    return found !== null;
+  }
+
+  /** Whether the conversation has a message to or from the contact before this one (notes aside). */
+  async hasEarlierMessage(companyId: CompanyId, conversationId: Types.ObjectId, message: { id: Types.ObjectId; createdAt: Date }): Promise<boolean> {
+    const earlier: QueryFilter<Message> = {
+      conversationId,
+      direction: { $in: ['inbound', 'outbound'] as MessageDirection[] },
+      $or: [{ createdAt: { $lt: message.createdAt } }, { createdAt: message.createdAt, _id: { $lt: message.id } }],
+    };
+    return (await this.findOnePlain(companyId, earlier, { _id: 1 })) !== null;
   }
 }

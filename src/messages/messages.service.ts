@@ -37,6 +37,8 @@ export interface OutboundSender {
 export interface SendOptions {
   dedupeKey?: string;
   eventId?: string;
+  /** The satisfaction survey: sent on the closed conversation awaiting its rating (the one message a closed one takes). */
+  survey?: boolean;
 }
 
 export interface SendMediaInput {
@@ -73,7 +75,7 @@ export interface DeliveredMessage {
 
 /**
  * Messages of a conversation. A message is stored only in an open conversation: the conversation
- * is updated first (lastMessageAt, firstResponseAt) with a filter on isOpen, then the message is
+ * is updated first (lastMessageAt, firstResponseAt on the first agent message) with a filter on isOpen, then the message is
  * stored with that same time and, in the same write, its `message.sent` or `message.received` event.
  *
  * Every outbound message passes here, so the reply window (contract section 17) is kept here for all of them: a
@@ -313,17 +315,23 @@ export class MessagesService {
     options: SendOptions = {},
     window: WindowEffect = {},
   ): Promise<DeliveredMessage | null> {
+    // The Clock's time, as every deadline measured from a message (SLA clocks) is. The message's id and time are
+    // chosen here: the conversation records it as its lastMessage (and lastMessageAt) in the write that finds it, so
+    // the two always agree, and its event, written with it, shows it exactly as stored.
     const at = this.clock.now();
-    // The message's id and time are chosen here: the conversation records it as its lastMessage (and lastMessageAt)
-    // in the write that finds it, so the two always agree, and its event, written with it, shows it exactly as stored.
     const _id = new Types.ObjectId();
-    const recorded = await this.conversations.recordMessage(companyId, target, {
-      at,
-      isResponse: draft.direction === 'outbound',
-      last: { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at },
-      windowedChannels: window.windowedChannels,
-      opensReplyWindowUntil: window.replyWindowHours ? replyWindowEnd(at, window.replyWindowHours) : undefined,
-    });
+    const last = { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at };
+    const recorded =
+      options.survey && typeof target === 'string'
+        ? await this.conversations.recordSurveyMessage(companyId, target, last)
+        : await this.conversations.recordMessage(companyId, target, {
+            at,
+            // Bot messages and auto-replies are no answer: only an agent's message is a response.
+            isResponse: draft.senderType === 'agent',
+            last,
+            windowedChannels: window.windowedChannels,
+            opensReplyWindowUntil: window.replyWindowHours ? replyWindowEnd(at, window.replyWindowHours) : undefined,
+          });
     if (!recorded) return null;
     const { conversation, inboundCount } = recorded;
     const record = {

@@ -6,6 +6,7 @@ import { AuthService } from '../auth/auth.service.js';
 import { AppConfig } from '../config/app-config.js';
 import { DatabaseTarget } from '../database/database-target.js';
 import { InboundMessagesService } from '../inbound/inbound-messages.service.js';
+import { SettingsService } from '../settings/settings.service.js';
 
 export const DEMO_ADMIN_EMAIL = 'admin@demo.parley.local';
 
@@ -23,6 +24,9 @@ export interface DemoCredentials {
   dataDir?: string;
 }
 
+/** The demo company's welcome (a new company has none: it sends only what it chose). */
+const DEMO_WELCOME = 'Hi! Thanks for writing to Demo Company: an agent will be with you shortly.';
+
 /** What two customers wrote in, through the inbound path a channel connector uses. */
 const DEMO_INBOUND = [
   { from: { name: 'Grace Hopper', email: 'grace@example.com', phone: '+14155552671' }, text: 'Hi! Where is my order #1042?' },
@@ -30,10 +34,10 @@ const DEMO_INBOUND = [
 ];
 
 /**
- * On the embedded engine: a demo company, its admin, an API key with every scope and two customers' conversations,
- * so a newcomer can call both interfaces and see records straight away. On a data directory kept from an earlier
- * start the company exists already: nothing is created again, and the admin gets a fresh token (the password and the
- * key are stored only as hashes).
+ * On the embedded engine: a demo company (with a welcome message), its admin, an API key with every scope and two
+ * customers' conversations (which the bot welcomes), so a newcomer can call both interfaces and see records straight
+ * away. On a data directory kept from an earlier start the company exists already: nothing is created again, and the
+ * admin gets a fresh token (the password and the key are stored only as hashes).
  */
 @Injectable()
 export class DemoSeedService {
@@ -43,6 +47,7 @@ export class DemoSeedService {
     private readonly auth: AuthService,
     private readonly apiKeys: ApiKeysService,
     private readonly inbound: InboundMessagesService,
+    private readonly settings: SettingsService,
   ) {}
 
   get enabled(): boolean {
@@ -68,6 +73,7 @@ export class DemoSeedService {
       throw error;
     }
     const apiKey = await this.apiKeys.issue(registered.company.id, { name: 'Demo key', scopes: [...API_KEY_SCOPES] }, registered.agent.id);
+    await this.settings.update(registered.company.id, { welcomeMessage: DEMO_WELCOME });
     for (const message of DEMO_INBOUND) await this.inbound.receive(registered.company.id, message);
     return {
       email: DEMO_ADMIN_EMAIL,

@@ -4,6 +4,7 @@ import type { Model, UpdateQuery } from 'mongoose';
 import { ReadThroughCache } from '../database/caching/read-through-cache.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
+import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { Settings, SETTINGS_WRITES } from './settings.schema.js';
 
 @Injectable()
@@ -40,5 +41,11 @@ export class SettingsRepository extends TenantRepository<Settings> {
   async patch(companyId: CompanyId, update: UpdateQuery<Settings>): Promise<Stored<Settings>> {
     await this.readOrCreate(companyId);
     return (await this.updateOne(companyId, {}, update)) as Stored<Settings>;
+  }
+
+  /** Every company's welcome message that is still `text` becomes empty (a data migration across companies). */
+  async clearWelcomeMessage(text: string): Promise<number> {
+    const result = await this.model.updateMany({ welcomeMessage: text }, { $set: { welcomeMessage: '' } }).setOptions({ [CROSS_TENANT]: true }).exec();
+    return result.modifiedCount;
   }
 }

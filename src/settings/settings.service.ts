@@ -1,19 +1,34 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { AUTO_ASSIGNMENT } from '../assignment/auto-assignment.name.js';
+import { DataMigrations } from '../database/migrations/data-migrations.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { EventConsumers } from '../events/consumers/event-consumers.js';
+import { SLA_CONSUMER } from '../service-levels/sla-consumer.name.js';
 import { canonicalLanguage } from './dto/settings.validators.js';
 import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import { DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AutoAssignment } from './settings.schema.js';
 import { SettingsRepository } from './settings.repository.js';
 
+/**
+ * The welcome message every company was created with before welcome messages were sent: nothing read it, so no company
+ * chose it. Now that the bot sends it, it is cleared once (a company that wants it sets it again).
+ */
+const FORMER_DEFAULT_WELCOME = 'Hi! Thanks for reaching out. How can we help?';
+
 @Injectable()
-export class SettingsService {
+export class SettingsService implements OnApplicationBootstrap {
   constructor(
     private readonly settings: SettingsRepository,
     private readonly consumers: EventConsumers,
+    private readonly migrations: DataMigrations,
   ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.migrations.runOnce('settings.unchosen-welcome-message', async () => {
+      await this.settings.clearWelcomeMessage(FORMER_DEFAULT_WELCOME);
+    });
+  }
 
   async get(companyId: CompanyId): Promise<SettingsView> {
     return SettingsView.from(await this.settings.forCompany(companyId));
@@ -34,11 +49,16 @@ export class SettingsService {
     const set: Record<string, unknown> = {};
     if (dto.timezone !== undefined) set.timezone = dto.timezone;
     if (dto.welcomeMessage !== undefined) set.welcomeMessage = dto.welcomeMessage;
+    if (dto.outOfHoursMessage !== undefined) set.outOfHoursMessage = dto.outOfHoursMessage;
     if (dto.language !== undefined) set.language = canonicalLanguage(dto.language);
     if (dto.replyWindowWarningMinutes !== undefined) set.replyWindowWarningMinutes = dto.replyWindowWarningMinutes;
     if (dto.businessHours?.enabled !== undefined) set['businessHours.enabled'] = dto.businessHours.enabled;
     if (dto.businessHours?.schedule !== undefined) {
       set['businessHours.schedule'] = dto.businessHours.schedule.map(({ day, open, close }) => ({ day, open, close }));
+    }
+    if (dto.businessHours?.holidays !== undefined) set['businessHours.holidays'] = [...new Set(dto.businessHours.holidays)].sort();
+    for (const [key, value] of Object.entries(dto.csat ?? {})) {
+      if (value !== undefined) set[`csat.${key}`] = value;
     }
     for (const [key, value] of Object.entries(dto.autoAssignment ?? {})) {
       if (value !== undefined) set[`autoAssignment.${key as keyof AutoAssignment}`] = value;
@@ -49,6 +69,8 @@ export class SettingsService {
     if (dto.autoAssignment?.enabled === true || dto.autoAssignment?.maxConversationsPerAgent !== undefined) {
       await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
     }
+    // The deadlines of SLA policies that count business hours move with them.
+    if (dto.timezone !== undefined || dto.businessHours !== undefined) await this.consumers.nudge(SLA_CONSUMER, String(companyId));
     return updated;
   }
 }

@@ -1,17 +1,34 @@
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import { DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy, type Settings, type Weekday } from './settings.schema.js';
+import type { Weekday } from '../business-hours/business-calendar.js';
+import { DEFAULT_CSAT, DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy, type Settings } from './settings.schema.js';
 
 export class BusinessHoursWindowView {
   day: Weekday;
   /** @example 09:00 */
   open: string;
-  /** @example 17:00 */
+  /**
+   * 24:00 is the end of the day
+   * @example 17:00
+   */
   close: string;
 }
 
 export class BusinessHoursView {
+  /** false: always open (no out-of-hours replies; every second counts for SLA policies) */
   enabled: boolean;
   schedule: BusinessHoursWindowView[];
+  /**
+   * Local dates closed all day, ascending
+   * @example ["2026-12-25"]
+   */
+  holidays: string[];
+}
+
+export class CsatSettingsView {
+  /** Ask for a rating when a conversation closes */
+  enabled: boolean;
+  /** @example How would you rate our help, from 1 to 5? */
+  message: string;
 }
 
 export class AutoAssignmentView {
@@ -31,8 +48,18 @@ export class SettingsView {
    */
   timezone: string;
   businessHours: BusinessHoursView;
-  /** @example "Hi! Thanks for reaching out. How can we help?" */
+  /**
+   * Sent by the bot on the contact's first message of a conversation; empty for none
+   * @example "Hi! Thanks for reaching out. How can we help?"
+   */
   welcomeMessage: string;
+  /**
+   * Sent by the bot on a contact's message while business hours are enabled and closed, once per conversation and
+   * closed period; empty for none
+   * @example "We are closed now and will answer from 9:00."
+   */
+  outOfHoursMessage: string;
+  csat: CsatSettingsView;
   autoAssignment: AutoAssignmentView;
   /** @example en */
   language: string;
@@ -51,8 +78,11 @@ export class SettingsView {
       businessHours: {
         enabled: settings.businessHours.enabled,
         schedule: settings.businessHours.schedule.map(({ day, open, close }) => ({ day, open, close })),
+        holidays: [...(settings.businessHours.holidays ?? [])],
       },
       welcomeMessage: settings.welcomeMessage,
+      outOfHoursMessage: settings.outOfHoursMessage ?? '',
+      csat: { ...DEFAULT_CSAT, ...settings.csat },
       autoAssignment: {
         enabled: settings.autoAssignment.enabled,
         strategy: settings.autoAssignment.strategy,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { localMinuteOf } from '../analytics/calendar.js';
+import { localMinuteOf } from '../common/calendar-dates.js';
 import { transcriptBody, transcriptLine } from './transcript-format.js';
 
 const note = { text: null, caption: null, media: null, private: false };

@@ -1,4 +1,4 @@
-import { localMinuteOf } from '../analytics/calendar.js';
+import { localMinuteOf } from '../common/calendar-dates.js';
 import type { SenderType } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
 

@@ -14,6 +14,10 @@ describe('webhook event names', () => {
     ['message.sent', 'CHAT_SENT'],
     ['message.status_changed', 'CHAT_STATUS_CHANGED'],
     ['flow.executed', 'FLOW_EXECUTED'],
+    ['conversation.priority_changed', 'CONVERSATION_PRIORITY_CHANGED'],
+    ['sla.warning', 'SLA_WARNING'],
+    ['sla.breached', 'SLA_BREACHED'],
+    ['csat.submitted', 'CSAT_SUBMITTED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
@@ -21,9 +25,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the twenty-six names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(26);
-    expect(DOMAIN_EVENTS).toHaveLength(13);
+  it('accepts exactly the thirty-four names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(34);
+    expect(DOMAIN_EVENTS).toHaveLength(17);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

@@ -162,7 +162,10 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(await stored(suite.acme, conversation.id)).toMatchObject({ subject: null, tags: [], priority: 'high' });
       const unchanged = await suite.t.http.patch(path).set(suite.acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(cleared.body);
-      expect(await suite.recorder.events()).toEqual([]);
+      // The new priority (SLA policies match again on it), once: tags and subject emit nothing.
+      expect(await suite.recorder.events()).toEqual([
+        loggedEvent('conversation.priority_changed', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), previousPriority: 'medium' }),
+      ]);
     });
 
     it('hands a bot conversation off to the queue, setting queuedAt, with conversation.queued once', async () => {
@@ -194,8 +197,9 @@ describe('/v1/conversations/:id: assign, close, update', () => {
         queuedAt: expect.any(String),
       });
       expect(await stored(suite.acme, conversation.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
-      const [event] = await suite.recorder.events();
-      expect(event).toMatchObject({ type: 'conversation.queued', data: { conversation: asSnapshot(response.body), previousAgentId: expect.any(String) } });
+      const [changed, queued] = await suite.recorder.events();
+      expect(changed).toMatchObject({ type: 'conversation.priority_changed', data: { conversation: asSnapshot(response.body), previousPriority: 'medium' } });
+      expect(queued).toMatchObject({ type: 'conversation.queued', data: { conversation: asSnapshot(response.body), previousAgentId: expect.any(String) } });
     });
 
     it('labels a closed conversation but does not move it', async () => {

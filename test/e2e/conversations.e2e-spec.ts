@@ -33,6 +33,8 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         closeReason: null,
         snoozedUntil: null,
         replyWindowExpiresAt: null,
+        sla: null,
+        csat: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         contact: { id: contactId, name: 'Grace', email: expect.stringMatching(/^contact-/), phone: null },
@@ -206,8 +208,8 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
       // Events carry the contact as it was when they were written.
       const events = await suite.recorder.events();
-      expect(events.map((event) => event.type)).toEqual(['conversation.assigned', 'conversation.closed']);
-      expect(events.map((event) => (event.data as { conversation: { contact: unknown } }).conversation.contact)).toEqual([contact, null]);
+      expect(events.map((event) => event.type)).toEqual(['conversation.priority_changed', 'conversation.assigned', 'conversation.closed']);
+      expect(events.map((event) => (event.data as { conversation: { contact: unknown } }).conversation.contact)).toEqual([contact, contact, null]);
     });
   });
 

@@ -119,6 +119,7 @@ describe('flow execution and triggers', () => {
 
       expect((await recorder.events()).map((event) => event.type)).toEqual([
         'message.sent',
+        'conversation.priority_changed',
         'conversation.queued',
         'conversation.assigned',
         'conversation.closed',

@@ -37,8 +37,12 @@ describe('/v1/settings', () => {
           open: '09:00',
           close: '17:00',
         })),
+        holidays: [],
       },
-      welcomeMessage: expect.any(String),
+      // A new company sends nothing it did not choose.
+      welcomeMessage: '',
+      outOfHoursMessage: '',
+      csat: { enabled: false, message: 'How would you rate our help, from 1 to 5?' },
       autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5 },
       language: 'en',
       replyWindowWarningMinutes: 60,
@@ -109,7 +113,8 @@ describe('/v1/settings', () => {
     const cases: [unknown, string][] = [
       [{ schedule: [{ day: 'funday', open: '09:00', close: '17:00' }] }, 'businessHours.schedule.0.day'],
       [{ schedule: [{ day: 'monday', open: '9:00', close: '17:00' }] }, 'businessHours.schedule.0.open'],
-      [{ schedule: [{ day: 'monday', open: '09:00', close: '24:00' }] }, 'businessHours.schedule.0.close'],
+      [{ schedule: [{ day: 'monday', open: '09:00', close: '24:01' }] }, 'businessHours.schedule.0.close'],
+      [{ schedule: [{ day: 'monday', open: '24:00', close: '24:00' }] }, 'businessHours.schedule.0.open'],
       [{ schedule: [{ day: 'monday', open: '17:00', close: '09:00' }] }, 'businessHours.schedule.0.close'],
       [{ schedule: [{ day: 'monday', open: '09:00', close: '09:00' }] }, 'businessHours.schedule.0.close'],
       [{ schedule: [{ day: 'monday', open: '09:00' }] }, 'businessHours.schedule.0.close'],

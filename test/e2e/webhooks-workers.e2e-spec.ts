@@ -28,6 +28,8 @@ function conversationCreated(index: number): { conversation: ConversationView } 
     queuedAt: null,
     closedAt: null,
     closeReason: null,
+    sla: null,
+    csat: null,
     createdAt: at,
     updatedAt: at,
   };

@@ -10,4 +10,8 @@ export const EMPTY_FIGURES = {
   flowsExecuted: 0,
   avgFirstResponseSeconds: null,
   avgResolutionSeconds: null,
+  slaBreaches: 0,
+  slaMet: 0,
+  csatResponses: 0,
+  csatAverage: null,
 };

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, ValidateBy, type ValidationArguments } from 'class-validator';
-import { GRANULARITIES, parseCalendarDate, type Granularity } from '../calendar.js';
+import { parseCalendarDate } from '../../common/calendar-dates.js';
+import { GRANULARITIES, type Granularity } from '../calendar.js';
 
 /** Inclusive: a leap year fits, and so does any range ending on the same date a year later. */
 export const MAX_RANGE_DAYS = 366;
@@ -45,7 +46,8 @@ const IsRangeEnd = (startProperty: string) =>
     },
   });
 
-export class MetricsQueryDto {
+/** A range of calendar dates in the company time zone, both ends included. */
+export class DateRangeQueryDto {
   /**
    * First day of the range (YYYY-MM-DD), included, in the company time zone
    * @example 2025-03-01
@@ -63,7 +65,9 @@ export class MetricsQueryDto {
   @IsCalendarDate()
   @IsRangeEnd('startDate')
   endDate: string;
+}
 
+export class MetricsQueryDto extends DateRangeQueryDto {
   /** Bucket size: local days, ISO weeks (Monday to Sunday) or calendar months */
   // Optional despite the initializer; the enum is spelled out because ts-jest's metadata cannot name the alias's type.
   @ApiPropertyOptional({ enum: GRANULARITIES, default: 'day' })

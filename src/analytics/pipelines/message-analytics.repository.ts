@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
+import type { Model, Types } from 'mongoose';
 import { TenantRepository, type CompanyId } from '../../database/tenancy/tenant-repository.js';
 import { Message, type MessageDirection } from '../../messages/message.schema.js';
 import type { BucketRow } from '../metrics-series.js';
@@ -68,5 +68,13 @@ export class MessageAnalyticsRepository extends TenantRepository<Message> {
     ]);
     const count = (direction: MessageDirection) => rows.find((row) => row._id === direction)?.count ?? 0;
     return { received: count('inbound'), sent: count('outbound'), failed };
+  }
+
+  /** Messages each agent sent over [start, end), on {companyId, createdAt}. */
+  async sentByAgent(companyId: CompanyId, range: { $gte: Date; $lt: Date }): Promise<{ _id: Types.ObjectId; messagesSent: number }[]> {
+    return this.aggregate(companyId, [
+      { $match: { createdAt: range, direction: 'outbound', senderType: 'agent' } },
+      { $group: { _id: '$senderId', messagesSent: { $sum: 1 } } },
+    ]);
   }
 }

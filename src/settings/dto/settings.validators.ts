@@ -1,4 +1,5 @@
 import { ValidateBy, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { parseCalendarDate } from '../../common/calendar-dates.js';
 
 /**
  * "Area/Location" names (each part capitalised, as IANA spells them) or UTC. The pattern keeps out
@@ -99,6 +100,28 @@ export const IsNonOverlappingSchedule = (options?: ValidationOptions) =>
         defaultMessage: (args?: ValidationArguments) => {
           const [a, b] = findOverlap(args?.value as Window[]) ?? [0, 0];
           return `${args?.property} windows ${a} and ${b} overlap on the same day`;
+        },
+      },
+    },
+    options,
+  );
+
+/** The index of the first entry that is not a real calendar date written YYYY-MM-DD, or -1. */
+function firstBadDate(value: unknown[]): number {
+  return value.findIndex((entry) => typeof parseCalendarDate(entry) !== 'number');
+}
+
+/** Every entry a real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
+export const IsCalendarDateList = (options?: ValidationOptions) =>
+  ValidateBy(
+    {
+      name: 'isCalendarDateList',
+      validator: {
+        validate: (value: unknown) => !Array.isArray(value) || firstBadDate(value) === -1,
+        defaultMessage: (args?: ValidationArguments) => {
+          const index = firstBadDate(args?.value as unknown[]);
+          const entry = (args?.value as unknown[])[index];
+          return `${args?.property}[${index}] must be a real calendar date written YYYY-MM-DD (got ${JSON.stringify(entry)})`;
         },
       },
     },

@@ -11,13 +11,18 @@ import {
   Max,
   MaxLength,
   Min,
+  MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, WEEKDAYS, type AssignmentStrategy, type Weekday } from '../settings.schema.js';
-import { IsBcp47Language, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
+import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
+import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy } from '../settings.schema.js';
+import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** A closing time may also be 24:00, the end of the day. */
+const HH_MM_OR_END = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+export const MAX_HOLIDAYS = 400;
 
 export class BusinessHoursWindowDto {
   /** @example monday */
@@ -33,12 +38,15 @@ export class BusinessHoursWindowDto {
   open: string;
 
   /**
-   * HH:MM, after open
+   * HH:MM after open, or 24:00 for the end of the day. A window never crosses midnight: a night shift is one window
+   * ending at 24:00 and another from 00:00 the next day, which count as one stretch
    * @example 17:00
    */
   @IsString()
-  @Matches(HH_MM, { message: 'close must be a time HH:MM (00:00 to 23:59)' })
-  @IsAfterTime('open')
+  @Matches(HH_MM_OR_END, { message: 'close must be a time HH:MM (00:01 to 24:00)' })
+  @IsAfterTime('open', {
+    message: 'close must be later than open: a window cannot cross midnight (end it at 24:00 and open again at 00:00 the next day)',
+  })
   close: string;
 }
 
@@ -55,6 +63,33 @@ export class BusinessHoursPatchDto {
   @Type(() => BusinessHoursWindowDto)
   @IsNonOverlappingSchedule()
   schedule?: BusinessHoursWindowDto[];
+
+  /**
+   * Replaces the whole list: local dates (YYYY-MM-DD) closed all day, whatever the schedule says
+   * @example ["2026-12-25", "2027-01-01"]
+   */
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(MAX_HOLIDAYS)
+  @IsCalendarDateList()
+  holidays?: string[];
+}
+
+export class CsatPatchDto {
+  /** Ask the contact for a rating (1 to 5) when a conversation closes */
+  @IsOmittable()
+  @IsBoolean()
+  enabled?: boolean;
+
+  /**
+   * What the bot sends on close
+   * @example How would you rate our help, from 1 to 5?
+   */
+  @IsOmittable()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1000)
+  message?: string;
 }
 
 export class AutoAssignmentPatchDto {
@@ -92,11 +127,23 @@ export class UpdateSettingsDto {
   @Type(() => BusinessHoursPatchDto)
   businessHours?: BusinessHoursPatchDto;
 
-  /** Empty for none */
+  /** Sent by the bot on the contact's first message of a conversation; empty for none */
   @IsOmittable()
   @IsString()
   @MaxLength(1000)
   welcomeMessage?: string;
+
+  /** Sent by the bot on a contact's message while business hours are enabled and closed (once per conversation and closed period); empty for none */
+  @IsOmittable()
+  @IsString()
+  @MaxLength(1000)
+  outOfHoursMessage?: string;
+
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CsatPatchDto)
+  csat?: CsatPatchDto;
 
   @IsOmittable()
   @IsObject()

@@ -1,0 +1,18 @@
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+export class SubmitCsatDto {
+  /**
+   * 1 (bad) to 5 (very good)
+   * @example 5
+   */
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  rating: number;
+
+  /** @example "Quick and kind, thanks!" */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  comment?: string;
+}
