@@ -9,19 +9,19 @@ function fail(what: string, error: { status: number; detail: string }): never {
   throw new Error(`${error.status} ${error.detail} (${what})`);
 }
 
-/** Every queued conversation, page after page (`pageSize`: 1..100). */
+/** Every queued conversation, longest waiting first (`sort=waiting`), page after page (`pageSize`: 1..100). */
 async function readTheQueue(parley: Client<paths>, pageSize: number): Promise<Conversation[]> {
   const queue: Conversation[] = [];
   let startAfter: string | undefined;
   do {
-    const { data: page, error } = await parley.GET('/v1/conversations', { params: { query: { status: 'queued', limit: pageSize, startAfter } } });
+    const { data: page, error } = await parley.GET('/v1/conversations', {
+      params: { query: { status: 'queued', sort: 'waiting', limit: pageSize, startAfter } },
+    });
     if (error) fail('listing the queue', error);
     queue.push(...page.data);
     startAfter = page.nextCursor ?? undefined;
   } while (startAfter);
-  // Longest waiting first. The list is in creation order (newest first), and a conversation handed back to the queue
-  // waits from then on (`queuedAt`), so the order is made here; once the API sorts by waiting time, ask it instead.
-  return queue.sort((a, b) => Date.parse(a.queuedAt ?? a.createdAt) - Date.parse(b.queuedAt ?? b.createdAt));
+  return queue;
 }
 
 /**

@@ -46,8 +46,8 @@ describe('the TypeScript client (clients/typescript)', () => {
       const contact = await t.http.post('/v1/contacts').set(acme.auth).send({ name }).expect(201);
       created[name] = (await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact.body.id }).expect(201)).body.id;
     }
-    // Handed to the queue in another order than created: Grace waits longest, and pages of 2 (newest created first)
-    // show her on the second page.
+    // Handed to the queue in another order than created: Grace waits longest, so `sort=waiting` puts her first, and
+    // the queue spans two pages of 2.
     for (const name of ['Grace Hopper', 'Edsger Dijkstra', 'Ada Lovelace', 'Alan Turing']) {
       await t.http.patch(`/v1/conversations/${created[name]}`).set(acme.auth).send({ status: 'queued' }).expect(200);
     }
