@@ -96,9 +96,31 @@ const RECORD_OF_SEGMENT = {
   webhooks: 'webhook',
   deliveries: 'delivery',
   messages: 'message',
+  'canned-responses': 'cannedResponse',
+  channels: 'channel',
+  'message-templates': 'messageTemplate',
+  'sla-policies': 'slaPolicy',
+  signed: 'signedLink',
+};
+/**
+ * Where the segment does not say enough, `<path> {<param>}` → the kind of record: a rating is taken only on a
+ * conversation awaiting one, and Interface B's media route is an upload's first of all.
+ */
+const RECORD_OF_PARAM = {
+  '/api/external/conversations/{id}/csat {id}': 'surveyedConversation',
+  '/api/external/media/{id} {id}': 'upload',
 };
 /** Body fields holding an id of the caller's records. */
-const RECORD_OF_FIELD = { contactId: 'contact', conversationId: 'conversation', agentId: 'agent' };
+const RECORD_OF_FIELD = {
+  contactId: 'contact',
+  conversationId: 'conversation',
+  agentId: 'agent',
+  messageId: 'message',
+  cannedResponseId: 'cannedResponse',
+  mediaId: 'upload',
+  // The bulk action's conversations (an array: its items are named by the array's field).
+  ids: 'conversation',
+};
 
 const typeOf = (schema) => schema.type ?? (schema.properties || schema.oneOf ? 'object' : undefined);
 
@@ -145,11 +167,45 @@ function urlOf(operation, params, query = '') {
 
 /** Which record a path parameter names: by the segment before it. */
 function recordOfParam(operation, name) {
+  const special = RECORD_OF_PARAM[`${operation.path} {${name}}`];
+  if (special) return special;
   const segments = operation.path.split('/');
   const segment = segments[segments.indexOf(`{${name}}`) - 1];
   const record = RECORD_OF_SEGMENT[segment];
   if (!record) throw new Error(`bad-input drill: no fixture for the parameter {${name}} of ${operation.method} ${operation.path}`);
   return record;
+}
+
+/**
+ * A signed download link (`/v1/media/signed/<payload>.<signature>`, base64url; the payload is the company's id, the
+ * file's id and the expiry) is a credential of its own: company B's link serves B's file to anyone who has it, so it
+ * is no foreign id. What must be refused (403) is any link not issued as it is: one character changed, parts of A's
+ * and B's links put together, A's link naming B's company or B's file, a later expiry, a missing or extra part.
+ */
+function signedLinkVariants(name, own, foreign) {
+  const [payload, signature] = own.split('.');
+  const [foreignPayload, foreignSignature] = foreign.split('.');
+  const bytes = Buffer.from(payload, 'base64url');
+  const theirs = Buffer.from(foreignPayload, 'base64url');
+  const encode = (buffer) => buffer.toString('base64url');
+  const spliced = (start, end) => encode(Buffer.concat([bytes.subarray(0, start), theirs.subarray(start, end), bytes.subarray(end)]));
+  const later = Buffer.from(bytes);
+  later.writeUInt32BE(later.readUInt32BE(24) + 86_400, 24);
+  const changed = `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
+  const variant = (kind, label, value, isForeign = false) => [kind, `{${name}} ${label}`, value, isForeign];
+  return [
+    variant('tampered link', 'signature with one character changed', `${payload}.${changed}`),
+    variant('tampered link', 'payload with one character changed', `${payload[0] === 'A' ? 'B' : 'A'}${payload.slice(1)}.${signature}`),
+    variant('tampered link', 'expiry a day later', `${encode(later)}.${signature}`),
+    variant('tampered link', 'without its signature', payload),
+    variant('tampered link', 'with a third part', `${own}.${signature}`),
+    variant('tampered link', 'signature of base64 padding', `${payload}.${signature}=`),
+    variant('foreign path id', "company B's payload, A's signature", `${foreignPayload}.${signature}`, true),
+    variant('foreign path id', "A's payload, company B's signature", `${payload}.${foreignSignature}`, true),
+    variant('foreign path id', "A's link naming company B", `${spliced(0, 12)}.${signature}`, true),
+    variant('foreign path id', "A's link naming company B's file", `${spliced(12, 24)}.${signature}`, true),
+    variant('foreign path id', "A's link naming company B and its file", `${spliced(0, 24)}.${signature}`, true),
+  ];
 }
 
 function nonexistentLike(id) {
@@ -186,7 +242,9 @@ function bodyCases(operation, template, resolve, a, b) {
       add('1 MB string', `${show(field.path)} of 1 MiB`, { json: setAt(template, field.path, 'x'.repeat(MIB)) });
       add('1 MB string', `${show(field.path)} just under the body limit`, { json: setAt(template, field.path, 'x'.repeat(MIB - 4096)) }, 'any');
     }
-    const record = RECORD_OF_FIELD[field.path.at(-1)];
+    // An array's items are named by the array's field (`ids.0`); the array itself is no id.
+    const last = field.path.at(-1);
+    const record = field.type === 'array' ? undefined : RECORD_OF_FIELD[typeof last === 'number' ? field.path.at(-2) : last];
     if (record) {
       add('foreign id in body', `${show(field.path)} of company B`, { json: setAt(template, field.path, b.ids[record]) }, 'refused', true);
       add('malformed id in body', `${show(field.path)} = "abc"`, { json: setAt(template, field.path, 'abc') });
@@ -216,9 +274,13 @@ function pathCases(operation, template, a, b) {
     const record = recordOfParam(operation, name);
     const variants = [
       ...MALFORMED_IDS.map(([label, value]) => ['malformed path id', `{${name}} ${label}`, value, false]),
-      ['nonexistent path id', `{${name}} nonexistent`, nonexistentLike(own[name]), false],
-      ['nonexistent path id', `{${name}} without its prefix`, own[name].replace(/^[a-z]+_/, ''), false],
-      ['foreign path id', `{${name}} of company B`, b.ids[record], true],
+      ...(record === 'signedLink'
+        ? signedLinkVariants(name, own[name], b.ids.signedLink)
+        : [
+            ['nonexistent path id', `{${name}} nonexistent`, nonexistentLike(own[name]), false],
+            ['nonexistent path id', `{${name}} without its prefix`, own[name].replace(/^[a-z]+_/, ''), false],
+            ['foreign path id', `{${name}} of company B`, b.ids[record], true],
+          ]),
     ];
     for (const [kind, label, value, foreign] of variants) {
       // An id without a prefix is just another valid-looking id where there is none.
@@ -267,22 +329,37 @@ function queryCases(operation, a, b) {
   return cases;
 }
 
+/**
+ * Multipart uploads: send-media (a file for a conversation of the caller's) and Interface B's upload (a file alone,
+ * with an optional `type`), told apart by whether the form has a `conversationId`.
+ */
 function mediaCases(operation, a, b, mediaForm) {
-  const own = { conversationId: a.ids.conversation, type: 'image' };
+  const toConversation = Boolean(operation.body.schema.properties?.conversationId);
+  const own = toConversation ? { conversationId: a.ids.conversation, type: 'image' } : { type: 'image' };
   const png = (fields, file, fileName) => ({ body: mediaForm(fields, file, fileName) });
   const add = (label, request, expect = 'refused', foreign = false) => ({ kind: 'multipart', label, expect, foreign, ...request });
+  const conversationCases = toConversation
+    ? [
+        add('conversationId of company B', png({ ...own, conversationId: b.ids.conversation }), 'refused', true),
+        add('conversationId malformed', png({ ...own, conversationId: 'abc' })),
+        add('conversationId nonexistent', png({ ...own, conversationId: new ObjectId().toHexString() })),
+        add('conversationId {"$ne":null}', png({ ...own, conversationId: '{"$ne":null}' })),
+        add('conversationId[$ne] field', png({ type: 'image', 'conversationId[$ne]': 'x' })),
+        add('caption of 1 MiB', png({ ...own, caption: 'x'.repeat(MIB) })),
+      ]
+    : [
+        add('conversationId of company B', png({ ...own, conversationId: b.ids.conversation }), 'refused', true),
+        add('type {"$ne":null}', png({ type: '{"$ne":null}' })),
+        add('type[$ne] field', png({ 'type[$ne]': 'x' })),
+        add('unknown field of 1 MiB', png({ ...own, caption: 'x'.repeat(MIB) })),
+      ];
   return [
-    add('conversationId of company B', png({ ...own, conversationId: b.ids.conversation }), 'refused', true),
-    add('conversationId malformed', png({ ...own, conversationId: 'abc' })),
-    add('conversationId nonexistent', png({ ...own, conversationId: new ObjectId().toHexString() })),
-    add('conversationId {"$ne":null}', png({ ...own, conversationId: '{"$ne":null}' })),
-    add('conversationId[$ne] field', png({ type: 'image', 'conversationId[$ne]': 'x' })),
+    ...conversationCases,
     add('companyId field of company B', png({ ...own, companyId: b.companyId }), 'refused', true),
     add('no file', png(own, null)),
     add('type not allowed', png({ ...own, type: 'sticker' })),
     add('type does not match the content', png({ ...own, type: 'video' })),
     add('text posing as a PNG', png(own, Buffer.from('not an image at all'), 'fake.png')),
-    add('caption of 1 MiB', png({ ...own, caption: 'x'.repeat(MIB) })),
     add('unknown field', png({ ...own, drillUnknown: '1' })),
     add('JSON instead of multipart', { json: own }),
     add('truncated multipart', { body: '--drill\r\ncontent-disposition: form-data; name="conversationId"\r\n\r\nabc', contentType: 'multipart/form-data; boundary=drill' }),
