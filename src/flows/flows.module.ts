@@ -11,6 +11,7 @@ import { FlowExecutionsRepository } from './flow-executions.repository.js';
 import { FlowRunner } from './flow-runner.js';
 import { Flow, FlowSchema } from './flow.schema.js';
 import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
+import { InboundFlows } from './inbound-flows.js';
 import { InboundFlowsConsumer } from './inbound-flows.consumer.js';
 import { FlowsController } from './flows.controller.js';
 import { FlowsRepository } from './flows.repository.js';
@@ -31,6 +32,6 @@ import { FlowStepHandlers } from './steps/flow-step-handlers.js';
     MessagesModule,
   ],
   controllers: [FlowsController],
-  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowStepHandlers, FlowTriggerMatcher, FlowsService, InboundFlowsConsumer],
+  providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowStepHandlers, FlowTriggerMatcher, FlowsService, InboundFlows, InboundFlowsConsumer],
 })
 export class FlowsModule {}

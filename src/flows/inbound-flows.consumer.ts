@@ -4,11 +4,11 @@ import { ConversationsService } from '../conversations/conversations.service.js'
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import { MAX_FLOWS_PER_COMPANY, type Flow } from './flow.schema.js';
+import type { Flow } from './flow.schema.js';
 import { FlowExecutionsRepository } from './flow-executions.repository.js';
 import { FlowRunner, triggerKeyOf } from './flow-runner.js';
 import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
-import { FlowsRepository } from './flows.repository.js';
+import { InboundFlows } from './inbound-flows.js';
 import { scanText } from './keyword-match.js';
 
 /** The most flows one inbound message runs. */
@@ -27,7 +27,7 @@ export const MAX_FLOWS_PER_MESSAGE = 10;
 @ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 10 })
 export class InboundFlowsConsumer implements EventHandler {
   constructor(
-    private readonly flows: FlowsRepository,
+    private readonly flows: InboundFlows,
     private readonly executions: FlowExecutionsRepository,
     private readonly conversations: ConversationsService,
     private readonly runner: FlowRunner,
@@ -37,7 +37,7 @@ export class InboundFlowsConsumer implements EventHandler {
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const flows = await this.flows.findInboundTriggered(companyId, MAX_FLOWS_PER_COMPANY);
+    const flows = await this.flows.of(companyId);
     if (flows.length === 0) return;
     for (const event of events) {
       if (event.type === 'message.received') await this.runFlows(companyId, flows, event);

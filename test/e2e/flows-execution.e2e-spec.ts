@@ -298,6 +298,28 @@ describe('flow execution and triggers', () => {
       expect(bot).toEqual([expect.objectContaining({ text: 'Plans start at $10/month.', senderId: pricing })]);
     });
 
+    it('follows a flow changed or turned off between two messages (the flows kept in memory are never stale)', async () => {
+      const company = await tenant('Edited');
+      const tagOn = (tag: string, keyword: string) => ({
+        name: 'Tagger',
+        trigger: { type: 'inbound_message', keywords: [keyword] },
+        steps: [{ type: 'add_tags', tags: [tag] }],
+      });
+      const flowId = await createFlow(company, tagOn('first', 'apple'));
+      const { conversationId, email } = await inbound(company, 'an apple');
+      expect((await conversation(company, conversationId)).tags).toEqual(['first']);
+
+      await t.http.put(`/v1/flows/${flowId}`).set(company.auth).send(tagOn('second', 'pear')).expect(200);
+      await inbound(company, 'an apple again', email);
+      expect((await conversation(company, conversationId)).tags).toEqual(['first']);
+      await inbound(company, 'a pear', email);
+      expect((await conversation(company, conversationId)).tags).toEqual(['first', 'second']);
+
+      await t.http.put(`/v1/flows/${flowId}`).set(company.auth).send({ ...tagOn('third', 'pear'), isActive: false }).expect(200);
+      await inbound(company, 'another pear', email);
+      expect((await conversation(company, conversationId)).tags).toEqual(['first', 'second']);
+    });
+
     it('stops once a flow takes the conversation out of bot, and runs nothing on queued or human conversations', async () => {
       const company = await tenant('Handoff');
       const handoff = await createFlow(company, {
