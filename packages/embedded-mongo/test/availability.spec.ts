@@ -30,21 +30,28 @@ async function cpuTime<T>(fn: () => Promise<T>): Promise<{ cpu: number; result: 
 }
 
 /** Pings on a connection of its own while `during` runs; answers the longest ping and how long `during` took, in ms. */
-async function longestPing(db: Db, during: () => Promise<unknown>): Promise<{ longest: number; took: number; result: unknown }> {
+/**
+ * Runs `during` while `db` pings every 5 ms: the longest ping, how long `during` took, and how many pings were answered
+ * before it ended. A command that held the thread to its end lets none through; one that gives other connections a
+ * turn every slice lets one through per slice, however slow a busy machine makes each slice in wall-clock time.
+ */
+async function longestPing(db: Db, during: () => Promise<unknown>): Promise<{ longest: number; took: number; servedMeanwhile: number; result: unknown }> {
   let done = false;
   let longest = 0;
+  let served = 0;
   const start = performance.now();
   const pinger = (async () => {
     while (!done) {
       const start = performance.now();
       await db.command({ ping: 1 });
       longest = Math.max(longest, performance.now() - start);
+      served += 1;
       await sleep(5);
     }
   })();
   try {
     const result = await during();
-    return { longest, took: performance.now() - start, result };
+    return { longest, took: performance.now() - start, servedMeanwhile: served, result };
   } finally {
     done = true;
     await pinger;
@@ -96,10 +103,10 @@ describe('embedded engine: no command holds the thread for long (regexes, long s
 
   it('a regex execution past the budget matches nothing (as at PCRE2’s match limit), and others are served meanwhile', async () => {
     const strings = fx.db.collection<Loose>('strings');
-    const { longest, took, result } = await longestPing(other, () => strings.find({ s: EVIL }).toArray());
+    const { servedMeanwhile, result } = await longestPing(other, () => strings.find({ s: EVIL }).toArray());
     expect((result as Loose[]).map((d) => d._id)).toEqual([2]);
-    // Four executions stopped, each tried alone and abandoned: a ping waited for one turn, not for the command.
-    expect(longest).toBeLessThan(took / 2);
+    // Four executions stopped, each tried alone and abandoned: pings were answered between them, not after the command.
+    expect(servedMeanwhile).toBeGreaterThanOrEqual(2);
     // An abandoned execution is no match: its negation matches, as MongoDB answers.
     expect((await strings.find({ s: { $not: EVIL } }).toArray()).map((d) => d._id)).toEqual([1, 3, 4, 5, 6]);
     expect(await strings.countDocuments({ s: { $in: [EVIL, /^xxy$/] } })).toBe(1);
@@ -133,10 +140,10 @@ describe('embedded engine: no command holds the thread for long (regexes, long s
     expect(stage.result).toEqual([{ n: 60 }]);
     const update = await longestPing(other, () => slow.updateMany({ n: { $gte: 0 } }, { $pull: { tags: EVIL }, $set: { seen: true } } as Loose));
     expect(update.result).toMatchObject({ matchedCount: 60 });
-    // Each took several slices (a few ms per document); a ping waited about one of them, not the whole command.
-    for (const { longest, took } of [scan, stage, update]) {
+    // Each took several slices (a few ms per document); pings were answered between them, not after the command.
+    for (const { servedMeanwhile, took } of [scan, stage, update]) {
       expect(took).toBeGreaterThan(4 * SLICE_MS);
-      expect(longest).toBeLessThan(took / 2);
+      expect(servedMeanwhile).toBeGreaterThanOrEqual(2);
     }
   });
 
