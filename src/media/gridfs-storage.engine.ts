@@ -1,7 +1,11 @@
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
+import { Types } from 'mongoose';
 import type { AuthPrincipal } from '../auth/auth-principal.js';
+import type { Clock } from '../lanes/clock.js';
+import type { DurableTimers } from '../lanes/durable-timers.js';
 import type { MediaStorage, StoredMedia } from './media-storage.js';
+import { expireUploadAt } from './media-upload-expiry.js';
 
 /** The multer file of a media upload, once stored: multer merges `media` into its file object. */
 export type UploadedMediaFile = Express.Multer.File & { media: StoredMedia };
@@ -19,6 +23,8 @@ export class GridFsStorageEngine implements StorageEngine {
     private readonly storage: MediaStorage,
     private readonly maxBytes: number,
     private readonly uploadTtlMs: number,
+    private readonly timers: DurableTimers,
+    private readonly clock: Clock,
   ) {}
 
   _handleFile(
@@ -27,17 +33,20 @@ export class GridFsStorageEngine implements StorageEngine {
     callback: (error?: unknown, info?: Partial<UploadedMediaFile>) => void,
   ): void {
     const caller = request.user as AuthPrincipal;
-    this.storage
-      .upload(caller.companyId, file.stream, {
-        originalName: file.originalname,
-        uploadedBy: caller.kind === 'agent' ? caller.agentId : caller.apiKeyId,
-        maxBytes: this.maxBytes,
-        ...(caller.kind === 'api-key' ? { expiresAt: new Date(Date.now() + this.uploadTtlMs) } : {}),
-      })
-      .then(
-        (media) => callback(null, { media, size: media.size, mimetype: media.mimeType }),
-        (error: unknown) => callback(error),
-      );
+    this.store(caller, file).then(
+      (media) => callback(null, { media, size: media.size, mimetype: media.mimeType }),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  /** An API key's upload gets its id and its expiry timer before its bytes are stored: no crash leaves it behind. */
+  private async store(caller: AuthPrincipal, file: Express.Multer.File): Promise<StoredMedia> {
+    const options = { originalName: file.originalname, maxBytes: this.maxBytes };
+    if (caller.kind === 'agent') return this.storage.upload(caller.companyId, file.stream, { ...options, uploadedBy: caller.agentId });
+    const id = new Types.ObjectId();
+    const expiresAt = new Date(this.clock.now().getTime() + this.uploadTtlMs);
+    await expireUploadAt(this.timers, caller.companyId, id, expiresAt);
+    return this.storage.upload(caller.companyId, file.stream, { ...options, uploadedBy: caller.apiKeyId, id, expiresAt });
   }
 
   _removeFile(request: Request, file: Express.Multer.File, callback: (error: Error | null) => void): void {

@@ -1,4 +1,4 @@
-import { Injectable, PayloadTooLargeException, type OnModuleInit } from '@nestjs/common';
+import { Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import { fileTypeStream } from 'file-type';
 import { mongo, type Connection, type Types } from 'mongoose';
@@ -39,14 +39,6 @@ export interface StoredMedia {
   expiresAt: Date | null;
 }
 
-/** An upload past its expiry, as the clean-up finds it. */
-export interface ExpiredUpload {
-  id: Types.ObjectId;
-  companyId: Types.ObjectId;
-}
-
-/** The index of uploads by expiry: only files that wait for a message have the field, so it holds only them. */
-const EXPIRY_INDEX = { key: { 'metadata.expiresAt': 1 }, name: 'upload_expiry', sparse: true } as const;
 
 export interface MediaDownload {
   media: StoredMedia;
@@ -60,6 +52,8 @@ export interface UploadOptions {
   maxBytes: number;
   /** Makes it an upload that waits for its message until then (see MediaMetadata.expiresAt). */
   expiresAt?: Date;
+  /** The file's id, when the caller chose it beforehand (an upload's expiry timer is set before its bytes arrive). */
+  id?: Types.ObjectId;
 }
 
 /**
@@ -107,19 +101,14 @@ class ByteLimit extends Transform {
  * Mongoose and its tenant-scope plugin, so this class is the one tenant-scoped store outside
  * TenantRepository: every method takes the company id first, every file carries it in
  * `metadata.companyId`, and a file of another company is treated exactly like a missing one.
- * Files are looked up by `_id` (plus that company check), which the `_id` index serves; uploads waiting for a
- * message, by their expiry (EXPIRY_INDEX), by the clean-up only, for every company at once.
+ * Files are looked up by `_id` (plus that company check), which the `_id` index serves; an upload waiting for a
+ * message is removed by its own durable timer (MediaUploadExpiry), so nothing reads uploads by expiry.
  */
 @Injectable()
-export class MediaStorage implements OnModuleInit {
+export class MediaStorage {
   private bucketInstance?: mongo.GridFSBucket;
 
   constructor(@InjectConnection() private readonly connection: Connection) {}
-
-  async onModuleInit(): Promise<void> {
-    const { key, ...options } = EXPIRY_INDEX;
-    await this.files.createIndex(key, options);
-  }
 
   private get db(): mongo.Db {
     const db = this.connection.db;
@@ -165,7 +154,7 @@ export class MediaStorage implements OnModuleInit {
       mimeType: format.mime,
       ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
     };
-    const upload = this.bucket.openUploadStream(fileName, { metadata });
+    const upload = options.id ? this.bucket.openUploadStreamWithId(options.id, fileName, { metadata }) : this.bucket.openUploadStream(fileName, { metadata });
     const counter = new ByteLimit(options.maxBytes);
     try {
       await pipeline(Readable.fromWeb(sniffed as Parameters<typeof Readable.fromWeb>[0]), counter, upload);
@@ -214,14 +203,6 @@ export class MediaStorage implements OnModuleInit {
       { $max: { 'metadata.expiresAt': until } },
     );
     return held.matchedCount === 1;
-  }
-
-  /** Up to `limit` uploads of every company expired at `now`, the longest expired first (the clean-up's read). */
-  async expired(now: Date, limit: number): Promise<ExpiredUpload[]> {
-    const files = await this.files
-      .find({ 'metadata.expiresAt': { $lte: now } }, { projection: { 'metadata.companyId': 1 }, sort: { 'metadata.expiresAt': 1 }, limit })
-      .toArray();
-    return files.map((file) => ({ id: file._id as Types.ObjectId, companyId: (file.metadata as MediaMetadata).companyId }));
   }
 
   /** Files a message refers to stop waiting for one: they stay as long as their message. */

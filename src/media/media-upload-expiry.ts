@@ -1,21 +1,23 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type { Types } from 'mongoose';
-import { ScheduledJobs } from '../lanes/scheduled-jobs.js';
+import { Types } from 'mongoose';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { DurableTimers, type FiredTimer } from '../lanes/durable-timers.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
-import { MediaStorage, type ExpiredUpload } from './media-storage.js';
+import { MediaStorage } from './media-storage.js';
 
-/** How often the deployment looks for expired uploads: an upload goes within this of its expiry. */
-export const UPLOAD_EXPIRY_EVERY_MS = 30_000;
-/** Uploads looked at per read, and reads per run: a backlog is worked off over a few runs, never in one long one. */
-const BATCH = 200;
-const MAX_BATCHES = 10;
+/** The durable timer of an upload waiting for its message, keyed by the upload's id. */
+export const UPLOAD_EXPIRY_TIMER = 'media-upload-expiry';
+
+/** Sets the timer that removes upload `id` at `expiresAt` unless a message refers to it by then. */
+export function expireUploadAt(timers: DurableTimers, companyId: CompanyId, id: Types.ObjectId, expiresAt: Date): Promise<void> {
+  return timers.set(companyId, UPLOAD_EXPIRY_TIMER, id.toHexString(), expiresAt);
+}
 
 /**
- * Removes the uploads no message referred to by their expiry (MEDIA_UPLOAD_TTL_HOURS after the upload), files and
- * chunks. A scheduled job on the shared lanes, so one process runs it at a time and a crashed run is taken over.
- * Each run reads the expired uploads through their expiry's index, the longest expired first; those a message
- * refers to stop expiring, the others are removed, each only if it is still expired (MediaStorage.removeExpired):
- * a message about to refer to one holds it first (MediaUploadsService.attach).
+ * Removes an upload no message referred to by its expiry (MEDIA_UPLOAD_TTL_HOURS after the upload), file and chunks:
+ * each upload has a durable timer, set before its bytes are stored (GridFsStorageEngine), so a crash never leaves one
+ * behind. When the timer fires: an upload a message refers to stops expiring; one held for a message meanwhile
+ * (MediaUploadsService.attach moves its expiry) gets its timer moved; the others are removed if still expired.
  */
 @Injectable()
 export class MediaUploadExpiry implements OnModuleInit {
@@ -24,39 +26,32 @@ export class MediaUploadExpiry implements OnModuleInit {
   constructor(
     private readonly storage: MediaStorage,
     private readonly messages: MessagesRepository,
-    private readonly jobs: ScheduledJobs,
+    private readonly timers: DurableTimers,
   ) {}
 
   onModuleInit(): void {
-    this.jobs.schedule('media-upload-expiry', UPLOAD_EXPIRY_EVERY_MS, async () => {
-      const removed = await this.sweep(new Date());
-      if (removed > 0) this.logger.log(`Removed ${removed} upload(s) no message referred to`);
-    });
+    this.timers.register(UPLOAD_EXPIRY_TIMER, (timer: FiredTimer) => this.fire(timer));
   }
 
-  /** Works off the uploads expired at `now`; answers how many were removed. */
-  async sweep(now: Date): Promise<number> {
-    let removed = 0;
-    for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-      const expired = await this.storage.expired(now, BATCH);
-      removed += await this.settle(expired, now);
-      if (expired.length < BATCH) break;
+  private async fire(timer: FiredTimer): Promise<void> {
+    if (!Types.ObjectId.isValid(timer.key)) return;
+    if (await this.expire(timer.companyId, new Types.ObjectId(timer.key), timer.firedAt)) {
+      this.logger.log(`Removed upload ${timer.key}: no message referred to it`);
     }
-    return removed;
   }
 
-  private async settle(expired: ExpiredUpload[], now: Date): Promise<number> {
-    const byCompany = new Map<string, Types.ObjectId[]>();
-    for (const { id, companyId } of expired) byCompany.set(companyId.toHexString(), [...(byCompany.get(companyId.toHexString()) ?? []), id]);
-    const used = new Set<string>();
-    for (const [companyId, ids] of byCompany) {
-      for (const id of await this.messages.mediaInUse(companyId, ids)) used.add(id.toHexString());
+  /** Settles upload `id` at `now`: answers whether it was removed. */
+  async expire(companyId: CompanyId, id: Types.ObjectId, now: Date): Promise<boolean> {
+    const media = await this.storage.find(companyId, id);
+    if (!media?.expiresAt) return false;
+    if (media.expiresAt > now) {
+      await expireUploadAt(this.timers, companyId, id, media.expiresAt);
+      return false;
     }
-    await this.storage.keep(expired.filter(({ id }) => used.has(id.toHexString())).map(({ id }) => id));
-    let removed = 0;
-    for (const { id } of expired) {
-      if (!used.has(id.toHexString()) && (await this.storage.removeExpired(id, now))) removed += 1;
+    if ((await this.messages.mediaInUse(companyId, [id])).length > 0) {
+      await this.storage.keep([id]);
+      return false;
     }
-    return removed;
+    return this.storage.removeExpired(id, now);
   }
 }

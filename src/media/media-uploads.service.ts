@@ -4,6 +4,7 @@ import { RequestValidationException } from '../common/errors/request-validation.
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { scopeAllows } from '../events/event-channel.js';
 import type { MediaType, MessageMedia } from '../messages/message.schema.js';
+import { Clock } from '../lanes/clock.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
 import type { UploadedMediaFile } from './gridfs-storage.engine.js';
 import { kindOfUpload } from './media-formats.js';
@@ -32,6 +33,7 @@ export class MediaUploadsService {
   constructor(
     private readonly storage: MediaStorage,
     private readonly messages: MessagesRepository,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -58,7 +60,7 @@ export class MediaUploadsService {
    * message written at the same time with the same file is refused by the messages' unique index.
    */
   async attach(companyId: CompanyId, mediaId: string, declared: MediaType | undefined): Promise<AttachedMedia> {
-    const now = new Date();
+    const now = this.clock.now();
     const media = await this.storage.find(companyId, mediaId);
     if (!media || (media.expiresAt && media.expiresAt <= now)) {
       throw new RequestValidationException([

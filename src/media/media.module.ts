@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { AppConfig } from '../config/app-config.js';
+import { Clock } from '../lanes/clock.js';
+import { DurableTimers } from '../lanes/durable-timers.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { GridFsStorageEngine } from './gridfs-storage.engine.js';
 import { MediaLinksModule } from './media-links.module.js';
@@ -27,9 +29,9 @@ const MAX_FIELD_BYTES = 4096;
     MessagesModule,
     MulterModule.registerAsync({
       imports: [MediaStorageModule],
-      inject: [AppConfig, MediaStorage],
-      useFactory: (config: AppConfig, storage: MediaStorage) => ({
-        storage: new GridFsStorageEngine(storage, config.mediaMaxBytes, config.mediaUploadTtlHours * 3_600_000),
+      inject: [AppConfig, MediaStorage, DurableTimers, Clock],
+      useFactory: (config: AppConfig, storage: MediaStorage, timers: DurableTimers, clock: Clock) => ({
+        storage: new GridFsStorageEngine(storage, config.mediaMaxBytes, config.mediaUploadTtlHours * 3_600_000, timers, clock),
         // UTF-8 file names (busboy would read them as Latin-1); one file; busboy stops reading a
         // file part past fileSize, which multer reports as 413.
         defParamCharset: 'utf8',

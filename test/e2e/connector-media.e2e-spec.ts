@@ -3,14 +3,16 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import { Types, type Connection } from 'mongoose';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { MediaStorage } from '../../src/media/media-storage.js';
-import { MediaUploadExpiry } from '../../src/media/media-upload-expiry.js';
+import { DurableTimers } from '../../src/lanes/durable-timers.js';
+import { MediaUploadExpiry, UPLOAD_EXPIRY_TIMER } from '../../src/media/media-upload-expiry.js';
 import { Message } from '../../src/messages/message.schema.js';
 import * as samples from '../fixtures/media/samples.js';
 import { EventRecorder } from '../support/event-log.js';
 import { createApiKey, twoCompanies, type TestCompany } from '../support/factories.js';
 import { expectReplayOf, uniqueKey } from '../support/idempotency.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-import { expectEventually } from '../support/wait-for.js';
+import { TestClock } from '../support/test-clock.js';
+import { expectEventually, waitFor } from '../support/wait-for.js';
 
 const HOUR = 3_600_000;
 /** A little more than one GridFS chunk (255 KiB). */
@@ -42,8 +44,10 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
   let globexWriter: string;
   let recorder: EventRecorder;
 
+  const clock = new TestClock();
+
   beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_LIMIT: '100000', MEDIA_MAX_BYTES: String(MAX_BYTES), MEDIA_UPLOAD_TTL_HOURS: '2' } });
+    t = await createTestApp({ clock, env: { THROTTLE_LIMIT: '100000', MEDIA_MAX_BYTES: String(MAX_BYTES), MEDIA_UPLOAD_TTL_HOURS: '2' } });
     ({ acme, globex } = await twoCompanies(t.http));
     writer = await createApiKey(t.http, acme, ['messages:write']);
     reader = await createApiKey(t.http, acme, ['media:read']);
@@ -302,20 +306,19 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       return stage?.indexName;
     };
 
-    it('serve the lookup of a file’s message and the clean-up’s read of expired uploads', async () => {
+    it('serve the lookup of a file’s message', async () => {
       const id = new Types.ObjectId(await uploadedId());
       const byMedia = await t
         .model<Message>(Message.name)
         .find({ companyId: acme.companyId, 'media.id': { $in: [id], $type: 'objectId' } })
         .explain('queryPlanner');
       expect(indexOf(byMedia)).toBe('one_message_per_media');
-      const expired = await files().find({ 'metadata.expiresAt': { $lte: new Date() } }).sort({ 'metadata.expiresAt': 1 }).limit(200).explain('queryPlanner');
-      expect(indexOf(expired)).toBe('upload_expiry');
     });
   });
 
   describe('uploads no message refers to', () => {
-    const sweep = (at: number) => t.app.get(MediaUploadExpiry).sweep(new Date(at));
+    const expire = (at: number, ...ids: string[]) =>
+      Promise.all(ids.map((id) => t.app.get(MediaUploadExpiry).expire(acme.companyId, new Types.ObjectId(id), new Date(at))));
 
     it('are removed, files and chunks, once MEDIA_UPLOAD_TTL_HOURS have passed; those a message carries stay', async () => {
       const orphan = await uploadedId(Buffer.concat([samples.png(), Buffer.alloc(MAX_BYTES - 1000)])); // more than one GridFS chunk
@@ -324,18 +327,18 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       const orphanId = new Types.ObjectId(orphan);
       expect(await chunks().countDocuments({ files_id: orphanId })).toBeGreaterThan(1);
 
-      await sweep(Date.now() + HOUR);
+      await expire(Date.now() + HOUR, orphan, carried);
       expect(await storedFile(orphan)).not.toBeNull();
 
-      await sweep(Date.now() + 2 * HOUR + 60_000);
+      await expire(Date.now() + 2 * HOUR + 60_000, orphan, carried);
       expect(await storedFile(orphan)).toBeNull();
       expect(await chunks().countDocuments({ files_id: orphanId })).toBe(0);
       const kept = await storedFile(carried);
       expect(kept).not.toBeNull();
       expect(kept?.metadata).not.toHaveProperty('expiresAt');
       await download(reader, carried).expect(200);
-      // Kept for good: a later sweep leaves it, and it stays used.
-      await sweep(Date.now() + 100 * HOUR);
+      // Kept for good: a later firing leaves it, and it stays used.
+      await expire(Date.now() + 100 * HOUR, carried);
       expect(await storedFile(carried)).not.toBeNull();
       await receive({ from: { phone: newPhone() }, mediaId: orphan }).expect(400);
     });
@@ -348,10 +351,22 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
         .get(MediaStorage)
         .hold(acme.companyId, new Types.ObjectId(id), new Date(expiresAt.getTime() - 1000), new Date(expiresAt.getTime() + 60_000));
       expect(held).toBe(true);
-      await sweep(expiresAt.getTime() + 1000);
+      await expire(expiresAt.getTime() + 1000, id);
       expect(await storedFile(id)).not.toBeNull();
-      await sweep(expiresAt.getTime() + 61_000);
+      // Its timer was moved to the held expiry, not dropped.
+      expect(await t.app.get(DurableTimers).dueAt(acme.companyId, UPLOAD_EXPIRY_TIMER, id)).toEqual(new Date(expiresAt.getTime() + 60_000));
+      await expire(expiresAt.getTime() + 61_000, id);
       expect(await storedFile(id)).toBeNull();
+    });
+
+    it('each has a durable timer at its expiry, which removes it when it falls due', async () => {
+      const id = await uploadedId();
+      const expiresAt = (await storedFile(id))!.metadata.expiresAt as Date;
+      expect(await t.app.get(DurableTimers).dueAt(acme.companyId, UPLOAD_EXPIRY_TIMER, id)).toEqual(expiresAt);
+      clock.advance(2 * HOUR + 1000);
+      await waitFor(async () => (await storedFile(id)) === null, { message: `upload ${id} to be removed by its timer` });
+      expect(await chunks().countDocuments({ files_id: new Types.ObjectId(id) })).toBe(0);
+      expect(await t.app.get(DurableTimers).dueAt(acme.companyId, UPLOAD_EXPIRY_TIMER, id)).toBeNull();
     });
   });
 });
