@@ -86,7 +86,7 @@ export class ConversationsController {
   })
   @ApiOkResponse({ type: ConversationCountsView })
   async counts(@CurrentAgent() agent: AgentPrincipal): Promise<ConversationCountsView> {
-    return this.conversations.counts(agent.companyId, agent.agentId);
+    return this.inbox.counts(agent);
   }
 
   @Get(':id')

@@ -4,6 +4,8 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
+import { ConversationLists } from './conversation-lists.js';
+import { ConversationMessages } from './conversation-messages.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
 import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
@@ -19,7 +21,7 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
-  exports: [ConversationsService, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
+  exports: [ConversationsService, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

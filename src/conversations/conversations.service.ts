@@ -9,7 +9,6 @@ import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
-import { parseTimestamp } from '../messages/timestamp.js';
 import {
   CHANGE_ATTEMPTS,
   queuedEvent,
@@ -19,21 +18,10 @@ import {
   type EventOptions,
   type PlannedChange,
 } from './conversation-changes.js';
-import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import {
-  CONVERSATION_STATUSES,
-  type AssignerKind,
-  type Conversation,
-  type ConversationContact,
-  type ConversationLastMessage,
-  type ConversationStatus,
-  type Priority,
-} from './conversation.schema.js';
-import type { ConversationCountsView } from './conversation-counts.view.js';
-import { CONVERSATION_VIEW_FIELDS, ConversationView, LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
+import type { AssignerKind, Conversation, ConversationContact, ConversationLastMessage, Priority } from './conversation.schema.js';
+import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
-import type { ListConversationsQueryDto } from './dto/list-conversations-query.dto.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
@@ -41,7 +29,6 @@ import { mergeTags, normalizeTags } from '../tags/tags.js';
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
 const DEFAULT_CHANNEL = 'api';
-const OPEN_STATUSES = CONVERSATION_STATUSES.filter((status) => status !== 'closed');
 
 /** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
 export function channelOf(given: string | undefined): string {
@@ -64,18 +51,6 @@ export interface OpenConversationInput {
   channel?: string;
   subject?: string;
   priority?: Priority;
-}
-
-/** A page of conversations as stored (LISTED_CONVERSATION_FIELDS), with the cursor of the next. */
-export interface StoredPage {
-  data: Stored<Conversation>[];
-  nextCursor: string | null;
-}
-
-/** A message just recorded on its conversation: the conversation after it, and its inbound count as of it. */
-export interface MessageOnConversation {
-  conversation: ConversationView;
-  inboundCount: number;
 }
 
 export interface ConversationChanges {
@@ -101,36 +76,6 @@ export class ConversationsService {
     private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
   ) {}
-
-  /**
-   * One page of the list (contract section 14), as stored: the filters combine, the page follows `sort` and
-   * continues after `startAfter`. A contact of another company, like any of its ids, matches nothing.
-   */
-  async page(companyId: CompanyId, query: ListConversationsQueryDto): Promise<StoredPage> {
-    const after = query.startAfter === undefined ? null : decodeConversationCursor(query.startAfter, query.sort);
-    const page = await this.conversations.walk(companyId, listFilter(query), query.sort, after, query.limit, LISTED_CONVERSATION_FIELDS);
-    return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };
-  }
-
-  /**
-   * The inbox's counts over open conversations, for the calling agent (contract section 14): one `count` each on an
-   * index range, which holds exactly the conversations counted (counted from the index alone) but for the snoozed
-   * ones, a time range (their index range is read). Snoozed conversations are open ones: closing one wakes it.
-   */
-  async counts(companyId: CompanyId, agentId: string): Promise<ConversationCountsView> {
-    const me = toObjectId(agentId);
-    const count = (filter: QueryFilter<Conversation>) => this.conversations.countPlain(companyId, filter);
-    const [bot, queued, human, unassigned, snoozed, mine, mineUnread] = await Promise.all([
-      count({ status: 'bot' }),
-      count({ status: 'queued' }),
-      count({ status: 'human' }),
-      count({ assignedAgentId: null, status: { $in: OPEN_STATUSES } }),
-      count({ snoozedUntil: { $gte: EARLIEST_DATE } }),
-      count({ assignedAgentId: me, status: 'human' }),
-      count({ assignedAgentId: me, status: 'human', assigneeUnread: true }),
-    ]);
-    return { bot, queued, human, unassigned, snoozed, mine, mineUnread };
-  }
 
   /** The ids of a contact's conversations (none for a contact of another company). */
   async idsOfContact(companyId: CompanyId, contactId: string): Promise<Types.ObjectId[]> {
@@ -387,35 +332,6 @@ export class ConversationsService {
     return moved;
   }
 
-  /**
-   * Records a message on its conversation (see ConversationsRepository.recordMessage). Answers the conversation
-   * after the change with its inbound count, or null when it is missing or closed, or its reply window refused the
-   * message. The contact's message wakes a snoozed conversation, before the message itself is stored: a reply that
-   * is stored never leaves its conversation asleep (a crash in between leaves it awake, and the connector's retry
-   * stores the message).
-   */
-  async recordMessage(
-    companyId: CompanyId,
-    target: string | Exclude<MessageTarget, Types.ObjectId>,
-    recorded: RecordedMessage,
-  ): Promise<MessageOnConversation | null> {
-    const resolved = typeof target === 'string' ? parseObjectId(target) : target;
-    if (!resolved) return null;
-    const updated = await this.conversations.recordMessage(companyId, resolved, recorded);
-    if (!updated) return null;
-    const inboundCount = updated.inboundCount ?? 0;
-    if (recorded.last.senderType !== 'contact' || !updated.snoozedUntil) return { conversation: ConversationView.from(updated), inboundCount };
-    const awake = await this.change(companyId, updated, (conversation) => wakePlan(conversation, 'contact_message', recorded.at));
-    return { conversation: ConversationView.from(awake), inboundCount };
-  }
-
-  /** The satisfaction survey on a closed conversation awaiting its rating (see ConversationsRepository.recordSurveyMessage). */
-  async recordSurveyMessage(companyId: CompanyId, id: string, last: ConversationLastMessage): Promise<MessageOnConversation | null> {
-    const resolved = parseObjectId(id);
-    const updated = resolved && (await this.conversations.recordSurveyMessage(companyId, resolved, last));
-    return updated ? { conversation: ConversationView.from(updated), inboundCount: updated.inboundCount ?? 0 } : null;
-  }
-
   private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
     const stored = await this.conversations.insert(companyId, data, (conversation) => [
       stageEvent('conversation.created', { conversation: ConversationView.from(conversation) }, { occurredAt: conversation.createdAt }),
@@ -435,7 +351,7 @@ export class ConversationsService {
    * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
    * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
    * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state. Public for the rules
-   * kept beside this class (snoozes), which change conversations the same way.
+   * kept beside this class (snoozes, messages), which change conversations the same way.
    */
   async change(
     companyId: CompanyId,
@@ -463,28 +379,4 @@ export class ConversationsService {
   private notFound(id: string): NotFoundException {
     return new NotFoundException(`Conversation ${id} not found`);
   }
-}
-
-/** The list's filters as a query on stored types (ObjectIds, Dates): 400 naming the field for contradictory ones. */
-function listFilter(query: ListConversationsQueryDto): QueryFilter<Conversation> {
-  const filter: QueryFilter<Conversation> = {};
-  const statuses = query.status as ConversationStatus[] | undefined;
-  if (statuses) filter.status = statuses.length === 1 ? statuses[0] : { $in: statuses };
-  if (query.priority) filter.priority = query.priority;
-  if (query.unassigned !== undefined && query.assignedAgentId) {
-    throw new RequestValidationException([{ field: 'unassigned', message: 'unassigned cannot be combined with assignedAgentId' }]);
-  }
-  if (query.assignedAgentId) filter.assignedAgentId = toObjectId(query.assignedAgentId);
-  if (query.unassigned !== undefined) filter.assignedAgentId = query.unassigned ? null : { $ne: null };
-  if (query.contactId) filter.contactId = toObjectId(query.contactId);
-  if (query.channel) filter.channel = query.channel;
-  if (query.tags?.length) filter.tags = { $all: query.tags };
-  const after = query.createdAfter === undefined ? null : parseTimestamp(query.createdAfter);
-  const before = query.createdBefore === undefined ? null : parseTimestamp(query.createdBefore);
-  if (after && before && before.getTime() <= after.getTime()) {
-    throw new RequestValidationException([{ field: 'createdBefore', message: 'createdBefore must be later than createdAfter' }]);
-  }
-  if (after || before) filter.createdAt = { ...(after ? { $gte: after } : {}), ...(before ? { $lt: before } : {}) };
-  if (query.snoozed !== undefined) filter.snoozedUntil = query.snoozed ? { $gte: EARLIEST_DATE } : null;
-  return filter;
 }

@@ -4,9 +4,10 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
+import { ConversationLists } from '../conversations/conversation-lists.js';
+import type { ConversationCountsView } from '../conversations/conversation-counts.view.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { LISTED_CONVERSATION_FIELDS } from '../conversations/conversation.view.js';
-import { ConversationsService } from '../conversations/conversations.service.js';
 import type { ListConversationsQueryDto } from '../conversations/dto/list-conversations-query.dto.js';
 import { ReadMarkersRepository, type ReadPosition } from '../conversations/read-markers.repository.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
@@ -24,7 +25,7 @@ import { AgentConversationView, ReadStateView } from './agent-conversation.view.
 @Injectable()
 export class InboxService {
   constructor(
-    private readonly conversations: ConversationsService,
+    private readonly lists: ConversationLists,
     private readonly conversationRecords: ConversationsRepository,
     private readonly markers: ReadMarkersRepository,
     private readonly messages: MessagesRepository,
@@ -32,8 +33,13 @@ export class InboxService {
   ) {}
 
   async list(agent: AgentPrincipal, query: ListConversationsQueryDto): Promise<Page<AgentConversationView>> {
-    const page = await this.conversations.page(agent.companyId, query);
+    const page = await this.lists.page(agent.companyId, query);
     return { data: await this.forAgent(agent, page.data), nextCursor: page.nextCursor };
+  }
+
+  /** The inbox's counts for the agent (ConversationLists.counts). */
+  counts(agent: AgentPrincipal): Promise<ConversationCountsView> {
+    return this.lists.counts(agent.companyId, agent.agentId);
   }
 
   /** Stored conversations (LISTED_CONVERSATION_FIELDS) as the agent sees them: one read of its markers on them. */

@@ -8,8 +8,8 @@ import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
 import { SendMessageDto } from './dto/send-message.dto.js';
 import { MessageComposer } from './message-composer.js';
+import { MessageHistory } from './message-history.js';
 import { MessageView } from './message.view.js';
-import { MessagesService } from './messages.service.js';
 
 /** The messages of a conversation. */
 @ApiTags('Messages')
@@ -18,7 +18,7 @@ import { MessagesService } from './messages.service.js';
 @Controller('conversations')
 export class MessagesController {
   constructor(
-    private readonly messages: MessagesService,
+    private readonly history: MessageHistory,
     private readonly composer: MessageComposer,
   ) {}
 
@@ -39,7 +39,7 @@ export class MessagesController {
     @Param('id') id: string,
     @Query() query: ListMessagesQueryDto,
   ): Promise<Page<MessageView>> {
-    return this.messages.list(agent.companyId, id, query);
+    return this.history.list(agent.companyId, id, query);
   }
 
   @Post(':id/messages')

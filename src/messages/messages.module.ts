@@ -13,6 +13,7 @@ import { DeliveryReceiptsService } from './delivery-receipts.service.js';
 import { Message, MessageSchema } from './message.schema.js';
 import { MessageComposer } from './message-composer.js';
 import { MessagesController } from './messages.controller.js';
+import { MessageHistory } from './message-history.js';
 import { MessagesRepository } from './messages.repository.js';
 import { MessagesService } from './messages.service.js';
 import { PrivateNotes } from './private-notes.js';
@@ -32,7 +33,7 @@ import { ProactiveMessagesService } from './proactive-messages.service.js';
     MediaLinksModule,
   ],
   controllers: [MessagesController, ProactiveMessagesController, DeliveryReceiptsController],
-  providers: [MessagesRepository, MessagesService, DeliveryReceiptsService, PrivateNotes, MessageComposer, ProactiveMessagesService],
+  providers: [MessagesRepository, MessagesService, MessageHistory, DeliveryReceiptsService, PrivateNotes, MessageComposer, ProactiveMessagesService],
   exports: [MessagesService, MessagesRepository],
 })
 export class MessagesModule {}

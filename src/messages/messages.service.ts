@@ -3,26 +3,23 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { isReplyWindowOpen, replyWindowEnd, ReplyWindowClosedException } from '../channels/reply-window.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { RecordedMessage } from '../conversations/conversations.repository.js';
+import { ConversationMessages } from '../conversations/conversation-messages.js';
 import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { Types } from 'mongoose';
-import { parseObjectId, toObjectId } from '../database/object-id.js';
+import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { MediaLinks } from '../media/media-links.js';
 import { Clock } from '../lanes/clock.js';
 import type { SendTemplateDto } from '../message-templates/dto/send-template.dto.js';
 import { MessageTemplatesService, type PreparedTemplate } from '../message-templates/message-templates.service.js';
-import type { ListMessagesQueryDto } from './dto/list-messages-query.dto.js';
-import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
 import { messagePreview } from './message-preview.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
-import { MessagesRepository, type MessageWindow } from './messages.repository.js';
-import { parseTimestamp } from './timestamp.js';
+import { MessagesRepository } from './messages.repository.js';
 
 /** Who sends an outbound message: an agent, or a bot (a flow, by its id, or anonymous). */
 export interface OutboundSender {
@@ -88,6 +85,7 @@ export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly conversationMessages: ConversationMessages,
     private readonly links: MediaLinks,
     private readonly channels: ChannelsService,
     private readonly templates: MessageTemplatesService,
@@ -233,60 +231,6 @@ export class MessagesService {
   }
 
   /**
-   * Pages in ascending time order. Without `after`: the newest `limit` older than `before` (or
-   * all), `nextCursor` going further back; with `after`: the oldest `limit` newer than it (up to
-   * `before` if given), `nextCursor` going forward.
-   */
-  async list(companyId: CompanyId, conversationId: string, query: ListMessagesQueryDto): Promise<Page<MessageView>> {
-    // A page with messages of the company under this id shows the conversation exists (conversations are never
-    // deleted), so it is looked up only when the page is empty or the query refused: 404 before 400, as ever.
-    const conversation = parseObjectId(conversationId) ?? (await this.conversations.idOrThrow(companyId, conversationId));
-    let window: Omit<MessageWindow, 'limit'>;
-    try {
-      window = this.windowOf(query);
-    } catch (refusal) {
-      await this.conversations.idOrThrow(companyId, conversationId);
-      throw refusal;
-    }
-    const rows = await this.messages.window(companyId, conversation, {
-      ...window,
-      limit: query.limit + 1,
-    });
-    if (rows.length === 0) await this.conversations.idOrThrow(companyId, conversationId);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    const nextCursor =
-      rows.length > query.limit && last
-        ? encodeMessageCursor({
-            direction: window.direction,
-            position: { createdAt: last.createdAt, id: last._id },
-            until: window.until,
-            private: window.private,
-          })
-        : null;
-    if (window.direction === 'older') page.reverse();
-    return { data: page.map((message) => this.links.forMessage(companyId, MessageView.from(message))), nextCursor };
-  }
-
-  private windowOf(query: ListMessagesQueryDto): Omit<MessageWindow, 'limit'> {
-    if (query.cursor !== undefined) {
-      if (query.before !== undefined || query.after !== undefined) {
-        throw new BadRequestException('cursor already carries its position and bounds: send it without before or after');
-      }
-      const cursor = decodeMessageCursor(query.cursor);
-      if (query.private !== undefined && query.private !== cursor.private) {
-        throw new BadRequestException('cursor already carries its private filter: send it without private, or with the same one');
-      }
-      return { direction: cursor.direction, from: cursor.position, until: cursor.until, private: cursor.private };
-    }
-    const before = query.before === undefined ? null : parseTimestamp(query.before);
-    const after = query.after === undefined ? null : parseTimestamp(query.after);
-    if (!after) return { direction: 'older', from: before, until: null, private: query.private };
-    if (before && before.getTime() <= after.getTime()) throw new BadRequestException('before must be later than after');
-    return { direction: 'newer', from: after, until: before, private: query.private };
-  }
-
-  /**
    * A free-form outbound message: recorded only while the conversation's reply window is open, if its channel has
    * one. When it is not recorded, says why: `missing` throws for a missing conversation; closed 400; window 409.
    */
@@ -310,7 +254,7 @@ export class MessagesService {
 
   private async append(
     companyId: CompanyId,
-    target: Parameters<ConversationsService['recordMessage']>[1],
+    target: Parameters<ConversationMessages['recordMessage']>[1],
     draft: MessageDraft,
     options: SendOptions = {},
     window: WindowEffect = {},
@@ -323,8 +267,8 @@ export class MessagesService {
     const last = { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at };
     const recorded =
       options.survey && typeof target === 'string'
-        ? await this.conversations.recordSurveyMessage(companyId, target, last)
-        : await this.conversations.recordMessage(companyId, target, {
+        ? await this.conversationMessages.recordSurveyMessage(companyId, target, last)
+        : await this.conversationMessages.recordMessage(companyId, target, {
             at,
             // Bot messages and auto-replies are no answer: only an agent's message is a response.
             isResponse: draft.senderType === 'agent',
