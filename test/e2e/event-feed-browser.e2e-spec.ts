@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { EventStreamSlot } from '../../src/event-feed/event-stream-slot.schema.js';
 import { EventStreams } from '../../src/event-feed/event-streams.service.js';
-import { publishEvents, startDeployment, type Deployment } from '../support/event-feed.js';
+import { publishEvents } from '../support/event-feed.js';
+import { startDeployment, type Deployment } from '../support/deployment.js';
 import { registerCompany, type TestCompany } from '../support/factories.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
-import { publishEvents, startDeployment, type Deployment } from '../support/event-feed.js';
+import { publishEvents } from '../support/event-feed.js';
+import { startDeployment, type Deployment } from '../support/deployment.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { SseClients } from '../support/sse-client.js';
 import type { TestApp } from '../support/test-app.js';

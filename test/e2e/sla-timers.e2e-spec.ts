@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import type { SlaDeadlineEventData } from '../../src/events/domain-events.js';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
 import { LaneStore } from '../../src/lanes/lane-store.js';
@@ -7,6 +6,7 @@ import { SlaTimers } from '../../src/service-levels/sla-timers.js';
 import { settle } from '../support/event-log.js';
 import { uniqueEmail } from '../support/factories.js';
 import { advanceTo, companyWithKey, createPolicy, inbound, loggedOf, plus, quietly, reply, settled, waitForLogged } from '../support/service-levels.js';
+import { startDeployment, type Deployment } from '../support/deployment.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
 import { waitFor } from '../support/wait-for.js';
@@ -87,22 +87,16 @@ describe('SLA deadlines stopped between their steps', () => {
 });
 
 describe('SLA deadlines in two API processes on one database', () => {
-  let engine: EmbeddedMongo;
+  let deployment: Deployment;
   let a: TestApp;
   let b: TestApp;
   const clock = new TestClock();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    const env = { MONGODB_URI: `${engine.uri}sla`, THROTTLE_LIMIT: '100000' };
-    a = await createTestApp({ env, clock });
-    b = await createTestApp({ env, clock });
+    deployment = await startDeployment('sla', { THROTTLE_LIMIT: '100000' }, 2, clock);
+    [a, b] = deployment.apps;
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await engine.stop();
-  });
+  afterAll(() => deployment.stop());
 
   it('warns and breaches each of 40 conversations falling due in the same minutes exactly once, shared between them', async () => {
     const acme = await companyWithKey(a, 'Shared');

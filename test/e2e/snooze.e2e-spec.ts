@@ -4,7 +4,6 @@ import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { SNOOZE_TIMER } from '../../src/conversations/snooze/conversation-snoozes.js';
 import { sleptMs } from '../../src/conversations/snooze/sleep.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { EventRelay } from '../../src/events/event-relay.js';
@@ -13,6 +12,7 @@ import { LaneStore } from '../../src/lanes/lane-store.js';
 import { asSnapshot } from '../support/conversations.js';
 import { EventRecorder, loggedEvent, settle as settleReactions } from '../support/event-log.js';
 import { addAgent, createApiKey, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
+import { startDeployment, type Deployment } from '../support/deployment.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
 import { waitFor } from '../support/wait-for.js';
@@ -373,22 +373,16 @@ describe('snooze', () => {
 });
 
 describe('snooze wake-ups in two API processes on one database', () => {
-  let engine: EmbeddedMongo;
+  let deployment: Deployment;
   let a: TestApp;
   let b: TestApp;
   const clock = new TestClock();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    const env = { MONGODB_URI: `${engine.uri}snoozes`, THROTTLE_LIMIT: '100000' };
-    a = await createTestApp({ env, clock });
-    b = await createTestApp({ env, clock });
+    deployment = await startDeployment('snoozes', { THROTTLE_LIMIT: '100000' }, 2, clock);
+    [a, b] = deployment.apps;
   });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await engine.stop();
-  });
+  afterAll(() => deployment.stop());
 
   it('wakes each conversation exactly once, by its timer or by its contact, whichever comes first', async () => {
     const acme = await registerCompany(a.http, 'Two processes');

@@ -3,9 +3,7 @@ import { EventLogRepository } from '../../src/events/event-log.repository.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import { EventRelay } from '../../src/events/event-relay.js';
 import { stageEvent } from '../../src/events/pending-event.schema.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
-import { listen } from './sse-client.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import type { TestApp } from './test-app.js';
 
 export interface PublishOptions {
   /** `executionId` of the events: `<label>-<i>`. */
@@ -42,34 +40,3 @@ export async function publishEvents(t: TestApp, companyId: string, count: number
 }
 
 /** API processes on one engine of their own, each listening on 127.0.0.1: a small deployment. */
-export interface Deployment {
-  engine: EmbeddedMongo;
-  apps: TestApp[];
-  bases: string[];
-  /** Another process on the same database, with its own settings. */
-  add(env?: Record<string, string>): Promise<{ app: TestApp; base: string }>;
-  stop(): Promise<void>;
-}
-
-export async function startDeployment(database: string, env: Record<string, string>, processes = 2): Promise<Deployment> {
-  const engine = await startEmbeddedMongo();
-  const apps: TestApp[] = [];
-  const bases: string[] = [];
-  const add = async (own: Record<string, string> = env) => {
-    const app = await createTestApp({ env: { ...own, MONGODB_URI: `${engine.uri}${database}` } });
-    apps.push(app);
-    bases.push(await listen(app.app));
-    return { app, base: bases[bases.length - 1] };
-  };
-  for (let i = 0; i < processes; i++) await add();
-  return {
-    engine,
-    apps,
-    bases,
-    add,
-    stop: async () => {
-      for (const app of apps) await app.close();
-      await engine.stop();
-    },
-  };
-}
