@@ -205,9 +205,9 @@ export class MediaStorage {
     return held.matchedCount === 1;
   }
 
-  /** Files a message refers to stop waiting for one: they stay as long as their message. */
-  async keep(ids: Types.ObjectId[]): Promise<void> {
-    if (ids.length > 0) await this.files.updateMany({ _id: { $in: ids } }, { $unset: { 'metadata.expiresAt': 1 } });
+  /** A file a message refers to stops waiting for one: it stays as long as its message. */
+  async keep(id: Types.ObjectId): Promise<void> {
+    await this.files.updateOne({ _id: id }, { $unset: { 'metadata.expiresAt': 1 } });
   }
 
   /**

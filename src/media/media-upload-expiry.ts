@@ -49,7 +49,7 @@ export class MediaUploadExpiry implements OnModuleInit {
       return false;
     }
     if ((await this.messages.mediaInUse(companyId, [id])).length > 0) {
-      await this.storage.keep([id]);
+      await this.storage.keep(id);
       return false;
     }
     return this.storage.removeExpired(id, now);
