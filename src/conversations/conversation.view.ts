@@ -1,12 +1,10 @@
-import { isoTime } from '../common/iso-time.js';
+import { isoTime, isoTimeOrNull as iso } from '../common/iso-time.js';
 import { ContactSummaryView } from '../contacts/contact.view.js';
 import { ConversationCsatView } from '../csat/csat.view.js';
 import { ConversationSlaView } from '../service-levels/sla.view.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { MessageDirection, MessageType, SenderType } from '../messages/message.schema.js';
 import type { AssignerKind, Conversation, ConversationLastMessage, ConversationStatus, Priority } from './conversation.schema.js';
-
-const iso = (date: Date | null | undefined) => (date ? isoTime(date) : null);
 
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
@@ -122,10 +120,11 @@ export class ConversationView {
   updatedAt: string;
 
   static from(conversation: Stored<Conversation>): ConversationView {
+    const contactId = conversation.contactId.toHexString();
     return {
       id: conversation._id.toHexString(),
-      contactId: conversation.contactId.toHexString(),
-      contact: conversation.contact ? { id: conversation.contactId.toHexString(), ...conversation.contact } : null,
+      contactId,
+      contact: conversation.contact ? { id: contactId, ...conversation.contact } : null,
       channel: conversation.channel,
       status: conversation.status,
       priority: conversation.priority,

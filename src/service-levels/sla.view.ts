@@ -1,7 +1,6 @@
+import { isoTimeOrNull as iso } from '../common/iso-time.js';
 import { SLA_METRICS, type SlaMetric } from '../sla-policies/sla-metrics.js';
 import type { ConversationSla } from './sla-state.js';
-
-const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /** A conversation's SLA: the policy it took, what falls due when, and what it missed (contract section 16). */
 export class ConversationSlaView {
