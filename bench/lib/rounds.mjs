@@ -28,8 +28,8 @@ const SCALE_BLOCK_SIZE = 40;
  * alternating blocks.
  * Before each round, the load from anyone else on the machine, which the report shows. With `reads` (the
  * database's URI, the company and the thread whose pages are measured, and `answers`, the app's pages now), also
- * the list pages' reads alone behind bare NestJS-Express, with the engine's CPU when it has its own process
- * (bare-reads.server.mjs).
+ * the list pages' reads alone behind bare NestJS-Express (bare-reads.server.mjs), each measured right beside the
+ * app's page, with the engine's CPU when it has its own process.
  */
 export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, reads, log }) {
   const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
@@ -64,41 +64,71 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
   async function runRound(round) {
     otherLoad.push(await foreignLoad());
     log(`round ${round + 1}: other load on the machine ${(100 * otherLoad.at(-1)).toFixed(0)}% of its CPU`);
-    const order = ['app', 'http', 'nest', ...(readBodies.length ? ['reads'] : [])];
+    const order = ['app', 'http', 'nest'];
     for (let i = 0; i < round % order.length; i++) order.push(order.shift());
     for (const kind of order) {
       if (kind === 'app') {
-        for (const s of scenarios) {
-          const run = await measure(s.server ?? app, (s.base ?? appBase) + s.path, { engine: s.server ? s.engine : engine, ...requestOptions(s) });
-          log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
-          push('app', s.name, run);
-        }
-        for (const probe of scale) await scaleProbe(appBase, probe, scaleTimes[probe.name]);
+        await appRound(round);
         continue;
       }
-      const port = await freePort();
-      const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}) };
-      const args = [bodiesFile];
-      if (kind === 'reads') {
-        writeFileSync(currentFile, JSON.stringify(await settledAnswers(reads.answers, readBodies)));
-        args.push(currentFile);
-      }
-      const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, args, env);
-      const base = `http://127.0.0.1:${port}`;
-      const names = kind === 'reads' ? readBodies : Object.keys(bodies);
-      // Only the reads touch the database, so only their runs count the engine's CPU.
-      const withEngine = kind === 'reads' ? { engine } : {};
-      try {
-        await server.waitUntilServing(`${base}/ready`);
-        for (const name of names) await measure(server, `${base}/body/${name}`, { duration: 1 });
-        for (const name of names) {
-          const run = await measure(server, `${base}/body/${name}`, withEngine);
+      await withBareServer(kind, Object.keys(bodies), async (server, base) => {
+        for (const name of Object.keys(bodies)) {
+          const run = await measure(server, `${base}/body/${name}`);
           log(`round ${round + 1} ${kind} ${name}: ${run.rps.toFixed(0)} req/s`);
           push(kind, name, run);
         }
-      } finally {
-        await server.stop();
+      });
+    }
+  }
+
+  /**
+   * The app's scenarios, each page with a floor measured back to back with it (app first in odd rounds, floor first
+   * in even ones): the machine's speed drifts over tens of seconds, and the ratio is only fair within the same ones.
+   */
+  async function appRound(round) {
+    const measureApp = async (s) => {
+      const run = await measure(s.server ?? app, (s.base ?? appBase) + s.path, { engine: s.server ? s.engine : engine, ...requestOptions(s) });
+      log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
+      push('app', s.name, run);
+    };
+    const paired = (s) => !s.server && readBodies.includes(s.name);
+    const measureAll = async (floor) => {
+      for (const s of scenarios) {
+        if (!floor || !paired(s)) {
+          await measureApp(s);
+          continue;
+        }
+        // Only the reads touch the database, so only their runs count the engine's CPU.
+        const measureFloor = async () => {
+          const run = await measure(floor.server, `${floor.base}/body/${s.name}`, { engine });
+          log(`round ${round + 1} reads ${s.name}: ${run.rps.toFixed(0)} req/s`);
+          push('reads', s.name, run);
+        };
+        for (const step of round % 2 ? [measureFloor, () => measureApp(s)] : [() => measureApp(s), measureFloor]) await step();
       }
+    };
+    if (readBodies.length) {
+      writeFileSync(currentFile, JSON.stringify(await settledAnswers(reads.answers, readBodies)));
+      await withBareServer('reads', readBodies, (server, base) => measureAll({ server, base }));
+    } else {
+      await measureAll(null);
+    }
+    for (const probe of scale) await scaleProbe(appBase, probe, scaleTimes[probe.name]);
+  }
+
+  /** One of the bare servers (BARE) for the time of `use`, warmed up on each of `names` first. */
+  async function withBareServer(kind, names, use) {
+    const port = await freePort();
+    const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}) };
+    const args = kind === 'reads' ? [bodiesFile, currentFile] : [bodiesFile];
+    const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, args, env);
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await server.waitUntilServing(`${base}/ready`);
+      for (const name of names) await measure(server, `${base}/body/${name}`, { duration: 1 });
+      await use(server, base);
+    } finally {
+      await server.stop();
     }
   }
 }
