@@ -13,6 +13,7 @@ export { FlowStepDefinition } from './flows/steps/flow-step-definition.decorator
 export { HandlesFlowStep, type FlowStepContext, type FlowStepHandler } from './flows/steps/flow-step-handlers.js';
 export { ConversationsModule } from './conversations/conversations.module.js';
 export { ConversationsService } from './conversations/conversations.service.js';
+export { ConversationOpenings } from './conversations/conversation-openings.js';
 export { MessagesModule } from './messages/messages.module.js';
 export { MessagesService } from './messages/messages.service.js';
 export { TenantRepository, type CompanyId, type Stored } from './database/tenancy/tenant-repository.js';

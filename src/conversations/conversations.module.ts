@@ -6,6 +6,7 @@ import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationLists } from './conversation-lists.js';
 import { ConversationMessages } from './conversation-messages.js';
+import { ConversationOpenings } from './conversation-openings.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
 import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
@@ -21,7 +22,7 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     AgentsModule,
     ContactsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
-  exports: [ConversationsService, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
+  exports: [ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

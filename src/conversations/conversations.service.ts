@@ -2,9 +2,6 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import type { Contact } from '../contacts/contact.schema.js';
-import { ContactsService } from '../contacts/contacts.service.js';
-import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
@@ -19,38 +16,19 @@ import {
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, ConversationContact, ConversationLastMessage, Priority } from './conversation.schema.js';
+import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
-import { ConversationsRepository, type MessageTarget, type NewConversation, type RecordedMessage } from './conversations.repository.js';
+import { ConversationsRepository } from './conversations.repository.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
-const DEFAULT_CHANNEL = 'api';
-
-/** A channel as stored and compared: channels are matched case-insensitively, and `api` when none is given. */
-export function channelOf(given: string | undefined): string {
-  return (given ?? DEFAULT_CHANNEL).toLowerCase();
-}
-
-/** What a new conversation keeps of its contact (see ConversationContact). */
-function contactCopy(contact: Stored<Contact>): ConversationContact {
-  return { name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
-}
-
 /** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
 export interface AssignmentActor {
   kind: AssignerKind;
   id: string | null;
-}
-
-export interface OpenConversationInput {
-  contactId: string;
-  channel?: string;
-  subject?: string;
-  priority?: Priority;
 }
 
 export interface ConversationChanges {
@@ -72,7 +50,6 @@ export class ConversationsService {
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly agents: AgentsRepository,
-    private readonly contacts: ContactsService,
     private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
   ) {}
@@ -103,81 +80,10 @@ export class ConversationsService {
     return ConversationView.from(await this.findStored(companyId, id));
   }
 
-  /**
-   * Opens a conversation with a contact of the company (agent-initiated): `bot`, priority `medium`
-   * unless given. 400 when the contact is not the company's, 409 when the contact already has an
-   * open conversation on the channel.
-   */
-  async open(companyId: CompanyId, input: OpenConversationInput): Promise<ConversationView> {
-    const contact = await this.contacts.findById(companyId, input.contactId);
-    if (!contact) {
-      throw new RequestValidationException([{ field: 'contactId', message: 'contact not found' }]);
-    }
-    const channel = channelOf(input.channel);
-    try {
-      return await this.create(companyId, {
-        contactId: contact._id,
-        contact: contactCopy(contact),
-        channel,
-        subject: input.subject ?? null,
-        priority: input.priority ?? 'medium',
-      });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      const existing = await this.conversations.findOpen(companyId, contact._id, channel);
-      throw new ConflictException(
-        `Contact ${input.contactId} already has an open conversation on channel ${channel}` +
-          (existing ? ` (${existing._id.toHexString()})` : ''),
-      );
-    }
-  }
-
-  /**
-   * Opens a conversation in `bot` with the contact on the channel, unless one is open: the partial unique index
-   * admits one open conversation, so of concurrent calls one opens it (and writes `conversation.created`) and the
-   * others find it refused, which is what they wanted. The caller, which has just found none open, looks again.
-   */
-  async openIfNone(companyId: CompanyId, contact: Stored<Contact>, channel?: string): Promise<void> {
-    try {
-      await this.create(companyId, { contactId: contact._id, contact: contactCopy(contact), channel: channelOf(channel) });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-  }
-
   /** The contact's open conversation on the channel, or null. */
   async findOpen(companyId: CompanyId, contactId: Types.ObjectId, channel: string): Promise<ConversationView | null> {
     const open = await this.conversations.findOpen(companyId, contactId, channel);
     return open ? ConversationView.from(open) : null;
-  }
-
-  /**
-   * Opens a conversation with the contact on the channel, assigned to the agent who starts it (`human`), as a
-   * proactive message does: `conversation.created` and `conversation.assigned` in its write. When one is open
-   * already (a concurrent call opened it), answers that one as it is.
-   */
-  async openAssigned(companyId: CompanyId, contact: Stored<Contact>, channel: string, agentId: string): Promise<ConversationView> {
-    const agent = toObjectId(agentId);
-    const contactId = contact._id;
-    try {
-      const stored = await this.conversations.insert(
-        companyId,
-        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
-        (conversation) => {
-          const snapshot = ConversationView.from(conversation);
-          return [
-            stageEvent('conversation.created', { conversation: snapshot }, { occurredAt: conversation.createdAt }),
-            stageEvent('conversation.assigned', { conversation: snapshot, agentId, previousAgentId: null }, { occurredAt: conversation.createdAt }),
-          ];
-        },
-      );
-      return ConversationView.from(stored);
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      const open = await this.findOpen(companyId, contactId, channel);
-      if (!open) throw new ConflictException(`The contact's conversation on channel ${channel} was closed meanwhile; send again`);
-      return open;
-    }
   }
 
   /**
@@ -330,13 +236,6 @@ export class ConversationsService {
       }
     }
     return moved;
-  }
-
-  private async create(companyId: CompanyId, data: NewConversation): Promise<ConversationView> {
-    const stored = await this.conversations.insert(companyId, data, (conversation) => [
-      stageEvent('conversation.created', { conversation: ConversationView.from(conversation) }, { occurredAt: conversation.createdAt }),
-    ]);
-    return ConversationView.from(stored);
   }
 
   /** The stored record; 404 for a missing, malformed or foreign id. */

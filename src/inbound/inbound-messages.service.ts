@@ -1,6 +1,7 @@
 import { ConflictException, ForbiddenException, Injectable } from '@nestjs/common';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
+import { channelOf } from '../channels/channel-key.js';
+import { ConversationOpenings } from '../conversations/conversation-openings.js';
 import { duplicateKeyIndex, isDuplicateKeyError } from '../database/mongo-errors.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { scopeAllows, type ChannelScope } from '../events/event-channel.js';
@@ -33,7 +34,7 @@ function channelRefused(channel: string, scope: readonly string[]): ForbiddenExc
 export class InboundMessagesService {
   constructor(
     private readonly contacts: ContactsService,
-    private readonly conversations: ConversationsService,
+    private readonly openings: ConversationOpenings,
     private readonly messages: MessagesService,
     private readonly media: MediaUploadsService,
   ) {}
@@ -71,7 +72,7 @@ export class InboundMessagesService {
         throw error;
       }
       if (delivered) return { ...delivered, duplicate: false };
-      await this.conversations.openIfNone(companyId, contact, channel);
+      await this.openings.openIfNone(companyId, contact, channel);
     }
     throw new ConflictException('The conversation kept closing while the message was stored; send it again');
   }

@@ -3,7 +3,7 @@ import type { QueryFilter } from 'mongoose';
 import { ChannelsService } from '../channels/channels.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
-import { channelOf } from '../conversations/conversations.service.js';
+import { channelOf } from '../channels/channel-key.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';

@@ -1,12 +1,14 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
+import { channelOf } from '../channels/channel-key.js';
 import { ChannelsService } from '../channels/channels.service.js';
 import { isReplyWindowOpen, replyWindowEnd, ReplyWindowClosedException } from '../channels/reply-window.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { RecordedMessage } from '../conversations/conversations.repository.js';
 import { ConversationMessages } from '../conversations/conversation-messages.js';
-import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
+import { ConversationOpenings } from '../conversations/conversation-openings.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { Types } from 'mongoose';
 import { toObjectId } from '../database/object-id.js';
@@ -85,6 +87,7 @@ export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
     private readonly conversations: ConversationsService,
+    private readonly openings: ConversationOpenings,
     private readonly conversationMessages: ConversationMessages,
     private readonly links: MediaLinks,
     private readonly channels: ChannelsService,
@@ -103,7 +106,7 @@ export class MessagesService {
       const refusal = await this.freeFormRefusal(agent.companyId, channelOf(input.channel), null);
       if (refusal) throw refusal;
     }
-    const conversation = await this.conversations.open(agent.companyId, input);
+    const conversation = await this.openings.open(agent.companyId, input);
     if (message === undefined) return conversation;
     const sent = await this.sendText(agent.companyId, conversation.id, message, { type: 'agent', id: agent.agentId });
     return sent.conversation;

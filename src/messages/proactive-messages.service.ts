@@ -6,7 +6,9 @@ import type { Contact } from '../contacts/contact.schema.js';
 import { ContactView } from '../contacts/contact.view.js';
 import { ContactsService, type ContactIdentity } from '../contacts/contacts.service.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
-import { channelOf, ConversationsService } from '../conversations/conversations.service.js';
+import { channelOf } from '../channels/channel-key.js';
+import { ConversationOpenings } from '../conversations/conversation-openings.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { MessageTemplatesService } from '../message-templates/message-templates.service.js';
 import { proactiveMessageModeOf, type ProactiveMessageDto, type ProactiveRecipientDto } from './dto/proactive-message.dto.js';
@@ -33,6 +35,7 @@ export class ProactiveMessagesService {
     private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
     private readonly conversations: ConversationsService,
+    private readonly openings: ConversationOpenings,
     private readonly templates: MessageTemplatesService,
     private readonly messages: MessagesService,
   ) {}
@@ -54,7 +57,7 @@ export class ProactiveMessagesService {
     }
 
     const contact = identity ? await this.contacts.findOrCreateByIdentity(companyId, identity) : known!;
-    conversation ??= await this.conversations.openAssigned(companyId, contact, channel, agent.agentId);
+    conversation ??= await this.openings.openAssigned(companyId, contact, channel, agent.agentId);
     const sender: OutboundSender = { type: 'agent', id: agent.agentId };
     const sent = template
       ? await this.messages.sendPreparedTemplate(companyId, conversation.id, template, sender)

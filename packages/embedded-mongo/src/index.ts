@@ -84,6 +84,8 @@ export class EmbeddedMongo {
         log(`embedded-mongo: ${what} failed: ${(error as Error).message}`);
       }
     };
+    // The database's own monitors, as mongod runs them (its TTL monitor every 60 s, its idle-cursor sweep): they
+    // belong to the engine, which serves any app; the app's background work runs on its event log's lanes instead.
     const timers = [
       setInterval(sweep('TTL deletion', () => engine.expireTtl(Date.now())), options.ttlMonitorIntervalMs ?? 60_000),
       setInterval(sweep('cursor expiry', () => engine.cursors.expireIdle(Date.now())), CURSOR_SWEEP_MS),
