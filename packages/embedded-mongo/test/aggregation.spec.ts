@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MongoClient, ObjectId, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
-
-/** Test documents use numeric and string _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ObjectId } from 'mongodb';
+import { engineFixture, type Loose } from './fixture.js';
 
 describe('embedded engine: aggregation', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
+  const fx = engineFixture('agg');
   const companyId = new ObjectId();
   const agentA = new ObjectId();
   const agentB = new ObjectId();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('agg');
-    await db.collection<Loose>('agents').insertMany([
+    await fx.db.collection<Loose>('agents').insertMany([
       { _id: agentA, name: 'Ann', companyId },
       { _id: agentB, name: 'Ben', companyId },
     ]);
-    await db.collection<Loose>('conversations').insertMany([
+    await fx.db.collection<Loose>('conversations').insertMany([
       { _id: 1, companyId, status: 'open', agentId: agentA, tags: ['vip', 'sales'], createdAt: new Date('2024-03-10T23:30:00Z'), n: 3 },
       { _id: 2, companyId, status: 'closed', agentId: agentA, tags: ['sales'], createdAt: new Date('2024-03-11T03:30:00Z'), n: 1 },
       { _id: 3, companyId, status: 'open', agentId: agentB, tags: [], createdAt: new Date('2024-03-11T05:30:00Z'), n: 5 },
@@ -31,12 +22,7 @@ describe('embedded engine: aggregation', () => {
     ]);
   });
 
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
-
-  const conversations = () => db.collection<Loose>('conversations');
+  const conversations = () => fx.db.collection<Loose>('conversations');
 
   it('$match, $group with accumulators, $sort, $project', async () => {
     const rows = await conversations()
@@ -135,7 +121,7 @@ describe('embedded engine: aggregation', () => {
       ])
       .toArray();
     expect(rows).toEqual([{ _id: 1, agentName: 'ANN' }, { _id: 2, agentName: 'ANN' }, { _id: 3, agentName: 'BEN' }]);
-    const piped = await db
+    const piped = await fx.db
       .collection<Loose>('agents')
       .aggregate([
         { $lookup: { from: 'conversations', let: { a: '$_id' }, pipeline: [{ $match: { $expr: { $eq: ['$agentId', '$$a'] } } }, { $count: 'n' }], as: 'stats' } },
@@ -144,11 +130,11 @@ describe('embedded engine: aggregation', () => {
       ])
       .toArray();
     expect(piped.map((r) => [r.name, r.n])).toEqual([['Ann', 2], ['Ben', 2]]);
-    expect((await db.collection<Loose>('agents').findOne({ _id: agentA }))?.name).toBe('Ann');
+    expect((await fx.db.collection<Loose>('agents').findOne({ _id: agentA }))?.name).toBe('Ann');
   });
 
   it('aggregation cursors are batched with getMore', async () => {
-    const many = db.collection<Loose>('manyagg');
+    const many = fx.db.collection<Loose>('manyagg');
     await many.insertMany(Array.from({ length: 130 }, (_, i) => ({ i })));
     const docs = await many.aggregate([{ $sort: { i: -1 } }], { batchSize: 50 }).toArray();
     expect(docs.map((d) => d.i)).toEqual(Array.from({ length: 130 }, (_, i) => 129 - i));
@@ -159,7 +145,7 @@ describe('embedded engine: aggregation', () => {
     await expect(conversations().aggregate([{ $project: { x: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 168 });
     await expect(conversations().aggregate([{ $group: { _id: null, x: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 15952 });
     await expect(conversations().aggregate([{ $match: { n: { $frob: 1 } } }]).toArray()).rejects.toMatchObject({ code: 2 });
-    await expect(db.collection<Loose>('empty').aggregate([{ $frob: 1 }]).toArray()).rejects.toMatchObject({ code: 40324 });
+    await expect(fx.db.collection<Loose>('empty').aggregate([{ $frob: 1 }]).toArray()).rejects.toMatchObject({ code: 40324 });
     await expect(conversations().aggregate([{ $out: 'copy' }, { $match: {} }]).toArray()).rejects.toMatchObject({ code: 40601 });
   });
 });

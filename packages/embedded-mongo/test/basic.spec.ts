@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MongoClient, ObjectId, type Db } from 'mongodb';
+import { describe, expect, it } from '@jest/globals';
+import { ObjectId } from 'mongodb';
 import mongoose from 'mongoose';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
+import { engineFixture } from './fixture.js';
 
 const STANDALONE_ERROR = { code: 20, codeName: 'IllegalOperation' };
 const SERVER_MESSAGE = 'Transaction numbers are only allowed on a replica set member or mongos';
@@ -9,32 +9,19 @@ const SERVER_MESSAGE = 'Transaction numbers are only allowed on a replica set me
 const REFUSED_WRITE = { message: expect.stringContaining('does not support retryable writes'), originalError: expect.objectContaining(STANDALONE_ERROR) };
 
 describe('embedded engine: connect and basic CRUD', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
-
-  beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('basic');
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
+  const fx = engineFixture('basic');
 
   it('answers the handshake as a standalone MongoDB 7.0', async () => {
-    const hello = await db.admin().command({ hello: 1 });
+    const hello = await fx.db.admin().command({ hello: 1 });
     expect(hello).toMatchObject({ isWritablePrimary: true, maxWireVersion: 21, minWireVersion: 0, logicalSessionTimeoutMinutes: 30, ok: 1 });
     expect(hello.setName).toBeUndefined();
     expect(hello.compression).toBeUndefined();
-    const info = await db.admin().command({ buildInfo: 1 });
+    const info = await fx.db.admin().command({ buildInfo: 1 });
     expect(info).toMatchObject({ version: '7.0.0', versionArray: [7, 0, 0, 0] });
   });
 
   it('inserts, finds, updates and deletes through the driver', async () => {
-    const users = db.collection('users');
+    const users = fx.db.collection('users');
     const { insertedIds } = await users.insertMany([{ name: 'ada', n: 1 }, { name: 'bob', n: 2 }, { name: 'cy', n: 3 }]);
     expect(await users.find({ n: { $gte: 2 } }).sort({ n: -1 }).project({ _id: 0, name: 1 }).toArray()).toEqual([{ name: 'cy' }, { name: 'bob' }]);
     expect(await users.findOne({ _id: insertedIds[0] })).toEqual({ _id: insertedIds[0], name: 'ada', n: 1 });
@@ -45,7 +32,7 @@ describe('embedded engine: connect and basic CRUD', () => {
   });
 
   it('works through Mongoose, including unique indexes and upserts', async () => {
-    const conn = await mongoose.createConnection(`${engine.uri}basic_mongoose`).asPromise();
+    const conn = await mongoose.createConnection(`${fx.engine.uri}basic_mongoose`).asPromise();
     try {
       const Thing = conn.model('Thing', new mongoose.Schema({ title: { type: String, unique: true }, companyId: mongoose.Schema.Types.ObjectId }, { timestamps: true }));
       await Thing.init();
@@ -63,44 +50,44 @@ describe('embedded engine: connect and basic CRUD', () => {
 
   describe('transactions, refused as by a standalone mongod', () => {
     it('refuses the first operation of a transaction with the server error, and it writes nothing', async () => {
-      const session = client.startSession();
+      const session = fx.client.startSession();
       try {
         session.startTransaction();
-        await expect(db.collection('tx').findOne({}, { session })).rejects.toMatchObject({ ...STANDALONE_ERROR, message: SERVER_MESSAGE });
+        await expect(fx.db.collection('tx').findOne({}, { session })).rejects.toMatchObject({ ...STANDALONE_ERROR, message: SERVER_MESSAGE });
         await session.abortTransaction();
         session.startTransaction();
-        await expect(db.collection('tx').insertOne({ _id: 1 as never }, { session })).rejects.toMatchObject(REFUSED_WRITE);
+        await expect(fx.db.collection('tx').insertOne({ _id: 1 as never }, { session })).rejects.toMatchObject(REFUSED_WRITE);
         await session.abortTransaction();
       } finally {
         await session.endSession();
       }
-      expect(await db.collection('tx').countDocuments()).toBe(0);
+      expect(await fx.db.collection('tx').countDocuments()).toBe(0);
     });
 
     it('refuses withTransaction before its callback writes anything', async () => {
-      const session = client.startSession();
+      const session = fx.client.startSession();
       try {
         const run = session.withTransaction(async () => {
-          await db.collection('tx').insertOne({ _id: 2 as never }, { session });
+          await fx.db.collection('tx').insertOne({ _id: 2 as never }, { session });
         });
         await expect(run).rejects.toMatchObject(REFUSED_WRITE);
       } finally {
         await session.endSession();
       }
-      expect(await db.collection('tx').countDocuments()).toBe(0);
+      expect(await fx.db.collection('tx').countDocuments()).toBe(0);
     });
 
     it('answers commitTransaction and abortTransaction with the same error', async () => {
       for (const command of ['commitTransaction', 'abortTransaction']) {
-        await expect(db.admin().command({ [command]: 1, txnNumber: 1, autocommit: false })).rejects.toMatchObject({ ...STANDALONE_ERROR, message: SERVER_MESSAGE });
+        await expect(fx.db.admin().command({ [command]: 1, txnNumber: 1, autocommit: false })).rejects.toMatchObject({ ...STANDALONE_ERROR, message: SERVER_MESSAGE });
       }
     });
 
     it('serves sessions without transactions', async () => {
-      const session = client.startSession();
+      const session = fx.client.startSession();
       try {
-        await db.collection('tx_session').insertOne({ _id: 3 as never }, { session });
-        expect(await db.collection('tx_session').findOne({ _id: 3 as never }, { session })).toEqual({ _id: 3 });
+        await fx.db.collection('tx_session').insertOne({ _id: 3 as never }, { session });
+        expect(await fx.db.collection('tx_session').findOne({ _id: 3 as never }, { session })).toEqual({ _id: 3 });
       } finally {
         await session.endSession();
       }

@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Double, Long, MongoClient, ObjectId, type CollationOptions, type Db, type Document } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
-
-/** Test documents use free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Double, Long, ObjectId, type CollationOptions, type Document } from 'mongodb';
+import { engineFixture, type Loose } from './fixture.js';
 
 /** The index stage of an explained plan (null for a collection scan or an _id lookup), and the counters. */
 function planOf(explained: Document): { index: string | null; docsExamined: number; keysExamined: number } {
@@ -14,16 +10,11 @@ function planOf(explained: Document): { index: string | null; docsExamined: numb
 }
 
 describe('embedded engine: planner rules (partial indexes, choice among several)', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
+  const fx = engineFixture('planner');
   const companies = [new ObjectId(), new ObjectId()];
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('planner');
-    const conversations = db.collection<Loose>('conversations');
+    const conversations = fx.db.collection<Loose>('conversations');
     await conversations.createIndex({ companyId: 1, _id: -1 });
     await conversations.createIndex({ companyId: 1, contactId: 1, channel: 1 }, { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open' });
     const contacts = Array.from({ length: 50 }, () => new ObjectId());
@@ -37,7 +28,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
         rating: i % 11,
       })),
     );
-    const messages = db.collection<Loose>('messages');
+    const messages = fx.db.collection<Loose>('messages');
     await messages.createIndex({ companyId: 1, createdAt: 1 });
     await messages.createIndex({ companyId: 1, channel: 1, externalId: 1 }, { unique: true, partialFilterExpression: { externalId: { $type: 'string' } }, name: 'by_external_id' });
     await messages.insertMany(
@@ -53,20 +44,15 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
     await messages.createIndex({ companyId: 1, email: 1 }, { partialFilterExpression: { email: { $exists: true } }, name: 'email_exists' });
   });
 
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
-
   const explain = async (collection: string, filter: Document, extra: Document = {}) =>
-    planOf((await db.command({ explain: { find: collection, filter, ...extra }, verbosity: 'executionStats' })) as Document);
+    planOf((await fx.db.command({ explain: { find: collection, filter, ...extra }, verbosity: 'executionStats' })) as Document);
 
   /**
    * The planned answer equals a collection scan's (same documents, same order when sorted). The scan's filter is
    * wrapped in `$and`, so it is tested by the general matcher, not by the fast paths the planned side may take.
    */
   async function sameAsScan(collection: string, filter: Document, sort?: Document, limit = 0): Promise<Document[]> {
-    const c = db.collection<Loose>(collection);
+    const c = fx.db.collection<Loose>(collection);
     const run = (query: Document, hint?: Document) => c.find(query, { ...(hint ? { hint } : {}), ...(sort ? { sort } : {}), limit }).toArray();
     const [planned, scanned] = await Promise.all([run(filter), run({ $and: [filter] }, { $natural: 1 })]);
     const ids = (docs: Document[]) => docs.map((d) => String(d._id));
@@ -76,7 +62,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   }
 
   it('uses a partial index when the query carries its filter: the open conversation of a contact', async () => {
-    const one = await db.collection<Loose>('conversations').findOne({ isOpen: true });
+    const one = await fx.db.collection<Loose>('conversations').findOne({ isOpen: true });
     const filter = { companyId: one.companyId, contactId: one.contactId, channel: one.channel, isOpen: true };
     expect(await explain('conversations', filter)).toEqual({ index: 'one_open', docsExamined: 1, keysExamined: 1 });
     expect(await sameAsScan('conversations', filter)).toHaveLength(1);
@@ -85,7 +71,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   });
 
   it('does not use a partial index the query does not imply, and still answers exactly', async () => {
-    const one = await db.collection<Loose>('conversations').findOne({ isOpen: true });
+    const one = await fx.db.collection<Loose>('conversations').findOne({ isOpen: true });
     const base = { companyId: one.companyId, contactId: one.contactId, channel: one.channel };
     for (const filter of [base, { ...base, isOpen: false }, { ...base, isOpen: { $ne: false } }, { ...base, isOpen: { $in: [true, false] } }]) {
       expect((await explain('conversations', filter)).index).toBe('companyId_1__id_-1');
@@ -96,7 +82,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   });
 
   it('range filters: a query range inside the filter range implies it, of the same type only', async () => {
-    const c = db.collection<Loose>('conversations');
+    const c = fx.db.collection<Loose>('conversations');
     await c.createIndex({ contactId: 1, rating: 1 }, { partialFilterExpression: { rating: { $gt: 5 } }, name: 'rated' });
     try {
       const contactId = (await c.findOne({}))!.contactId;
@@ -116,7 +102,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   });
 
   it('holds in a partial index with a collation the documents its filter matches under that collation', async () => {
-    const c = db.collection<Loose>('collated');
+    const c = fx.db.collection<Loose>('collated');
     const collation = { locale: 'en', strength: 2 };
     await c.insertMany([{ _id: 1, k: 1, status: 'open' }, { _id: 2, k: 1, status: 'OPEN' }, { _id: 3, k: 1, status: 'closed' }]);
     await c.createIndex({ k: 1 }, { name: 'open_k', collation, partialFilterExpression: { status: 'open' } });
@@ -155,7 +141,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   });
 
   it('answers exactly when equality conditions are left to the index or the _id lookup', async () => {
-    const c = db.collection<Loose>('exact');
+    const c = fx.db.collection<Loose>('exact');
     await c.createIndex({ g: 1, v: 1 });
     await c.createIndex({ tags: 1 });
     await c.insertMany([
@@ -200,7 +186,7 @@ describe('embedded engine: planner rules (partial indexes, choice among several)
   });
 
   it('chooses the index that serves the most of the query, whatever the declaration order', async () => {
-    const c = db.collection<Loose>('choice');
+    const c = fx.db.collection<Loose>('choice');
     await c.createIndex({ a: 1 });
     await c.createIndex({ a: 1, t: 1 });
     await c.createIndex({ a: 1, b: 1 });

@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Binary, Decimal128, Long, MongoClient, ObjectId, type Collection, type Db, type Document } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
-
-/** Test documents use numeric and string _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Binary, Decimal128, Long, ObjectId, type Collection, type Document } from 'mongodb';
+import { engineFixture, type Loose } from './fixture.js';
 
 describe('embedded engine: reads', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
+  const fx = engineFixture('reads');
   let people: Collection<Loose>;
   const companyA = new ObjectId();
   const companyB = new ObjectId();
 
   beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('reads');
-    people = db.collection<Loose>('people');
+    people = fx.db.collection<Loose>('people');
     await people.insertMany([
       { _id: 1, name: 'Ada', age: 36, companyId: companyA, tags: ['math', 'code'], address: { city: 'London' }, scores: [{ k: 'a', v: 5 }, { k: 'b', v: 9 }] },
       { _id: 2, name: 'bob', age: 25, companyId: companyA, tags: ['code'], address: { city: 'Paris' }, scores: [{ k: 'a', v: 2 }] },
@@ -26,11 +17,6 @@ describe('embedded engine: reads', () => {
       { _id: 4, name: 'Dee', age: null, companyId: companyB, tags: ['art', 'math'] },
       { _id: 5, name: 'eve', companyId: companyA, nickname: 'E' },
     ]);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
   });
 
   const ids = async (filter: Document, sort: Document = { _id: 1 }) => (await people.find(filter).sort(sort).toArray()).map((d) => d._id);
@@ -121,28 +107,28 @@ describe('embedded engine: reads', () => {
   });
 
   it('cursors span several getMore batches and can be killed', async () => {
-    const many = db.collection<Loose>('many');
+    const many = fx.db.collection<Loose>('many');
     await many.insertMany(Array.from({ length: 250 }, (_, i) => ({ i })));
     const seen: number[] = [];
     const cursor = many.find({}).sort({ i: 1 }).batchSize(40);
     for await (const doc of cursor) seen.push(doc.i as number);
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => i));
 
-    const first = await db.command({ find: 'many', filter: {}, batchSize: 10 }, { promoteLongs: false });
+    const first = await fx.db.command({ find: 'many', filter: {}, batchSize: 10 }, { promoteLongs: false });
     expect(first.cursor.firstBatch).toHaveLength(10);
     expect(first.cursor.id).toBeInstanceOf(Long);
     expect(first.cursor.id.isZero()).toBe(false);
-    const next = await db.command({ getMore: first.cursor.id, collection: 'many', batchSize: 100 }, { promoteLongs: false });
+    const next = await fx.db.command({ getMore: first.cursor.id, collection: 'many', batchSize: 100 }, { promoteLongs: false });
     expect(next.cursor.nextBatch).toHaveLength(100);
     expect(next.cursor.nextBatch[0].i).toBe(first.cursor.firstBatch[9].i + 1);
-    const killed = await db.command({ killCursors: 'many', cursors: [first.cursor.id, Long.fromNumber(12345)] }, { promoteLongs: false });
+    const killed = await fx.db.command({ killCursors: 'many', cursors: [first.cursor.id, Long.fromNumber(12345)] }, { promoteLongs: false });
     expect(killed.cursorsKilled).toEqual([first.cursor.id]);
     expect(killed.cursorsNotFound).toEqual([Long.fromNumber(12345)]);
-    await expect(db.command({ getMore: first.cursor.id, collection: 'many' })).rejects.toMatchObject({ code: 43 });
+    await expect(fx.db.command({ getMore: first.cursor.id, collection: 'many' })).rejects.toMatchObject({ code: 43 });
 
-    const defaultBatch = await db.command({ find: 'many', filter: {} }, { promoteLongs: false });
+    const defaultBatch = await fx.db.command({ find: 'many', filter: {} }, { promoteLongs: false });
     expect(defaultBatch.cursor.firstBatch).toHaveLength(101);
-    const rest = await db.command({ getMore: defaultBatch.cursor.id, collection: 'many' }, { promoteLongs: false });
+    const rest = await fx.db.command({ getMore: defaultBatch.cursor.id, collection: 'many' }, { promoteLongs: false });
     expect(rest.cursor.nextBatch).toHaveLength(149);
     expect(rest.cursor.id.isZero()).toBe(true);
     const limited = await many.find({}).limit(5).batchSize(2).toArray();
@@ -150,21 +136,21 @@ describe('embedded engine: reads', () => {
   });
 
   it('a batch stops before 16 MiB of documents; a getMore carries the rest', async () => {
-    const big = db.collection<Loose>('big');
+    const big = fx.db.collection<Loose>('big');
     const text = 'x'.repeat(6 * 1024 * 1024);
     await big.insertMany(Array.from({ length: 4 }, (_, i) => ({ _id: i as never, text })));
-    const first = await db.command({ find: 'big', filter: {}, sort: { _id: 1 } }, { promoteLongs: false });
+    const first = await fx.db.command({ find: 'big', filter: {}, sort: { _id: 1 } }, { promoteLongs: false });
     expect(first.cursor.firstBatch.map((d: Loose) => [d._id, d.text.length])).toEqual([
       [0, text.length],
       [1, text.length],
     ]);
-    const rest = await db.command({ getMore: first.cursor.id, collection: 'big' }, { promoteLongs: false });
+    const rest = await fx.db.command({ getMore: first.cursor.id, collection: 'big' }, { promoteLongs: false });
     expect(rest.cursor.nextBatch.map((d: Loose) => d._id)).toEqual([2, 3]);
     expect(rest.cursor.id.isZero()).toBe(true);
   });
 
   it('a projection of top-level fields answers as the general projection does', async () => {
-    const c = db.collection<Loose>('projected');
+    const c = fx.db.collection<Loose>('projected');
     await c.insertMany([
       { _id: 1 as never, phone: '+1', name: 'Ada', nested: { a: 1 }, list: [1, 2], email: null },
       { name: 'Bob', _id: 2 as never, other: true },
@@ -183,7 +169,7 @@ describe('embedded engine: reads', () => {
   });
 
   it('a document read, changed and read again comes back changed (sent documents keep their encoding only while unchanged)', async () => {
-    const c = db.collection<Loose>('reread');
+    const c = fx.db.collection<Loose>('reread');
     await c.insertMany([{ _id: 1 as never, v: 'first' }, { _id: 2 as never, v: 'other' }]);
     expect(await c.find({}).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1, v: 'first' }, { _id: 2, v: 'other' }]);
     expect(await c.find({}, { projection: { v: 1, _id: 0 } }).sort({ _id: 1 }).toArray()).toEqual([{ v: 'first' }, { v: 'other' }]);
@@ -197,7 +183,7 @@ describe('embedded engine: reads', () => {
   });
 
   it('a failed $merge leaves a document it read unchanged, in storage and in what is sent', async () => {
-    const c = db.collection<Loose>('merged');
+    const c = fx.db.collection<Loose>('merged');
     await c.insertOne({ _id: 1 as never, a: { b: 1 } });
     expect(await c.find({}).toArray()).toEqual([{ _id: 1, a: { b: 1 } }]);
     const merge = { $merge: { into: 'merged', whenMatched: [{ $set: { 'a.b': 2, _id: 99 } }] } };
@@ -207,7 +193,7 @@ describe('embedded engine: reads', () => {
   });
 
   it('round-trips BSON types: ObjectId, Date, Decimal128, Long, Binary, null versus missing', async () => {
-    const types = db.collection<Loose>('types');
+    const types = fx.db.collection<Loose>('types');
     const doc = {
       _id: new ObjectId(),
       date: new Date('2024-02-29T12:34:56.789Z'),

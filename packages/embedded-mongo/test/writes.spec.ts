@@ -1,29 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Long, MongoBulkWriteError, MongoClient, MongoServerError, ObjectId, type Db } from 'mongodb';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
-
-/** Test documents use numeric and string _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
+import { describe, expect, it } from '@jest/globals';
+import { Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb';
+import { engineFixture, type Loose } from './fixture.js';
 
 describe('embedded engine: writes', () => {
-  let engine: EmbeddedMongo;
-  let client: MongoClient;
-  let db: Db;
-
-  beforeAll(async () => {
-    engine = await startEmbeddedMongo();
-    client = await new MongoClient(engine.uri).connect();
-    db = client.db('writes');
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await engine.stop();
-  });
+  const fx = engineFixture('writes');
 
   it('update operators: $set, $inc, $unset, $push, $addToSet, $pull, nested paths', async () => {
-    const c = db.collection<Loose>('ops');
+    const c = fx.db.collection<Loose>('ops');
     const { insertedId } = await c.insertOne({ n: 1, tags: ['a'], nested: { x: 1 }, gone: true });
     await c.updateOne({ _id: insertedId }, { $set: { 'nested.y': 2, title: 't' }, $inc: { n: 5 }, $unset: { gone: '' } });
     await c.updateOne({ _id: insertedId }, { $push: { tags: { $each: ['b', 'c'] } } } as never);
@@ -37,7 +20,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('update operators fail like MongoDB on values of the wrong type, and do arithmetic on Long', async () => {
-    const c = db.collection<Loose>('typed');
+    const c = fx.db.collection<Loose>('typed');
     await c.insertOne({ _id: 1, s: 'text', n: 5, big: Long.fromString('9007199254740993') });
     await expect(c.updateOne({ _id: 1 }, { $inc: { s: 1 } })).rejects.toMatchObject({ code: 14 });
     await expect(c.updateOne({ _id: 1 }, { $push: { s: 1 } } as never)).rejects.toMatchObject({ code: 2, message: expect.stringContaining('must be an array') });
@@ -51,7 +34,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('multi updates, replacement, arrayFilters and the positional operator', async () => {
-    const c = db.collection<Loose>('multi');
+    const c = fx.db.collection<Loose>('multi');
     await c.insertMany([
       { _id: 1, g: 'x', items: [{ k: 1, v: 0 }, { k: 2, v: 0 }] },
       { _id: 2, g: 'x', items: [{ k: 2, v: 0 }] },
@@ -69,7 +52,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('upserts seed the new document from the filter equalities', async () => {
-    const c = db.collection<Loose>('upserts');
+    const c = fx.db.collection<Loose>('upserts');
     const companyId = new ObjectId();
     const r = await c.updateOne({ companyId, key: 'k1', n: { $gt: 5 } }, { $set: { v: 1 }, $setOnInsert: { created: true } }, { upsert: true });
     expect(r).toMatchObject({ matchedCount: 0, upsertedCount: 1 });
@@ -83,7 +66,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('findOneAndUpdate honors returnDocument, sort, projection and upsert; findOneAndDelete', async () => {
-    const c = db.collection<Loose>('fam');
+    const c = fx.db.collection<Loose>('fam');
     await c.insertMany([{ q: 1, p: 1 }, { q: 1, p: 2 }, { q: 1, p: 3 }]);
     const before = await c.findOneAndUpdate({ q: 1 }, { $inc: { p: 10 } }, { sort: { p: -1 }, returnDocument: 'before', projection: { _id: 0 } });
     expect(before).toEqual({ q: 1, p: 3 });
@@ -102,14 +85,14 @@ describe('embedded engine: writes', () => {
   });
 
   it('deletes one or many', async () => {
-    const c = db.collection<Loose>('deletes');
+    const c = fx.db.collection<Loose>('deletes');
     await c.insertMany([{ k: 1 }, { k: 1 }, { k: 2 }]);
     expect((await c.deleteOne({ k: 1 })).deletedCount).toBe(1);
     expect((await c.deleteMany({})).deletedCount).toBe(2);
   });
 
   it('unique indexes reject duplicates on insert, update and upsert with MongoDB error details', async () => {
-    const c = db.collection<Loose>('uniq');
+    const c = fx.db.collection<Loose>('uniq');
     await c.createIndex({ email: 1 }, { unique: true });
     await c.createIndex({ companyId: 1, slug: 1 }, { unique: true });
     const companyId = new ObjectId();
@@ -135,7 +118,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('ordered and unordered inserts report writeErrors with their index', async () => {
-    const c = db.collection<Loose>('bulk');
+    const c = fx.db.collection<Loose>('bulk');
     await c.createIndex({ k: 1 }, { unique: true });
     const ordered = await c.insertMany([{ k: 1 }, { k: 1 }, { k: 2 }]).catch((e: MongoBulkWriteError) => e);
     expect(ordered).toBeInstanceOf(MongoBulkWriteError);
@@ -148,7 +131,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('sparse and partial unique indexes only constrain the documents they cover', async () => {
-    const c = db.collection<Loose>('partial');
+    const c = fx.db.collection<Loose>('partial');
     await c.createIndex({ phone: 1 }, { unique: true, sparse: true });
     await c.createIndex({ companyId: 1, email: 1 }, { unique: true, partialFilterExpression: { email: { $type: 'string' } } });
     const companyId = new ObjectId();
@@ -161,7 +144,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('keeps stored documents isolated from later writes and from what clients receive', async () => {
-    const c = db.collection<Loose>('isolation');
+    const c = fx.db.collection<Loose>('isolation');
     await c.insertOne({ _id: 1 as never, list: [1, 2], sub: { a: 1 } });
     const cursor = c.find({}).batchSize(1);
     await c.insertMany([{ _id: 2 as never }, { _id: 3 as never }]);
@@ -182,7 +165,7 @@ describe('embedded engine: writes', () => {
     ['an exclusion projection', { secret: 0 }],
     ['an inclusion projection', { flag: 1 }],
   ])('answers the updated document with %s when the update changes a filtered field', async (_name, projection) => {
-    const collection = db.collection(`agents_${Object.values(projection)[0]}`);
+    const collection = fx.db.collection(`agents_${Object.values(projection)[0]}`);
     const { insertedId } = await collection.insertOne({ flag: true, secret: 's' });
 
     const updated = await collection.findOneAndUpdate(
@@ -201,14 +184,14 @@ describe('embedded engine: writes', () => {
    * `[2, 3]`, as MongoDB does (mingo alone stores `[1, 2, 3]`).
    */
   it('applies $slice when $push creates the array', async () => {
-    const collection = db.collection('push_slice');
+    const collection = fx.db.collection('push_slice');
     const { insertedId } = await collection.insertOne({});
     await collection.updateOne({ _id: insertedId }, { $push: { a: { $each: [1, 2, 3], $slice: -2 } } } as never);
     expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, a: [2, 3] });
   });
 
   it('leaves $push through an array element and an empty $each without modifiers as they were', async () => {
-    const collection = db.collection<Loose>('push_through_array');
+    const collection = fx.db.collection<Loose>('push_through_array');
     const { insertedId } = await collection.insertOne({ lines: [{ tags: ['y'] }, { tags: ['z'] }] });
     await collection.updateOne({ _id: insertedId }, { $push: { 'lines.0.tags': { $each: ['x'], $slice: -5 } } } as never);
     expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, lines: [{ tags: ['y', 'x'] }, { tags: ['z'] }] });
@@ -225,7 +208,7 @@ describe('embedded engine: writes', () => {
   });
 
   it('applies $slice to an existing array (control)', async () => {
-    const collection = db.collection('push_slice_existing');
+    const collection = fx.db.collection('push_slice_existing');
     const { insertedId } = await collection.insertOne({ a: [0] });
     await collection.updateOne({ _id: insertedId }, { $push: { a: { $each: [1, 2, 3], $slice: -2 } } } as never);
     expect(await collection.findOne({ _id: insertedId })).toEqual({ _id: insertedId, a: [2, 3] });
