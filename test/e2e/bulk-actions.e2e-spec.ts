@@ -86,6 +86,8 @@ describe('POST /v1/conversations/bulk', () => {
     expect(tagged.body.results.map((result: { conversation: { tags: string[] } }) => result.conversation.tags)).toEqual([['vip', 'outage'], ['outage', 'vip']]);
     const stored = await storedAll([one.id]);
     expect(stored[0]).toMatchObject({ priority: 'high', tags: ['vip', 'outage'] });
+    const [storedClosed] = await storedAll([closed.id]);
+    expect(storedClosed).toMatchObject({ status: 'closed', priority: 'high', tags: ['outage', 'vip'] });
   });
 
   it('snoozes each conversation that may sleep, answering 400 for the others', async () => {

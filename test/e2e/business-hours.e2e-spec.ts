@@ -84,13 +84,16 @@ describe('business hours', () => {
       [{ csat: { message: '' } }, 'csat.message'],
       [{ csat: { stars: 5 } }, 'csat.stars'],
     ];
+    const settings = () => t.model<Settings>(Settings.name).findOne({ companyId: globex.companyId }).lean();
+    const before = await settings();
     for (const [body, field, message] of cases) {
       const response = await t.http.patch('/v1/settings').set(globex.auth).send(body).expect(400);
       expect(fieldsOf(response.body)).toContain(field);
       if (message) expect(response.body.errors.find((problem: Problem) => problem.field === field).message).toMatch(message);
     }
-    const stored = await t.model<Settings>(Settings.name).findOne({ companyId: globex.companyId }).lean();
+    const stored = await settings();
     expect(stored?.businessHours.holidays).toEqual([]);
+    expect(stored).toEqual(before);
 
     const night = await t.http
       .patch('/v1/settings')

@@ -235,6 +235,8 @@ describe('/v1/canned-responses', () => {
       );
       const asNote = await t.http.post(`/v1/conversations/${id}/messages`).set(acme.auth).send({ cannedResponseId: ours.body.id, private: true }).expect(400);
       expect(asNote.body.errors).toEqual([{ field: 'private', message: 'private goes only with text' }]);
+      // Checked before conversationWith clears the recorder.
+      expect(await recorder.events()).toEqual([]);
       const globexConversation = await conversationWith(globex, {});
       await t.http.post(`/v1/conversations/${globexConversation}/messages`).set(acme.auth).send({ cannedResponseId: ours.body.id }).expect(404);
       expect(await t.model<Message>(Message.name).collection.countDocuments({ conversationId: { $in: [new Types.ObjectId(id), new Types.ObjectId(globexConversation)] } })).toBe(0);

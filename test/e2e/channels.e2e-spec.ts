@@ -74,12 +74,16 @@ describe('/v1/channels', () => {
     const list = await t.http.get('/v1/channels').set(agent.auth).expect(200);
     expect(list.body.data.map((channel: { key: string }) => channel.key)).toContain('email');
     await t.http.get(`/v1/channels/${created.id}`).set(agent.auth).expect(200);
+    const storedOne = () => t.model<Channel>(Channel.name).findOne({ _id: created.id, companyId: acme.companyId }).lean();
+    const before = await storedOne();
+    expect(before?.name).toBe('Support mail');
     for (const caller of [agent, supervisor]) {
       await create(caller, { key: 'sms2', type: 'sms', name: 'x' }).expect(403);
       await t.http.patch(`/v1/channels/${created.id}`).set(caller.auth).send({ name: 'y' }).expect(403);
       await t.http.delete(`/v1/channels/${created.id}`).set(caller.auth).expect(403);
     }
     expect((await stored(acme)).find((channel) => channel.key === 'sms2')).toBeUndefined();
+    expect(await storedOne()).toEqual(before);
   });
 
   it('changes name, address, window and isActive; key and type are fixed', async () => {

@@ -355,6 +355,12 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
       expect(await storedFile(id)).not.toBeNull();
       // Its timer was moved to the held expiry, not dropped.
       expect(await t.app.get(DurableTimers).dueAt(acme.companyId, UPLOAD_EXPIRY_TIMER, id)).toEqual(new Date(expiresAt.getTime() + 60_000));
+      // Once the held expiry has passed, a hold finds it expired and carries it no further.
+      const late = await t.app
+        .get(MediaStorage)
+        .hold(acme.companyId, new Types.ObjectId(id), new Date(expiresAt.getTime() + 61_000), new Date(expiresAt.getTime() + 120_000));
+      expect(late).toBe(false);
+      expect((await storedFile(id))!.metadata.expiresAt).toEqual(new Date(expiresAt.getTime() + 60_000));
       await expire(expiresAt.getTime() + 61_000, id);
       expect(await storedFile(id)).toBeNull();
     });

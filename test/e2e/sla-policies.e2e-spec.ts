@@ -55,9 +55,13 @@ describe('/v1/sla-policies', () => {
     const before = await stored(acme);
     await t.http.post('/v1/sla-policies').set(agent.auth).send({ name: 'No', resolutionSeconds: 60 }).expect(403);
     const made = await t.http.post('/v1/sla-policies').set(acme.auth).send({ name: 'Admin made', resolutionSeconds: 86400 }).expect(201);
+    const storedMade = () => t.model<SlaPolicy>(SlaPolicy.name).findOne({ _id: made.body.id, companyId: acme.companyId }).lean();
+    const madeBefore = await storedMade();
+    expect(madeBefore?.name).toBe('Admin made');
     await t.http.patch(`/v1/sla-policies/${made.body.id}`).set(agent.auth).send({ name: 'Renamed' }).expect(403);
     await t.http.delete(`/v1/sla-policies/${made.body.id}`).set(agent.auth).expect(403);
     expect(await stored(acme)).toBe(before + 1);
+    expect(await storedMade()).toEqual(madeBefore);
     await t.http.get('/v1/sla-policies').expect(401);
   });
 
