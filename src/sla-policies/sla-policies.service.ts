@@ -3,6 +3,7 @@ import type { QueryFilter } from 'mongoose';
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import { parseObjectId } from '../database/object-id.js';
+import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { ListSlaPoliciesQueryDto } from './dto/list-sla-policies-query.dto.js';
 import type { SlaPolicyFieldsDto } from './dto/sla-policy-fields.js';
@@ -42,10 +43,15 @@ export class SlaPoliciesService {
       businessHoursOnly: dto.businessHoursOnly ?? false,
       warnBeforeSeconds: dto.warnBeforeSeconds ?? null,
     });
-    if ((await this.policies.count(companyId)) >= MAX_SLA_POLICIES_PER_COMPANY) {
-      throw new BadRequestException(`A company can have at most ${MAX_SLA_POLICIES_PER_COMPANY} SLA policies`);
-    }
-    return SlaPolicyView.from(await this.policies.create(companyId, policy));
+    // Also under concurrent creates: a policy past the cap would never be matched (SlaPoliciesRepository.active).
+    const created = await insertWithinCap({
+      cap: MAX_SLA_POLICIES_PER_COMPANY,
+      count: () => this.policies.count(companyId),
+      insert: () => this.policies.create(companyId, policy),
+      undo: async (inserted) => void (await this.policies.deleteOne(companyId, { _id: inserted._id })),
+    });
+    if (!created) throw new BadRequestException(`A company can have at most ${MAX_SLA_POLICIES_PER_COMPANY} SLA policies`);
+    return SlaPolicyView.from(created);
   }
 
   /** Merges the fields sent (null clears a target or the warning), then checks the whole policy as on create. */
