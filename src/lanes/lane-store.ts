@@ -58,14 +58,14 @@ export class LaneStore<T extends LaneFields> {
    * Gives the lane up, saying when it is next due (`undefined`: nothing pending; `null`: not known, so the
    * lane keeps its earlier hint, due already) and applying `update` with the release. The hint is written only
    * if nobody queued work since the claim (the claim's queueVersion); otherwise the lane keeps its sooner
-   * hint and the next claim looks again. Answers whether the lane may be due already (so worth claiming again now).
+   * hint and the next claim looks again. Answers whether the lane may be due already at `now` (so worth claiming again).
    */
-  async release(lane: ClaimedLane<T>, nextDueAt: Date | null | undefined, update: Record<string, unknown> = {}): Promise<boolean> {
+  async release(lane: ClaimedLane<T>, now: Date, nextDueAt: Date | null | undefined, update: Record<string, unknown> = {}): Promise<boolean> {
     const free = { ...update, leaseOwner: null, leaseUntil: LANE_FREE };
     if (nextDueAt !== null) {
       const hinted = nextDueAt ? { $set: { ...free, nextDueAt } } : { $set: free, $unset: { nextDueAt: 1 } };
       const result = await this.lanes.updateOne({ ...this.held(lane), queueVersion: lane.queueVersion }, hinted);
-      if (result.matchedCount === 1) return nextDueAt !== undefined && nextDueAt.getTime() <= Date.now();
+      if (result.matchedCount === 1) return nextDueAt !== undefined && nextDueAt.getTime() <= now.getTime();
     }
     await this.lanes.updateOne(this.held(lane), { $set: free });
     return true;

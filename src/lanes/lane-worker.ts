@@ -144,7 +144,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
       keepGoing: () => this.running,
       renew: () => kind.store.renew(lane, this.clock.now(), kind.leaseMs),
       release: async (nextDueAt, update) => {
-        ended.dueAgain = await kind.store.release(lane, nextDueAt, update);
+        ended.dueAgain = await kind.store.release(lane, this.clock.now(), nextDueAt, update);
       },
     };
   }
