@@ -3,12 +3,11 @@ import { BusinessHoursModule } from '../business-hours/business-hours.module.js'
 import { MessagesModule } from '../messages/messages.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { AutoReplies } from './auto-replies.js';
-import { AutoRepliesConsumer } from './auto-replies.consumer.js';
 
-/** The welcome and out-of-hours replies (contract section 16). */
+/** The welcome and out-of-hours replies (contract section 16), sent by the inbound flows' consumer before flows run. */
 @Module({
   imports: [BusinessHoursModule, MessagesModule, SettingsModule],
-  providers: [AutoReplies, AutoRepliesConsumer],
+  providers: [AutoReplies],
   exports: [AutoReplies],
 })
 export class AutoRepliesModule {}

@@ -1,24 +1,19 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { BusinessHoursService } from '../business-hours/business-hours.service.js';
-import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import type { DomainEvent } from '../events/domain-events.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
 import { MessagesService } from '../messages/messages.service.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 
-/** The bot, as the sender of auto-replies: no flow, no agent. */
-const BOT = { type: 'bot', id: null } as const;
-
 /**
  * The welcome and out-of-hours replies (contract section 16), sent by the bot as ordinary outbound messages
- * (`message.sent`, delivery receipts) in reaction to `message.received`:
+ * (`message.sent`, delivery receipts) in reaction to `message.received` (InboundFlowsConsumer, before the flows):
  * - `welcomeMessage` on the contact's message that begins a conversation (its first message);
  * - `outOfHoursMessage` on a contact's message while business hours are enabled and closed (at the message's time),
  *   at most once per conversation and closed period.
  * Each is keyed (`dedupeKey`, unique) by the conversation, and the closed period by the opening that ends it, so
- * however often a message is handled (the auto-replies consumer, then the flows consumer, a retry after a crash)
- * each reply is sent once. Refused sends are skipped, never retried: a closed conversation (400), or a reply
+ * however often a message is handled (a retry after a crash) each reply is sent once. Refused sends are skipped, never retried: a closed conversation (400), or a reply
  * window that does not allow free-form messages (409).
  */
 @Injectable()
@@ -50,17 +45,7 @@ export class AutoReplies {
   }
 
   private async send(companyId: string, conversationId: string, text: string, dedupeKey: string): Promise<void> {
-    if (await this.messageRecords.existsWithDedupeKey(companyId, dedupeKey)) return;
-    try {
-      await this.messages.sendText(companyId, conversationId, text, BOT, { dedupeKey });
-    } catch (error) {
-      // Sent meanwhile by the other consumer handling the same message: it is there, once.
-      if (isDuplicateKeyError(error)) return;
-      if (error instanceof HttpException && error.getStatus() < 500) {
-        this.logger.log(`Auto-reply ${dedupeKey} skipped: ${error.message}`);
-        return;
-      }
-      throw error;
-    }
+    const refused = await this.messages.sendBotTextOnce(companyId, conversationId, text, dedupeKey);
+    if (refused) this.logger.log(`Auto-reply ${dedupeKey} skipped: ${refused}`);
   }
 }

@@ -1,6 +1,5 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
-import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
@@ -25,7 +24,6 @@ export class CsatSurveysConsumer implements EventHandler {
     private readonly settings: SettingsRepository,
     private readonly conversations: ConversationsRepository,
     private readonly messages: MessagesService,
-    private readonly messageRecords: MessagesRepository,
   ) {}
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
@@ -42,16 +40,7 @@ export class CsatSurveysConsumer implements EventHandler {
     const expiresAt = new Date(requestedAt.getTime() + CSAT_WINDOW_MS);
     const dedupeKey = `csat:${conversation.id}`;
     await this.conversations.requestCsat(companyId, toObjectId(conversation.id), { requestedAt, expiresAt, rating: null, comment: null, submittedAt: null });
-    if (await this.messageRecords.existsWithDedupeKey(companyId, dedupeKey)) return;
-    try {
-      await this.messages.sendText(companyId, conversation.id, text, { type: 'bot', id: null }, { dedupeKey, survey: true });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return;
-      if (error instanceof HttpException && error.getStatus() < 500) {
-        this.logger.log(`CSAT survey of conversation ${conversation.id} skipped: ${error.message}`);
-        return;
-      }
-      throw error;
-    }
+    const refused = await this.messages.sendBotTextOnce(companyId, conversation.id, text, dedupeKey, { survey: true });
+    if (refused) this.logger.log(`CSAT survey of conversation ${conversation.id} skipped: ${refused}`);
   }
 }

@@ -15,13 +15,13 @@ import { scanText } from './keyword-match.js';
 export const MAX_FLOWS_PER_MESSAGE = 10;
 
 /**
- * Inbound-message flows as a consumer of the event log: on `message.received` in a conversation the bot handles,
+ * What a contact's message sets off, as a consumer of the event log: its auto-replies (welcome, out of hours), then
+ * the inbound-message flows. On `message.received` in a conversation the bot handles,
  * the company's active `inbound_message` flows run, oldest first, each without keywords or whose keywords match
  * (keyword-match.ts), until a flow moves the conversation out of `bot` (a hand-off, an assignment, a close). Each
  * flow runs once per message: a message handled again (after a crash) resumes the runs it had started and starts
- * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop. The message's
- * auto-replies (welcome, out of hours) go first, so that the contact reads them before a flow's answer; they are
- * sent once, whether here or by their own consumer.
+ * the others as before. Flows send only outbound messages, which trigger nothing, so runs cannot loop. The
+ * auto-replies go first, so that the contact reads them before a flow's answer; each is sent once (AutoReplies).
  */
 @Injectable()
 @ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 10 })
@@ -36,17 +36,17 @@ export class InboundFlowsConsumer implements EventHandler {
   ) {}
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
-    if (events.length === 0) return;
+    const received = events.filter((event): event is DomainEvent<'message.received'> => event.type === 'message.received');
+    if (received.length === 0) return;
     const flows = await this.flows.of(companyId);
-    if (flows.length === 0) return;
-    for (const event of events) {
-      if (event.type === 'message.received') await this.runFlows(companyId, flows, event);
+    for (const event of received) {
+      await this.autoReplies.replyTo(companyId, event);
+      if (flows.length > 0) await this.runFlows(companyId, flows, event);
     }
   }
 
   private async runFlows(companyId: string, flows: Stored<Flow>[], event: DomainEvent<'message.received'>): Promise<void> {
     const { message, conversation } = event.data;
-    await this.autoReplies.replyTo(companyId, event);
     const started = new Map(
       (await this.executions.forTriggerKeys(companyId, flows.map((flow) => triggerKeyOf(flow._id, event.id)))).map((execution) => [
         execution.flowId.toHexString(),

@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { DataMigrations } from '../database/migrations/data-migrations.js';
-import { messagePreview } from '../messages/message-preview.js';
+import { lastMessageOf } from '../messages/message-preview.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
 
 const BATCH = 500;
@@ -33,9 +33,7 @@ export class InboxBackfill implements OnApplicationBootstrap {
           await this.conversations.fillInboxFields(companyId, _id, {
             lastActivityAt: lastMessageAt ?? createdAt,
             inboundCount,
-            lastMessage: newest
-              ? { id: newest._id, direction: newest.direction, senderType: newest.senderType, type: newest.type, preview: messagePreview(newest), createdAt: newest.createdAt }
-              : null,
+            lastMessage: newest ? lastMessageOf(newest._id, newest, newest.createdAt) : null,
           });
         }
       }

@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
+import { BadRequestException, ConflictException, HttpException, Injectable } from '@nestjs/common';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { channelOf } from '../channels/channel-key.js';
 import { ChannelsService } from '../channels/channels.service.js';
@@ -11,14 +11,14 @@ import { ConversationOpenings } from '../conversations/conversation-openings.js'
 import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CreateConversationDto } from '../conversations/dto/create-conversation.dto.js';
 import { Types } from 'mongoose';
+import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
-import { MediaLinks } from '../media/media-links.js';
 import { Clock } from '../lanes/clock.js';
 import type { SendTemplateDto } from '../message-templates/dto/send-template.dto.js';
 import { MessageTemplatesService, type PreparedTemplate } from '../message-templates/message-templates.service.js';
-import { messagePreview } from './message-preview.js';
+import { lastMessageOf } from './message-preview.js';
 import type { MediaType, Message, MessageDirection, MessageMedia } from './message.schema.js';
 import { MessageView } from './message.view.js';
 import { MessagesRepository } from './messages.repository.js';
@@ -89,7 +89,6 @@ export class MessagesService {
     private readonly conversations: ConversationsService,
     private readonly openings: ConversationOpenings,
     private readonly conversationMessages: ConversationMessages,
-    private readonly links: MediaLinks,
     private readonly channels: ChannelsService,
     private readonly templates: MessageTemplatesService,
     private readonly clock: Clock,
@@ -132,6 +131,23 @@ export class MessagesService {
     return this.sendFreeForm(companyId, conversationId, draft, options, async () => {
       await this.conversations.getOrThrow(companyId, conversationId);
     });
+  }
+
+  /**
+   * The bot's text, sent once however often a reaction asks (`dedupeKey` is unique): nothing when a message is stored
+   * under the key, or lands meanwhile from another process. A send the API refuses (a closed conversation, a reply
+   * window closed: a 4xx) is skipped, never retried: answers why; null otherwise.
+   */
+  async sendBotTextOnce(companyId: CompanyId, conversationId: string, text: string, dedupeKey: string, options: Pick<SendOptions, 'survey'> = {}): Promise<string | null> {
+    if (await this.messages.existsWithDedupeKey(companyId, dedupeKey)) return null;
+    try {
+      await this.sendText(companyId, conversationId, text, { type: 'bot', id: null }, { ...options, dedupeKey });
+      return null;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return null;
+      if (error instanceof HttpException && error.getStatus() < 500) return error.message;
+      throw error;
+    }
   }
 
   /**
@@ -267,7 +283,7 @@ export class MessagesService {
     // the two always agree, and its event, written with it, shows it exactly as stored.
     const at = this.clock.now();
     const _id = new Types.ObjectId();
-    const last = { id: _id, direction: draft.direction, senderType: draft.senderType, type: draft.type, preview: messagePreview(draft), createdAt: at };
+    const last = lastMessageOf(_id, draft, at);
     const recorded =
       options.survey && typeof target === 'string'
         ? await this.conversationMessages.recordSurveyMessage(companyId, target, last)

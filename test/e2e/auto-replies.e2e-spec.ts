@@ -120,7 +120,7 @@ describe('auto-replies', () => {
     await settle(t);
     expect(send).toHaveBeenCalledTimes(1);
     expect(said(await messagesOf(acme, conversation.id))).toEqual(['contact: Hi']);
-    const lane = await t.model<EventConsumerLane>(EventConsumerLane.name).findOne({ companyId: acme.companyId, _id: `auto-replies:${acme.companyId}` }).lean();
+    const lane = await t.model<EventConsumerLane>(EventConsumerLane.name).findOne({ companyId: acme.companyId, _id: `inbound-flows:${acme.companyId}` }).lean();
     expect(lane).toMatchObject({ failures: 0, lastError: null });
   });
 
