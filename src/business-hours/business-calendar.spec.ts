@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { countedSecondsBetween, deadlineAfter } from '../service-levels/counted-time.js';
 import { BusinessCalendar, WEEKDAYS, type BusinessHoursRules, type OpeningWindow } from './business-calendar.js';
 
 const HOUR = 3600;
@@ -8,6 +9,9 @@ const calendar = (timeZone: string, schedule: OpeningWindow[], holidays: string[
   new BusinessCalendar(timeZone, { enabled, schedule, holidays } satisfies BusinessHoursRules);
 const at = (iso: string) => new Date(iso);
 const iso = (date: Date | null) => date?.toISOString() ?? null;
+// The SLA's counted time over a calendar alone (no sleeps): what business-hours-only targets count.
+const openSecondsBetween = (subject: BusinessCalendar, from: Date, to: Date) => countedSecondsBetween(from, to, { calendar: subject, sleeps: [] });
+const afterOpenSeconds = (subject: BusinessCalendar, from: Date, seconds: number) => deadlineAfter(from, seconds, { calendar: subject, sleeps: [] });
 
 // Split shifts in Paris, Monday to Friday; Christmas 2026 (a Friday) is a holiday.
 const paris = calendar('Europe/Paris', [...weekdays('09:00', '12:00'), ...weekdays('13:00', '17:00')], ['2026-12-25']);
@@ -75,7 +79,7 @@ describe('BusinessCalendar.isOpen and nextChange', () => {
   });
 });
 
-describe('BusinessCalendar.openSecondsBetween', () => {
+describe('open seconds between two instants', () => {
   it.each([
     ['within one window', paris, '2026-01-05T08:00:00Z', '2026-01-05T10:00:00Z', 2 * HOUR],
     ['across the lunch break', paris, '2026-01-05T10:00:00Z', '2026-01-05T13:00:00Z', 2 * HOUR],
@@ -90,16 +94,16 @@ describe('BusinessCalendar.openSecondsBetween', () => {
     ['an empty range', paris, '2026-01-05T10:00:00Z', '2026-01-05T10:00:00Z', 0],
     ['a backwards range', paris, '2026-01-05T10:00:00Z', '2026-01-05T09:00:00Z', 0],
   ] as const)('%s', (_case, subject, from, to, seconds) => {
-    expect(subject.openSecondsBetween(at(from), at(to))).toBe(seconds);
+    expect(openSecondsBetween(subject, at(from), at(to))).toBe(seconds);
   });
 
   it('disabled: every second counts', () => {
     const off = calendar('UTC', [], [], false);
-    expect(off.openSecondsBetween(at('2026-01-10T00:00:00Z'), at('2026-01-11T00:00:00Z'))).toBe(24 * HOUR);
+    expect(openSecondsBetween(off, at('2026-01-10T00:00:00Z'), at('2026-01-11T00:00:00Z'))).toBe(24 * HOUR);
   });
 });
 
-describe('BusinessCalendar.afterOpenSeconds', () => {
+describe('the instant after so many open seconds', () => {
   it.each([
     ['inside the window', paris, '2026-01-05T08:00:00Z', HOUR, '2026-01-05T09:00:00.000Z'],
     ['exactly to the lunch close', paris, '2026-01-05T10:00:00Z', HOUR, '2026-01-05T11:00:00.000Z'],
@@ -113,19 +117,19 @@ describe('BusinessCalendar.afterOpenSeconds', () => {
     ['New York fall back: 3 h end at 03:00 EST', newYork, '2026-11-01T05:00:00Z', 3 * HOUR, '2026-11-01T08:00:00.000Z'],
     ['zero seconds from a closed time: the opening', paris, '2026-01-10T10:00:00Z', 0, '2026-01-12T08:00:00.000Z'],
   ] as const)('%s', (_case, subject, from, seconds, expected) => {
-    expect(iso(subject.afterOpenSeconds(at(from), seconds))).toBe(expected);
+    expect(iso(afterOpenSeconds(subject, at(from), seconds))).toBe(expected);
   });
 
-  it('is the inverse of openSecondsBetween', () => {
+  it('is the inverse of the open seconds between', () => {
     const from = at('2026-03-27T10:17:00Z');
     for (const seconds of [1, 59, HOUR, 7 * HOUR + 1, 50 * HOUR]) {
-      const due = paris.afterOpenSeconds(from, seconds)!;
-      expect(paris.openSecondsBetween(from, due)).toBe(seconds);
+      const due = afterOpenSeconds(paris, from, seconds)!;
+      expect(openSecondsBetween(paris, from, due)).toBe(seconds);
     }
   });
 
   it('disabled: plain seconds; never open: never', () => {
-    expect(iso(calendar('UTC', [], [], false).afterOpenSeconds(at('2026-01-10T00:00:00Z'), 90))).toBe('2026-01-10T00:01:30.000Z');
-    expect(calendar('UTC', []).afterOpenSeconds(at('2026-01-10T00:00:00Z'), 90)).toBeNull();
+    expect(iso(afterOpenSeconds(calendar('UTC', [], [], false), at('2026-01-10T00:00:00Z'), 90))).toBe('2026-01-10T00:01:30.000Z');
+    expect(afterOpenSeconds(calendar('UTC', []), at('2026-01-10T00:00:00Z'), 90)).toBeNull();
   });
 });

@@ -74,27 +74,6 @@ export class BusinessCalendar {
     return Number.isFinite(next) ? new Date(next) : null;
   }
 
-  /** Open seconds in [from, to) (fractional: millisecond precision); 0 when `to` is not after `from`. */
-  openSecondsBetween(from: Date, to: Date): number {
-    const end = to.getTime();
-    let total = 0;
-    for (const [start, stop] of this.openIntervals(from)) {
-      if (start >= end) break;
-      total += Math.min(stop, end) - start;
-    }
-    return total / 1000;
-  }
-
-  /** The instant at which `seconds` open seconds have passed since `from`; null when it never opens that long. */
-  afterOpenSeconds(from: Date, seconds: number): Date | null {
-    let remaining = seconds * 1000;
-    for (const [start, stop] of this.openIntervals(from)) {
-      if (stop - start >= remaining) return new Date(start + remaining);
-      remaining -= stop - start;
-    }
-    return null;
-  }
-
   /**
    * The open stretches from `from` on, ascending, the first cut at `from`, touching ones joined (a window to 24:00
    * and one from 00:00 the next day are one stretch), up to HORIZON_DAYS ahead; a stretch still open there is

@@ -8,7 +8,7 @@
 export const DAY_MS = 86_400_000;
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export const mod = (a: number, n: number) => ((a % n) + n) % n;
+const mod = (a: number, n: number) => ((a % n) + n) % n;
 
 export function dayNumber(year: number, month: number, day: number): number {
   const date = new Date(0);
@@ -66,7 +66,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** The wall-clock reading in `timeZone` at `instant`, as milliseconds on the UTC time line. */
-export function wallClock(instant: number, timeZone: string): number {
+function wallClock(instant: number, timeZone: string): number {
   const parts: Record<string, number> = {};
   for (const part of formatterFor(timeZone).formatToParts(new Date(instant))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

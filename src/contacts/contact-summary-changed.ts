@@ -7,8 +7,19 @@ import type { Types } from 'mongoose';
  */
 export const CONTACT_SUMMARY_CHANGED = 'contacts.summary-changed';
 
+/** What is shown of a contact where it is named (a conversation's copy, a list row): whom, and how to reach them. */
+export interface ContactSummary {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
+export function contactSummaryOf(contact: { name?: string | null; email?: string | null; phone?: string | null }): ContactSummary {
+  return { name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
+}
+
 export interface ContactSummaryChange {
   companyId: string;
   contactId: Types.ObjectId;
-  summary: { name: string | null; email: string | null; phone: string | null } | null;
+  summary: ContactSummary | null;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
+import { contactSummaryOf } from './contact-summary-changed.js';
 
 export class ContactView {
   /** @example 6650f0c2a1b2c3d4e5f60719 */
@@ -48,7 +49,7 @@ export class ContactSummaryView {
   phone: string | null;
 
   static from(contact: Pick<Stored<Contact>, '_id' | 'name' | 'email' | 'phone'>): ContactSummaryView {
-    return { id: contact._id.toHexString(), name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
+    return { id: contact._id.toHexString(), ...contactSummaryOf(contact) };
   }
 }
 

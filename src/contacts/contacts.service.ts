@@ -8,7 +8,7 @@ import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
-import { CONTACT_SUMMARY_CHANGED, type ContactSummaryChange } from './contact-summary-changed.js';
+import { CONTACT_SUMMARY_CHANGED, contactSummaryOf, type ContactSummaryChange } from './contact-summary-changed.js';
 import { contactListFilter } from './contact-search.js';
 import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
 import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
@@ -190,7 +190,7 @@ export class ContactsService {
   }
 
   private async summaryChanged(companyId: CompanyId, contact: Stored<Contact>): Promise<void> {
-    const { id: _id, ...summary } = ContactSummaryView.from(contact);
+    const summary = contactSummaryOf(contact);
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: contact._id, summary } satisfies ContactSummaryChange);
   }
 

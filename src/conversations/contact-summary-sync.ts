@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { CONTACT_SUMMARY_CHANGED, type ContactSummaryChange } from '../contacts/contact-summary-changed.js';
+import { CONTACT_SUMMARY_CHANGED, contactSummaryOf, type ContactSummaryChange } from '../contacts/contact-summary-changed.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { DataMigrations } from '../database/migrations/data-migrations.js';
 import { ConversationsRepository } from './conversations.repository.js';
@@ -32,7 +32,7 @@ export class ContactSummarySync implements OnApplicationBootstrap {
         if (missing.length === 0) return;
         for (const { companyId, contactId } of missing) {
           const summary = (await this.contacts.summaries(companyId, [contactId.toHexString()])).get(contactId.toHexString());
-          await this.conversations.setContact(companyId, contactId, summary ? { name: summary.name, email: summary.email, phone: summary.phone } : null);
+          await this.conversations.setContact(companyId, contactId, summary ? contactSummaryOf(summary) : null);
         }
       }
     });

@@ -2,12 +2,13 @@ import { ConflictException, Injectable } from '@nestjs/common';
 import { channelOf } from '../channels/channel-key.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { Contact } from '../contacts/contact.schema.js';
+import { contactSummaryOf } from '../contacts/contact-summary-changed.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
-import type { ConversationContact, Priority } from './conversation.schema.js';
+import type { Priority } from './conversation.schema.js';
 import { ConversationView } from './conversation.view.js';
 import { ConversationsRepository, type NewConversation } from './conversations.repository.js';
 
@@ -16,11 +17,6 @@ export interface OpenConversationInput {
   channel?: string;
   subject?: string;
   priority?: Priority;
-}
-
-/** What a new conversation keeps of its contact (see ConversationContact). */
-function contactCopy(contact: Stored<Contact>): ConversationContact {
-  return { name: contact.name ?? null, email: contact.email ?? null, phone: contact.phone ?? null };
 }
 
 /**
@@ -49,7 +45,7 @@ export class ConversationOpenings {
     try {
       return await this.create(companyId, {
         contactId: contact._id,
-        contact: contactCopy(contact),
+        contact: contactSummaryOf(contact),
         channel,
         subject: input.subject ?? null,
         priority: input.priority ?? 'medium',
@@ -71,7 +67,7 @@ export class ConversationOpenings {
    */
   async openIfNone(companyId: CompanyId, contact: Stored<Contact>, channel?: string): Promise<void> {
     try {
-      await this.create(companyId, { contactId: contact._id, contact: contactCopy(contact), channel: channelOf(channel) });
+      await this.create(companyId, { contactId: contact._id, contact: contactSummaryOf(contact), channel: channelOf(channel) });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }
@@ -88,7 +84,7 @@ export class ConversationOpenings {
     try {
       const stored = await this.conversations.insert(
         companyId,
-        { contactId, contact: contactCopy(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
+        { contactId, contact: contactSummaryOf(contact), channel, status: 'human', assignedAgentId: agent, assignedAt: new Date(), assignedBy: { kind: 'agent', id: agent } },
         (conversation) => {
           const snapshot = ConversationView.from(conversation);
           return [

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, Types } from 'mongoose';
+import type { ContactSummary } from '../contacts/contact-summary-changed.js';
 import type { ConversationCsat } from '../csat/csat.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
@@ -26,11 +27,7 @@ export interface AssignedBy {
  * What a conversation keeps of its contact, so that its events (taken when they are written) and its REST answers
  * show whom it is with without reading the contact: kept in step by ContactSummaries, null once the contact is deleted.
  */
-export interface ConversationContact {
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-}
+export type ConversationContact = ContactSummary;
 
 /**
  * The newest message of a conversation, as an inbox row previews it (contract section 14): written by the same write

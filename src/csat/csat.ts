@@ -1,7 +1,5 @@
 /** Customer satisfaction (contract section 16): what a conversation keeps of the survey sent when it closed. */
 
-export const MIN_RATING = 1;
-export const MAX_RATING = 5;
 /** How long a closed conversation waits for its rating. */
 export const CSAT_WINDOW_MS = 7 * 86_400_000;
 

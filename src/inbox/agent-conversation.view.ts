@@ -7,6 +7,11 @@ import type { ReadMarker } from '../conversations/read-marker.schema.js';
 /** What a view of the caller needs of its read marker on a conversation (none: it never read it). */
 export type MarkerSummary = Pick<ReadMarker, 'readCount' | 'readAt'> | undefined;
 
+/** Inbound messages past the reader's marker: `inboundCount` is the conversation's counter (absent: none yet). */
+export function unreadCountOf(inboundCount: number | undefined, marker: Pick<ReadMarker, 'readCount'> | null | undefined): number {
+  return Math.max(0, (inboundCount ?? 0) - (marker?.readCount ?? 0));
+}
+
 /**
  * A conversation as the calling agent sees it in REST answers: the conversation, and how far that agent has read
  * it. Events and webhooks carry ConversationView, which has no reader.
@@ -24,7 +29,7 @@ export class AgentConversationView extends ConversationView {
   static of(view: ConversationView, inboundCount: number, marker: MarkerSummary): AgentConversationView {
     return {
       ...view,
-      unreadCount: Math.max(0, inboundCount - (marker?.readCount ?? 0)),
+      unreadCount: unreadCountOf(inboundCount, marker),
       lastReadAt: marker ? isoTime(marker.readAt) : null,
     };
   }
@@ -32,7 +37,7 @@ export class AgentConversationView extends ConversationView {
   static fromStored(conversation: Stored<Conversation>, marker: MarkerSummary): AgentConversationView {
     // The view is new: the reader's fields are added to it in place (a copy of 20 fields costs as much as the view).
     const view = ConversationView.from(conversation) as AgentConversationView;
-    view.unreadCount = Math.max(0, (conversation.inboundCount ?? 0) - (marker?.readCount ?? 0));
+    view.unreadCount = unreadCountOf(conversation.inboundCount, marker);
     view.lastReadAt = marker ? isoTime(marker.readAt) : null;
     return view;
   }

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Types } from 'mongoose';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { isoTimeOrNull } from '../common/iso-time.js';
 import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationLists } from '../conversations/conversation-lists.js';
@@ -15,7 +16,7 @@ import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
 import { Clock } from '../lanes/clock.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
-import { AgentConversationView, ReadStateView } from './agent-conversation.view.js';
+import { AgentConversationView, ReadStateView, unreadCountOf } from './agent-conversation.view.js';
 
 /**
  * What an agent sees of conversations (contract section 14): every REST answer with a conversation adds how far the
@@ -87,8 +88,8 @@ export class InboxService {
     return {
       conversationId: id,
       lastReadMessageId: marker?.messageId.toHexString() ?? null,
-      lastReadAt: marker?.readAt.toISOString() ?? null,
-      unreadCount: Math.max(0, (conversation.inboundCount ?? 0) - (marker?.readCount ?? 0)),
+      lastReadAt: isoTimeOrNull(marker?.readAt),
+      unreadCount: unreadCountOf(conversation.inboundCount, marker),
     };
   }
 

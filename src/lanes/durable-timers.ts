@@ -84,18 +84,7 @@ export class DurableTimers implements OnModuleInit {
 
   /** Sets the company's timer of `kind` and `key` to fire at `dueAt` with `payload`, replacing its earlier setting. */
   async set(companyId: CompanyId, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
-    await this.model
-      .updateOne(
-        { _id: timerId(kind, key), companyId: toObjectId(String(companyId)) },
-        {
-          $set: { kind, dueAt, payload, nextDueAt: dueAt, failures: 0 },
-          $inc: { queueVersion: 1 },
-          $setOnInsert: { leaseOwner: null, leaseUntil: LANE_FREE },
-        },
-        { upsert: true },
-      )
-      .exec();
-    if (dueAt.getTime() <= this.clock.now().getTime() + POLL_INTERVAL_MS) this.worker.wake(DURABLE_TIMER);
+    await this.upsert(companyId, kind, key, dueAt, payload, '$set');
   }
 
   /**
@@ -106,12 +95,18 @@ export class DurableTimers implements OnModuleInit {
    * A firing under way when this is called fires again afterwards, so it cannot remove the timer from under it.
    */
   async setNoLaterThan(companyId: CompanyId, kind: string, key: string, dueAt: Date, payload: Record<string, unknown> = {}): Promise<void> {
+    await this.upsert(companyId, kind, key, dueAt, payload, '$min');
+  }
+
+  /** Writes the timer with its due time set (`$set`) or moved only earlier (`$min`), and wakes the lanes if it is near. */
+  private async upsert(companyId: CompanyId, kind: string, key: string, dueAt: Date, payload: Record<string, unknown>, due: '$set' | '$min'): Promise<void> {
+    const dueFields = { dueAt, nextDueAt: dueAt };
     await this.model
       .updateOne(
         { _id: timerId(kind, key), companyId: toObjectId(String(companyId)) },
         {
-          $set: { kind, payload, failures: 0 },
-          $min: { dueAt, nextDueAt: dueAt },
+          $set: { kind, payload, failures: 0, ...(due === '$set' ? dueFields : {}) },
+          ...(due === '$min' ? { $min: dueFields } : {}),
           $inc: { queueVersion: 1 },
           $setOnInsert: { leaseOwner: null, leaseUntil: LANE_FREE },
         },

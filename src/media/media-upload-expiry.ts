@@ -48,7 +48,7 @@ export class MediaUploadExpiry implements OnModuleInit {
       await expireUploadAt(this.timers, companyId, id, media.expiresAt);
       return false;
     }
-    if ((await this.messages.mediaInUse(companyId, [id])).length > 0) {
+    if ((await this.messages.byMedia(companyId, id)) !== null) {
       await this.storage.keep(id);
       return false;
     }

@@ -72,7 +72,7 @@ export class MediaUploadsService {
         { field: 'type', message: `type is ${declared}, but media ${mediaId} is ${media.mimeType}, a ${media.format.kind}: send type ${media.format.kind}` },
       ]);
     }
-    const used = (await this.messages.mediaInUse(companyId, [media.id])).length > 0;
+    const used = (await this.messages.byMedia(companyId, media.id)) !== null;
     if (used || !(await this.storage.hold(companyId, media.id, now, new Date(now.getTime() + UPLOAD_HOLD_MS)))) {
       throw alreadyUsed(mediaId);
     }

@@ -8,7 +8,7 @@ import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
-import type { MessageTemplateUse } from '../messages/message.schema.js';
+import { MAX_MESSAGE_TEXT_LENGTH, type MessageTemplateUse } from '../messages/message.schema.js';
 import { canonicalLanguage } from '../settings/dto/settings.validators.js';
 import type { CreateMessageTemplateDto } from './dto/create-message-template.dto.js';
 import type { ListMessageTemplatesQueryDto } from './dto/list-message-templates-query.dto.js';
@@ -19,8 +19,6 @@ import { DeletedMessageTemplateView, MessageTemplateView } from './message-templ
 import { MessageTemplatesRepository } from './message-templates.repository.js';
 import { countPlaceholders, renderTemplate } from './template-body.js';
 
-/** A message's longest text: a rendered template must fit in it. */
-const MAX_MESSAGE_TEXT = 4096;
 /** Tries of a status report whose template another report moved meanwhile. */
 const REPORT_ATTEMPTS = 3;
 
@@ -123,8 +121,8 @@ export class MessageTemplatesService {
       ]);
     }
     const text = renderTemplate(template.body, variables);
-    if (text.length > MAX_MESSAGE_TEXT) {
-      throw new RequestValidationException([{ field: `${field}.variables`, message: `the template with these variables is longer than ${MAX_MESSAGE_TEXT} characters` }]);
+    if (text.length > MAX_MESSAGE_TEXT_LENGTH) {
+      throw new RequestValidationException([{ field: `${field}.variables`, message: `the template with these variables is longer than ${MAX_MESSAGE_TEXT_LENGTH} characters` }]);
     }
     return { template: { id: template._id, name: template.name, language: template.language, variables }, text };
   }

@@ -5,15 +5,13 @@ import { CannedResponsesService } from '../canned-responses/canned-responses.ser
 import type { PlaceholderValues } from '../canned-responses/placeholders.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { CompaniesService } from '../companies/companies.service.js';
-import { ContactsService } from '../contacts/contacts.service.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import type { SendMessageDto } from './dto/send-message.dto.js';
+import { MAX_MESSAGE_TEXT_LENGTH } from './message.schema.js';
 import type { MessageView } from './message.view.js';
 import { MessagesService } from './messages.service.js';
 import { PrivateNotes } from './private-notes.js';
 import { sendModeOf, type SendMode } from './send-modes.js';
-
-const MAX_TEXT_LENGTH = 4096;
 
 /**
  * What an agent posts to POST /conversations/:id/messages, by mode (send-modes.ts): a text message to the contact, a
@@ -26,7 +24,6 @@ export class MessageComposer {
     private readonly notes: PrivateNotes,
     private readonly cannedResponses: CannedResponsesService,
     private readonly conversations: ConversationsService,
-    private readonly contacts: ContactsService,
     private readonly agents: AgentsRepository,
     private readonly companies: CompaniesService,
   ) {}
@@ -60,8 +57,9 @@ export class MessageComposer {
   private async renderCanned(agent: AgentPrincipal, conversationId: string, cannedResponseId: string): Promise<string> {
     const { companyId } = agent;
     const conversation = await this.conversations.getOrThrow(companyId, conversationId);
-    const [contact, sender, company] = await Promise.all([
-      this.contacts.findById(companyId, conversation.contactId),
+    // The conversation's copy of its contact is kept with every change of the contact (null once it is deleted).
+    const contact = conversation.contact;
+    const [sender, company] = await Promise.all([
       this.agents.findById(companyId, agent.agentId, { name: 1 }),
       this.companies.findById(companyId),
     ]);
@@ -73,11 +71,11 @@ export class MessageComposer {
       'company.name': company?.name,
     };
     const text = await this.cannedResponses.render(companyId, cannedResponseId, values, 'cannedResponseId');
-    if (text.length === 0 || text.length > MAX_TEXT_LENGTH) {
+    if (text.length === 0 || text.length > MAX_MESSAGE_TEXT_LENGTH) {
       throw new RequestValidationException([
         {
           field: 'cannedResponseId',
-          message: `the canned response renders to ${text.length} characters for this conversation; a message has 1 to ${MAX_TEXT_LENGTH}`,
+          message: `the canned response renders to ${text.length} characters for this conversation; a message has 1 to ${MAX_MESSAGE_TEXT_LENGTH}`,
         },
       ]);
     }

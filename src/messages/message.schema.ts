@@ -38,6 +38,9 @@ export interface DeliveryError {
   message: string;
 }
 
+/** A message's longest text; what renders a text (a canned response, a template) must fit in it. */
+export const MAX_MESSAGE_TEXT_LENGTH = 4096;
+
 /** What the channel reported of an outbound message; `pending` from when it is stored. */
 @Schema({ _id: false })
 export class MessageDelivery {
@@ -85,7 +88,7 @@ export class Message extends EventSource {
   @Prop({ type: String, enum: MESSAGE_TYPES, required: true, default: 'text' })
   type: MessageType;
 
-  @Prop({ type: String, maxlength: 4096, default: null })
+  @Prop({ type: String, maxlength: MAX_MESSAGE_TEXT_LENGTH, default: null })
   text: string | null;
 
   @Prop({ type: String, maxlength: 1024, default: null })

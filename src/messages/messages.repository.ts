@@ -128,13 +128,6 @@ export class MessagesRepository extends EventSourceRepository<Message> {
     return this.findPlain(companyId, filter, { sort: { createdAt: -1, _id: -1 }, limit, projection: MESSAGE_VIEW_FIELDS });
   }
 
-  /** Of these files, the ones a message of the company refers to. */
-  async mediaInUse(companyId: CompanyId, ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.findPlain(companyId, mediaFilter(ids), { projection: { 'media.id': 1 }, limit: ids.length });
-    return rows.flatMap((row) => (row.media ? [row.media.id] : []));
-  }
-
   /** The message that refers to this file (its channel only), or null when none does. */
   async byMedia(companyId: CompanyId, id: Types.ObjectId): Promise<Pick<Stored<Message>, '_id' | 'channel'> | null> {
     return this.findOnePlain(companyId, mediaFilter([id]), { channel: 1 });

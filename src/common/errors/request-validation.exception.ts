@@ -47,6 +47,9 @@ const TYPE_CHECKS = new Set(['isString', 'isBoolean', 'isInt', 'isNumber', 'isAr
  * message a DTO wrote itself is kept, and the other defaults ("must be a string", "must be one of the following
  * values: ...", "must be shorter than or equal to 200 characters") already say it plainly.
  */
+/** `@Length(1, …)` and `@MinLength(1)` say the same of an empty string. */
+const NOT_EMPTY = { jargon: /must be longer than or equal to 1 characters$/, plain: (field: string) => `${field} must not be empty` };
+
 const PLAIN_WORDS: Record<string, { jargon: RegExp; plain: (field: string, part: ValidatedPart) => string }> = {
   whitelistValidation: {
     jargon: /should not exist$/,
@@ -57,8 +60,8 @@ const PLAIN_WORDS: Record<string, { jargon: RegExp; plain: (field: string, part:
   arrayUnique: { jargon: /elements must be unique$/, plain: (field) => `${field} must not list the same value twice` },
   nestedValidation: { jargon: /must be either object or array$/, plain: (field) => `${field} must be an object` },
   isIso8601: { jargon: /must be a valid ISO 8601 date string$/, plain: (field) => `${field} must be an ISO-8601 date and time, such as 2026-05-01T12:00:00Z` },
-  isLength: { jargon: /must be longer than or equal to 1 characters$/, plain: (field) => `${field} must not be empty` },
-  minLength: { jargon: /must be longer than or equal to 1 characters$/, plain: (field) => `${field} must not be empty` },
+  isLength: NOT_EMPTY,
+  minLength: NOT_EMPTY,
 };
 
 function flatten(errors: ValidationError[], part: ValidatedPart, parent: string, listing: Listing): void {

@@ -10,6 +10,11 @@ import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsString, Matches } f
 export const CHANNEL_KEY_PATTERN = /^[a-z0-9_.:+-]{1,64}$/;
 const ANY_CASE_CHANNEL_PATTERN = /^[A-Za-z0-9_.:+-]{1,64}$/;
 const CHANNEL_CHARACTERS = 'letters, digits, ".", "_", ":", "+" and "-", 1 to 64 of them';
+/** Channels compare lower-cased: a list's strings are lower-cased as they arrive, anything else left for the validators. */
+export const LowerCasedChannels = () =>
+  Transform(({ value }: { value: unknown }) =>
+    Array.isArray(value) ? value.map((channel: unknown) => (typeof channel === 'string' ? channel.toLowerCase() : channel)) : value,
+  );
 /** A scope names a few channels (a connector's, or a team's); more is a mistake, not a use. */
 export const MAX_SCOPED_CHANNELS = 20;
 
@@ -47,9 +52,7 @@ export const IsChannelList = (description: string) =>
       example: ['whatsapp'],
       description,
     }),
-    Transform(({ value }: { value: unknown }) =>
-      Array.isArray(value) ? value.map((channel: unknown) => (typeof channel === 'string' ? channel.toLowerCase() : channel)) : value,
-    ),
+    LowerCasedChannels(),
     IsArray(),
     ArrayMinSize(1, { message: 'channels must name at least one channel; leave it out for every channel' }),
     ArrayMaxSize(MAX_SCOPED_CHANNELS),

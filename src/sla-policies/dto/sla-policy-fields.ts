@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -17,13 +17,10 @@ import {
 } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../../conversations/conversation.schema.js';
+import { CHANNEL_KEY_PATTERN, LowerCasedChannels } from '../../conversations/dto/conversation-fields.js';
 
 /** Targets (and the warning) are whole seconds from 1 to a year; null or left out: none. */
 export const MAX_TARGET_SECONDS = 366 * 86_400;
-const CHANNEL = /^[a-z0-9_.:+-]{1,50}$/;
-
-/** Lower-cased as channels are stored; anything else is left for the validators to refuse. */
-const LowerCased = () => Transform(({ value }) => (Array.isArray(value) ? value.map((entry) => (typeof entry === 'string' ? entry.toLowerCase() : entry)) : value));
 
 export class SlaConditionsDto {
   /**
@@ -43,9 +40,9 @@ export class SlaConditionsDto {
   @IsOmittable()
   @IsArray()
   @ArrayMaxSize(50)
-  @LowerCased()
+  @LowerCasedChannels()
   @IsString({ each: true })
-  @Matches(CHANNEL, { each: true, message: 'each channel in conditions.channels must be 1 to 50 of a-z, 0-9, _ . : + -' })
+  @Matches(CHANNEL_KEY_PATTERN, { each: true, message: 'each channel in conditions.channels must be 1 to 64 of a-z, 0-9, _ . : + -' })
   channels?: string[];
 }
 
