@@ -31,6 +31,7 @@ import { then, type Maybe, type Task, type Work } from './work.js';
 import { regexExpressions } from './regex.js';
 import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
+import { $setWindowFields } from './window.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
 export type CollectionReader = (name: string) => Document[];
@@ -158,7 +159,7 @@ const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverride
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: { ...expressionOperators, ...expressionOverrides, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey },
-  pipeline: { ...pipelineOperators, $group, $lookup, $match, $project, $sort },
+  pipeline: { ...pipelineOperators, $group, $lookup, $match, $project, $setWindowFields, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,
