@@ -54,23 +54,52 @@ function round({ coefficient, exponent, negative }: Finite): Finite {
 
 const signed = (f: Finite) => (f.negative ? -f.coefficient : f.coefficient);
 
-/** `$inc` (a + b) or `$mul` (a × b) where at least one operand is a Decimal128; the result is a Decimal128. */
-export function decimalArithmetic(op: '$inc' | '$mul', a: unknown, b: unknown): Decimal128 {
+/** Decimal operations: `$inc`/`$add` (a + b), `$subtract` (a - b), `$mul`/`$multiply` (a × b), `$divide` (a ÷ b, b not zero). */
+export type DecimalOp = '$inc' | '$mul' | '$subtract' | '$divide';
+
+/** `op` where at least one operand is a Decimal128; the result is a Decimal128 (exact, then rounded to 34 digits). */
+export function decimalArithmetic(op: DecimalOp, a: unknown, b: unknown): Decimal128 {
   const x = parse(decimalText(a));
   const y = parse(decimalText(b));
   if (!x || !y) {
     // NaN or an infinity takes part: IEEE's special-value rules, which doubles follow too.
-    const r = op === '$inc' ? toNumber(a) + toNumber(b) : toNumber(a) * toNumber(b);
+    const [p, q] = [toNumber(a), toNumber(b)];
+    const r = op === '$inc' ? p + q : op === '$subtract' ? p - q : op === '$mul' ? p * q : p / q;
     return Decimal128.fromString(String(r));
   }
   let result: Finite;
   if (op === '$mul') {
     result = { coefficient: x.coefficient * y.coefficient, exponent: x.exponent + y.exponent, negative: x.negative !== y.negative };
+  } else if (op === '$divide') {
+    result = divide(x, y);
   } else {
     const exponent = Math.min(x.exponent, y.exponent);
-    const sum = signed(x) * 10n ** BigInt(x.exponent - exponent) + signed(y) * 10n ** BigInt(y.exponent - exponent);
+    const other = op === '$subtract' ? -signed(y) : signed(y);
+    const sum = signed(x) * 10n ** BigInt(x.exponent - exponent) + other * 10n ** BigInt(y.exponent - exponent);
     result = { coefficient: sum < 0n ? -sum : sum, exponent, negative: sum < 0n };
   }
   const r = round(result);
   return Decimal128.fromString(`${r.negative ? '-' : ''}${r.coefficient}E${r.exponent}`);
+}
+
+/**
+ * x ÷ y (y not zero): exact when the quotient fits in 34 digits, at the exponent closest to IEEE's ideal one (x's
+ * minus y's: `1.00 / 2` is `0.50`); otherwise 35 digits and a sticky one, which `round` rounds half-even.
+ */
+function divide(x: Finite, y: Finite): Finite {
+  const negative = x.negative !== y.negative;
+  if (x.coefficient === 0n) return { coefficient: 0n, exponent: x.exponent - y.exponent, negative };
+  let scale = Math.max(0, DIGITS + 1 + y.coefficient.toString().length - x.coefficient.toString().length);
+  let q = (x.coefficient * 10n ** BigInt(scale)) / y.coefficient;
+  const rest = (x.coefficient * 10n ** BigInt(scale)) % y.coefficient;
+  if (rest === 0n) {
+    while (scale > 0 && q % 10n === 0n) {
+      q /= 10n;
+      scale--;
+    }
+  } else {
+    q = q * 10n + 1n;
+    scale++;
+  }
+  return { coefficient: q, exponent: x.exponent - y.exponent - scale, negative };
 }

@@ -32,6 +32,7 @@ import { regexExpressions } from './regex.js';
 import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
 import { $setWindowFields } from './window.js';
+import { $bucket, accumulatorOverrides, expressionArithmetic } from './arithmetic.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
 export type CollectionReader = (name: string) => Document[];
@@ -157,9 +158,9 @@ const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
 const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverrides };
 
 const CONTEXT = Context.init({
-  accumulator: accumulatorOperators,
-  expression: { ...expressionOperators, ...expressionOverrides, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey },
-  pipeline: { ...pipelineOperators, $group, $lookup, $match, $project, $setWindowFields, $sort },
+  accumulator: { ...accumulatorOperators, ...accumulatorOverrides },
+  expression: { ...expressionOperators, ...expressionOverrides, ...expressionArithmetic, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey },
+  pipeline: { ...pipelineOperators, $bucket, $group, $lookup, $match, $project, $setWindowFields, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,
