@@ -33,6 +33,7 @@ import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
 import { $setWindowFields } from './window.js';
 import { $bucket, accumulatorOverrides, expressionArithmetic } from './arithmetic.js';
+import { nAccumulators, nExpressions } from './n-accumulators.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
 export type CollectionReader = (name: string) => Document[];
@@ -126,6 +127,32 @@ const $groupKey = (obj: object, args: unknown, options: Options) => {
   return key;
 };
 
+/** The private expression that evaluates one of a keyed `$group`'s accumulators with its group's real `_id`. */
+const WITH_GROUP_ID = '$__embeddedWithGroupId';
+
+interface WithGroupIdArgs {
+  firsts: Map<unknown, unknown>;
+  accumulator: unknown;
+}
+
+/**
+ * An accumulator of a keyed `$group` sees the group's key value as its `_id` (`$topN`'s `n` may be an expression of
+ * the group's `_id`), not the token `$groupKey` made of it.
+ */
+const $withGroupId = (obj: object, args: unknown, options: Options) => {
+  const { firsts, accumulator } = (args ?? {}) as Partial<WithGroupIdArgs>;
+  if (!(firsts instanceof Map)) throw new MongoCommandError(168, `Unrecognized expression '${WITH_GROUP_ID}'`);
+  const compute = options as Options & { local?: { groupId?: unknown }; update?: (locals: object) => void };
+  const token = compute.local?.groupId;
+  if (!compute.update || !firsts.has(token)) return evalExpr(obj, accumulator, options);
+  compute.update({ groupId: firsts.get(token) });
+  try {
+    return evalExpr(obj, accumulator, options);
+  } finally {
+    compute.update({ groupId: token });
+  }
+};
+
 /** A group key mingo compares as MongoDB does. */
 const plainKey = (v: unknown) => v === null || typeof v === 'boolean' || typeof v === 'number' || v instanceof Date || (typeof v === 'string' && !v.startsWith(TOKEN));
 
@@ -140,7 +167,11 @@ const $group: typeof pipelineOperators.$group = (collection, expr, options) => {
   if (!isPlainObject(expr) || !('_id' in expr)) return pipelineOperators.$group(collection, expr, options);
   const keyed = (source: Parameters<typeof pipelineOperators.$group>[0]) => {
     const args: GroupKeyArgs = { id: expr._id, firsts: new Map() };
-    return pipelineOperators.$group(source, { ...expr, _id: { [GROUP_KEY]: args } }, options).map((doc) => {
+    const keyedExpr: Document = { _id: { [GROUP_KEY]: args } };
+    for (const [field, accumulator] of Object.entries(expr)) {
+      if (field !== '_id') keyedExpr[field] = { [WITH_GROUP_ID]: { firsts: args.firsts, accumulator } satisfies WithGroupIdArgs };
+    }
+    return pipelineOperators.$group(source, keyedExpr as Parameters<typeof pipelineOperators.$group>[1], options).map((doc) => {
       const d = doc as Document;
       if (args.firsts.has(d._id)) d._id = args.firsts.get(d._id);
       return d;
@@ -158,8 +189,8 @@ const QUERY_OPERATORS = { ...queryOperators, ...queryOverrides };
 const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverrides };
 
 const CONTEXT = Context.init({
-  accumulator: { ...accumulatorOperators, ...accumulatorOverrides },
-  expression: { ...expressionOperators, ...expressionOverrides, ...expressionArithmetic, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey },
+  accumulator: { ...accumulatorOperators, ...accumulatorOverrides, ...nAccumulators },
+  expression: { ...expressionOperators, ...expressionOverrides, ...expressionArithmetic, ...nExpressions, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey, [WITH_GROUP_ID]: $withGroupId },
   pipeline: { ...pipelineOperators, $bucket, $group, $lookup, $match, $project, $setWindowFields, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
