@@ -33,6 +33,8 @@ function addCondition(bounds: Map<string, FieldBounds>, field: string, cond: unk
   for (const [op, v] of Object.entries(cond)) {
     if (op === '$eq' && isPointValue(v)) b.points ??= [v];
     else if (op === '$in' && Array.isArray(v) && v.length <= MAX_POINTS && v.every(isPointValue)) b.points ??= v;
+    // An array operand compares with whole arrays, which an index does not hold as keys (it holds their elements).
+    else if (Array.isArray(v)) continue;
     else if (op === '$gt' || op === '$gte') b.low ??= { value: v, inclusive: op === '$gte' };
     else if (op === '$lt' || op === '$lte') b.high ??= { value: v, inclusive: op === '$lte' };
   }

@@ -103,7 +103,7 @@ const engineCompared = (value: unknown, collator: Collator | null) => {
   const rank = typeRank(value);
   return rank === 3 || rank === 5 || rank === 6 || rank === 7 || (rank === 4 && collator !== null);
 };
-const RANGE_RANKS = new Set([3, 4, 7, 8, 9, 10, 11]);
+const RANGE_RANKS = new Set([3, 4, 5, 6, 7, 8, 9, 10, 11]);
 
 /**
  * Values of a path as a comparison operator sees them: the value, or the elements of an array (and arrays of documents
@@ -129,6 +129,14 @@ const $eq: QueryOp = (selector, value, options) => {
 /** Range operators: compared by the engine within the value's type (type bracketing), else mingo's. */
 function range(base: QueryOp, accept: (cmp: number) => boolean): QueryOp {
   return (selector, value, options) => {
+    if (typeRank(value) === 1 || typeRank(value) === 13) {
+      // MinKey and MaxKey bound every type (no type bracketing); a missing field compares as null.
+      const parts = selector.split('.');
+      return (obj) => {
+        const values = pathValues(obj, parts).values;
+        return (values.length ? values : [null]).some((v) => accept(compareBson(v ?? null, value)));
+      };
+    }
     if (!RANGE_RANKS.has(typeRank(value))) return base(selector, value, options);
     const collator = collatorOf(options);
     const rank = typeRank(value);
