@@ -53,16 +53,22 @@ type LookupSpec = Parameters<typeof pipelineOperators.$lookup>[1];
 
 /** $lookup over the stored documents, copying the joined ones so later stages can modify them freely. */
 const $lookup: typeof pipelineOperators.$lookup = (collection, spec: LookupSpec, options) => {
-  const read = (options as EngineOptions).readCollection;
+  // A stage gets the Aggregator's options, or mingo's ComputeOptions wrapping them.
+  const read = ((options as { options?: EngineOptions }).options ?? (options as EngineOptions)).readCollection;
   let from = spec.from;
   if (typeof from === 'string' && read) {
     // A sub-pipeline may itself modify what it reads, so it gets copies; a plain equality join only references them.
     from = spec.pipeline?.length ? read(from).map((d) => cloneDoc(plainNumbers(d))) : read(from).map(plainNumbers);
   }
   const as = spec.as;
+  // An equality join answers the foreign documents in the foreign collection's order, as MongoDB's does (mingo
+  // answered them in the order of the local array's values).
+  const position = Array.isArray(from) && spec.localField && spec.foreignField && !spec.pipeline?.length ? new Map(from.map((d, i) => [d, i])) : null;
   return pipelineOperators.$lookup(collection, { ...spec, from }, options).map((doc) => {
     const d = doc as Document;
-    d[as] = cloneDoc(d[as]);
+    let joined = d[as];
+    if (position && Array.isArray(joined)) joined = joined.filter((j) => position.has(j)).sort((a, b) => position.get(a)! - position.get(b)!);
+    d[as] = cloneDoc(joined);
     return d;
   });
 };
