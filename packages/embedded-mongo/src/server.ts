@@ -1,20 +1,19 @@
 /**
  * The TCP side: accepts connections up to the connection limit and hands each to a `Connection` (framing, limits,
- * replies). A connection over the limit is answered with an error on its first message and closed; the others keep
- * being served.
+ * replies). A connection over the limit is answered with an error at once and closed; the others keep being served.
  */
 import net from 'node:net';
 import type { UserStore } from './auth/users.js';
 import { connectionClosed, connectionOpened } from './commands/server-status.js';
-import { Connection, errorReplyTo } from './connection.js';
+import { Connection } from './connection.js';
 import { MongoCommandError } from './errors.js';
 import { BufferBudget, type ServerLimits } from './limits.js';
 import type { Engine } from './storage/engine.js';
-import { HEADER_SIZE } from './wire-protocol.js';
+import { buildOpMsg } from './wire-protocol.js';
 
-/** How long a connection over the limit may take to send the header its error answers. */
+/** How long a refused connection may take to close its side once it has its error. */
 const REFUSAL_WAIT_MS = 2000;
-/** Connections over the limit waiting for that header at once; more are closed straight away. */
+/** Refused connections closing at once; more are closed straight away, without the error. */
 const MAX_REFUSALS = 64;
 
 export interface WireServerOptions {
@@ -85,7 +84,12 @@ export class WireServer {
     });
   }
 
-  /** Answers the first message of a connection over the limit with an error, then closes it. */
+  /**
+   * Answers a connection over the limit at once with an error (`responseTo` 0: drivers read the first reply as the
+   * answer to their handshake) and closes it. Waiting for its first message, to answer that one, held up to 64
+   * silent sockets for 2 s each beyond the limit, and a burst of them kept that many held: the limit counted only
+   * the admitted connections.
+   */
   private refuse(socket: net.Socket): void {
     const { limits, log } = this.options;
     log(`embedded-mongo: refusing a connection from ${socket.remoteAddress}: ${this.sockets.size} connections open (limit ${limits.maxConnections})`);
@@ -97,15 +101,8 @@ export class WireServer {
     socket.once('close', () => this.refusing.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.setTimeout(REFUSAL_WAIT_MS, () => socket.destroy());
-    let head = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk]).subarray(0, HEADER_SIZE);
-      if (head.length < HEADER_SIZE) return;
-      socket.off('data', onData);
-      socket.resume(); // what else it sends is read and dropped until the close
-      const error = new MongoCommandError(365, `connection refused because too many open connections: ${this.sockets.size} (limit ${limits.maxConnections})`);
-      socket.end(errorReplyTo(head, error, this.nextRequestId++));
-    };
-    socket.on('data', onData);
+    socket.resume(); // what it sends is read and dropped until the close
+    const error = new MongoCommandError(365, `connection refused because too many open connections: ${this.sockets.size} (limit ${limits.maxConnections})`);
+    socket.end(buildOpMsg(error.toReply(), this.nextRequestId++, 0));
   }
 }

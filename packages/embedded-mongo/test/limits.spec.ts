@@ -32,8 +32,8 @@ describe('embedded engine: connection and buffer limits', () => {
     const engine = await engineWith({ maxConnections: 2 });
     const [a, b] = [await raw(engine), await raw(engine)];
     const extra = await raw(engine);
-    extra.send(ping(7));
-    expect(await extra.reply()).toMatchObject({ responseTo: 7, doc: { ok: 0, code: 365, codeName: 'TemporarilyUnavailable', errmsg: expect.stringContaining('too many open connections') } });
+    // Answered at once, before it sends anything: the engine holds no socket beyond the limit waiting for one.
+    expect(await extra.reply()).toMatchObject({ responseTo: 0, doc: { ok: 0, code: 365, codeName: 'TemporarilyUnavailable', errmsg: expect.stringContaining('too many open connections') } });
     expect(await extra.waitClosed()).toBe(true);
     for (const [i, connection] of [a, b].entries()) {
       connection.send(ping(i + 1));
@@ -44,6 +44,21 @@ describe('embedded engine: connection and buffer limits', () => {
     const next = await raw(engine);
     next.send(ping(9));
     expect((await next.reply())?.doc).toEqual({ ok: 1 });
+  });
+
+  it('holds no silent socket beyond the limit during a burst: each is refused and closed at once', async () => {
+    const engine = await engineWith({ maxConnections: 3 });
+    const admitted = await Promise.all([raw(engine), raw(engine), raw(engine)]);
+    const burst = await Promise.all(Array.from({ length: 40 }, () => raw(engine)));
+    const replies = await Promise.all(burst.map((s) => s.reply()));
+    expect(replies.every((r) => r?.doc.code === 365)).toBe(true);
+    expect((await Promise.all(burst.map((s) => s.waitClosed()))).every(Boolean)).toBe(true);
+    const client = await new MongoClient(engine.uri, { maxPoolSize: 1, serverSelectionTimeoutMS: 2000 }).connect().catch((err: Error) => err);
+    expect(String(client)).toContain('too many open connections');
+    for (const [i, connection] of admitted.entries()) {
+      connection.send(ping(i + 1));
+      expect((await connection.reply())?.doc).toEqual({ ok: 1 });
+    }
   });
 
   it('skips a message longer than the per-connection limit, answers BSONObjectTooLarge, and the connection stays usable', async () => {
