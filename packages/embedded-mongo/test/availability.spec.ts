@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, type Db } from 'mongodb';
+import { guardedRegex } from '../src/query/guard.js';
+import { Work } from '../src/query/work.js';
 import { engineFixture, type Loose } from './fixture.js';
 
 /**
@@ -159,5 +161,42 @@ describe('embedded engine: no command holds the thread for long (regexes, long s
     // Had it gone on, the update would have matched every document after about 4 × REGEX_MS.
     await sleep(5 * REGEX_MS + SLACK_MS / 2);
     expect(await fx.db.collection<Loose>('leaving').countDocuments({ gone: true })).toBe(0);
+  });
+});
+
+describe('embedded engine: a regex on trial on a starved thread', () => {
+  it('is tried in turns no longer than slice + regex budget, with other work between them, then abandoned', async () => {
+    const limits = { sliceMs: SLICE_MS, regexMs: REGEX_MS };
+    // A thread that gets a tenth of a CPU (a machine at a load of 10 on 2 cores, say).
+    const origin = performance.now();
+    const starvedCpu = () => (performance.now() - origin) / 10;
+    const work = new Work(undefined, () => false, limits, starvedCpu);
+    const evil = guardedRegex(EVIL.source, EVIL.flags);
+    const inputs = [catastrophic(), 'xxy'];
+    const matched: boolean[] = [];
+    const task = {
+      step: () => {
+        while (matched.length < inputs.length) matched.push(evil.test(inputs[matched.length]));
+        return true;
+      },
+    };
+    // The longest the event loop went without a turn while the command ran.
+    let longestGap = 0;
+    let last = performance.now();
+    let turns = 0;
+    const ticker = setInterval(() => {
+      longestGap = Math.max(longestGap, performance.now() - last);
+      last = performance.now();
+      turns += 1;
+    }, 1);
+    try {
+      await work.run(task, true);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(matched).toEqual([false, true]);
+    // The trial got its 100 ms of CPU (here 1 000 ms of wall-clock time) in turns of at most 120 ms, not in one turn.
+    expect(turns).toBeGreaterThanOrEqual(8);
+    expect(longestGap).toBeLessThan(SLICE_MS + REGEX_MS + SLACK_MS / 3);
   });
 });

@@ -8,7 +8,7 @@
  * - Evaluations that run regexes are guarded (guard.ts): a watchdog stops a slice at `SLICE_MS + REGEX_MS`. A slice
  *   starts documents only within its first `SLICE_MS`, so a stopped slice means one document has run `REGEX_MS`.
  *   When a single regex execution alone has run that long while the thread had the CPU, or, on a starved thread,
- *   when it takes `REGEX_MS` of CPU time running again alone in a turn of its own (trySuspect), it is abandoned (it answers no match from then on, as MongoDB answers when PCRE2
+ *   when its runs alone, each in a turn of its own, take `REGEX_MS` of CPU time in all (trySuspect), it is abandoned (it answers no match from then on, as MongoDB answers when PCRE2
  *   reaches its match limit; an aggregation expression's fails the command with 51156); either way the document is
  *   evaluated again. A document that is slow without any one execution being so gets the whole of a turn, doubled at
  *   each try.
@@ -66,6 +66,8 @@ export class Work implements RegexBudget {
     readonly deadline?: number,
     private readonly cancelled: () => boolean = () => false,
     private readonly limits: WorkLimits = DEFAULT_WORK_LIMITS,
+    /** CPU time of the engine's thread in ms (injectable, so that a starved thread can be tested). */
+    private readonly threadCpu: () => number = threadCpuMs,
   ) {
     this.budget = limits.regexMs;
   }
@@ -112,7 +114,7 @@ export class Work implements RegexBudget {
     if (!guarded) return task.step(until, maxItems);
     const allowed = this.single ? this.budget : sliceMs + regexMs;
     const remaining = this.deadline === undefined ? Infinity : this.deadline - Date.now();
-    const cpuAtStart = process.cpuUsage();
+    const cpuAtStart = this.threadCpu();
     const result = runGuarded(this, () => task.step(until, maxItems), Math.min(allowed, Math.max(remaining, 1)));
     if (result.completed) {
       this.single = false;
@@ -125,10 +127,9 @@ export class Work implements RegexBudget {
     // Timers are not exact to the millisecond: an execution that ran nearly its budget is the one to blame, when the
     // thread had the CPU all along; when it did not, a turn of its own tells (trySuspect).
     if (culprit && performance.now() - culprit.since >= regexMs * 0.9) {
-      const { user, system } = process.cpuUsage(cpuAtStart);
-      const share = (user + system) / 1000 / (performance.now() - start);
+      const share = (this.threadCpu() - cpuAtStart) / (performance.now() - start);
       if (share >= 0.9) this.abandon(culprit);
-      else this.suspect = { ...culprit, allowed: trialTime(regexMs, share) };
+      else this.suspect = { ...culprit, cpuSpent: 0 };
       this.budget = regexMs;
     } else {
       this.budget = this.single ? this.budget * 2 : regexMs;
@@ -140,29 +141,29 @@ export class Work implements RegexBudget {
   /**
    * A turn for one regex execution the watchdog stopped: wall-clock time also counts time the thread did not run
    * (a loaded machine, a garbage collection), so the execution runs again alone and the CPU time it takes decides.
-   * Done within its budget: it is innocent, the item is evaluated again as it was. Stopped after `regexMs` of CPU: it
-   * is abandoned (an aggregation expression's fails the command). Stopped with less: the thread was starved; its next
-   * turn gets the wall-clock time that `regexMs` of CPU takes at the share of a CPU it had.
+   * Done within its turn: it is innocent, the item is evaluated again as it was. Otherwise it is abandoned (an
+   * aggregation expression's fails the command) once its runs have taken `regexMs` of CPU in all. Each run is one
+   * turn of at most `sliceMs + regexMs` of wall-clock time, with other connections' commands between them: a trial
+   * sized to get `regexMs` of CPU in one turn held the thread for seconds on a loaded machine (a bystander's ping
+   * waited 1 490 ms at a load of 10 on 2 cores). So on a starved thread an execution that needs less than `regexMs`
+   * of CPU, but more than one turn gets, is abandoned too: the budget of one evaluation is also one turn.
    */
   private trySuspect(suspect: Suspect): void {
-    const { regexMs } = this.limits;
+    const { sliceMs, regexMs } = this.limits;
+    const turn = sliceMs + regexMs;
     const remaining = this.deadline === undefined ? Infinity : this.deadline - Date.now();
-    const cpuBefore = threadCpuMs();
-    const start = performance.now();
+    const cpuBefore = this.threadCpu();
     // The built-in exec: neither the abandoned executions nor the tracking of guard.ts apply to this run.
-    const result = runGuarded(this, () => RegExp.prototype.exec.call(suspect.regex, suspect.input), Math.min(suspect.allowed, Math.max(remaining, 1)));
-    const cpu = threadCpuMs() - cpuBefore;
+    const result = runGuarded(this, () => RegExp.prototype.exec.call(suspect.regex, suspect.input), Math.min(turn, Math.max(remaining, 1)));
+    suspect.cpuSpent += this.threadCpu() - cpuBefore;
     suspect.regex.lastIndex = 0;
     if (result.completed) {
       this.suspect = null;
       return;
     }
     this.checkDeadline();
-    if (remaining <= suspect.allowed) throw maxTimeExpired();
-    if (cpu < regexMs * 0.9) {
-      suspect.allowed = Math.max(1.5 * suspect.allowed, trialTime(regexMs, cpu / (performance.now() - start)));
-      return;
-    }
+    if (remaining <= turn) throw maxTimeExpired();
+    if (suspect.cpuSpent < regexMs * 0.9) return;
     this.suspect = null;
     this.abandon(suspect);
   }
@@ -177,17 +178,14 @@ export class Work implements RegexBudget {
 }
 
 interface Suspect extends RunningRegex {
-  /** Wall-clock time its next run may take. */
-  allowed: number;
+  /** CPU time its runs on trial have taken, in ms. */
+  cpuSpent: number;
 }
-
-/** Wall-clock time in which a thread that had `share` of a CPU gets a little more than `cpuMs` of it. */
-const trialTime = (cpuMs: number, share: number) => (1.1 * cpuMs) / Math.min(1, Math.max(share, 0.1));
 
 const THREAD_STAT = '/proc/thread-self/stat';
 const hasThreadStat = existsSync(THREAD_STAT);
 
-/** CPU time of this thread in ms (Linux; elsewhere the process's), read only when a regex execution is on trial. */
+/** CPU time of this thread in ms (Linux; elsewhere the process's), read around the turns of evaluations with regexes. */
 function threadCpuMs(): number {
   if (!hasThreadStat) {
     const { user, system } = process.cpuUsage();
