@@ -115,4 +115,57 @@ describe('embedded engine: Decimal128 and Long arithmetic', () => {
       .toArray();
     expect(byField.result).toEqual([{ p: 3 }, { p: D('2.5') }, { p: 1 }]);
   });
+
+  it('$toDecimal answers a Decimal128 (the manual orders example, with $multiply)', async () => {
+    const orders = fx.db.collection<Loose>('orders');
+    await orders.insertMany([
+      { _id: 1, item: 'apple', qty: 5, price: 10 },
+      { _id: 2, item: 'pie', qty: 10, price: D('20.0') },
+      { _id: 3, item: 'ice cream', qty: 2, price: '4.99' },
+      { _id: 4, item: 'almonds', qty: 5, price: 5 },
+    ]);
+    const rows = await orders
+      .aggregate([
+        { $addFields: { convertedPrice: { $toDecimal: '$price' }, convertedQty: { $toInt: '$qty' } } },
+        { $project: { item: 1, totalPrice: { $multiply: ['$convertedPrice', '$convertedQty'] } } },
+      ])
+      .toArray();
+    expect(rows.map((r) => [r.item, dec(r.totalPrice)])).toEqual([['apple', '50'], ['pie', '200.0'], ['ice cream', '9.98'], ['almonds', '25']]);
+    const [row] = await orders.aggregate([{ $match: { _id: 1 } }, { $project: { _id: 0, d: { $toDecimal: 5.5 } } }]).toArray();
+    expect(dec(row.d)).toBe('5.50000000000000');
+  });
+
+  it('$percentile and $median answer what MongoDB does (the manual testScores example)', async () => {
+    const scores = fx.db.collection<Loose>('testScores');
+    await scores.insertMany([
+      { studentId: '2345', test01: 62, test02: 81, test03: 80 },
+      { studentId: '2356', test01: 60, test02: 83, test03: 79 },
+      { studentId: '2358', test01: 67, test02: 82, test03: 78 },
+      { studentId: '2367', test01: 64, test02: 72, test03: 77 },
+      { studentId: '2369', test01: 60, test02: 53, test03: 72 },
+    ]);
+    const [row] = await scores
+      .aggregate([
+        {
+          $group: {
+            _id: null,
+            test01_percentiles: { $percentile: { input: '$test01', p: [0.5, 0.75, 0.9, 0.95], method: 'approximate' } },
+            test02_median: { $median: { input: '$test02', method: 'approximate' } },
+            test03_percentiles: { $percentile: { input: '$test03', p: [0.5, 0.75, 0.9, 0.95], method: 'approximate' } },
+          },
+        },
+      ])
+      .toArray();
+    expect(row).toEqual({ _id: null, test01_percentiles: [62, 64, 67, 67], test02_median: 81, test03_percentiles: [78, 79, 80, 80] });
+    const [decimals] = await artwork().aggregate([{ $group: { _id: null, m: { $median: { input: '$price', method: 'approximate' } }, sd: { $stdDevPop: '$price' } } }]).toArray();
+    expect(decimals.m).toBe(199.99);
+    expect(decimals.sd).toBeGreaterThan(100);
+  });
+
+  it('$isNumber and the $in expression take every number type', async () => {
+    const [row] = await artwork()
+      .aggregate([{ $match: { _id: 2 } }, { $project: { _id: 0, isNumber: { $isNumber: '$price' }, inList: { $in: ['$price', [280, 'x']] }, notIn: { $in: ['$price', [28]] } } }])
+      .toArray();
+    expect(row).toEqual({ isNumber: true, inList: true, notIn: false });
+  });
 });

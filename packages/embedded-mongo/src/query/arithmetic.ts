@@ -119,7 +119,68 @@ function extreme(sign: 1 | -1): typeof accumulatorOperators.$min {
   };
 }
 
-export const accumulatorOverrides = { $sum, $avg, $min: extreme(1), $max: extreme(-1) };
+/** The numbers among `values` as doubles (every BSON number type). */
+const doubles = (values: unknown[]) => values.filter(isNumeric).map(toNumber);
+
+/** `$stdDevPop` and `$stdDevSamp` over numbers of every type (mingo skipped Decimal128 and Long values). */
+function stdDev(sample: boolean): typeof accumulatorOperators.$stdDevPop {
+  return (coll, expr, options) => {
+    const xs = doubles(valuesOf(coll, expr, options));
+    if (xs.length === 0 || (sample && xs.length < 2)) return null as unknown as number;
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - (sample ? 1 : 0)));
+  };
+}
+
+const PERCENTILE_METHODS = new Set(['approximate', 'discrete', 'continuous']);
+
+/**
+ * MongoDB's percentile of sorted doubles: `approximate` and `discrete` answer the value of rank ⌈p·n⌉ (the manual's
+ * testScores examples), `continuous` interpolates. mingo sorted the numbers as strings (10 before 9) and interpolated.
+ */
+function percentileOf(xs: number[], p: number, method: string): number | null {
+  if (xs.length === 0) return null;
+  if (method === 'continuous') {
+    const r = p * (xs.length - 1);
+    const lo = Math.floor(r);
+    return lo + 1 < xs.length ? xs[lo] + (r - lo) * (xs[lo + 1] - xs[lo]) : xs[lo];
+  }
+  return xs[Math.max(0, Math.ceil(p * xs.length) - 1)];
+}
+
+function percentileArgs(op: string, expr: unknown, withP: boolean): Document {
+  if (!isPlainObject(expr) || !('input' in expr) || !('method' in expr) || (withP && !('p' in expr)))
+    throw new MongoCommandError(40414, `BSON field '${op}.${!isPlainObject(expr) || !('input' in expr) ? 'input' : !('method' in expr) ? 'method' : 'p'}' is missing but a required field`);
+  if (!PERCENTILE_METHODS.has(expr.method)) throw new MongoCommandError(2, `Currently only 'approximate', 'discrete' and 'continuous' can be used as percentile 'method'`);
+  return expr;
+}
+
+const $percentile: typeof accumulatorOperators.$percentile = (coll, expr, options) => {
+  const args = percentileArgs('$percentile', expr, true);
+  const ps = evalExpr({}, args.p, options);
+  if (!Array.isArray(ps) || ps.length === 0 || !ps.every((p) => isNumeric(p) && toNumber(p) >= 0 && toNumber(p) <= 1))
+    throw new MongoCommandError(7750301, "The $percentile 'p' field must be an array of numbers from [0.0, 1.0]");
+  const xs = doubles(valuesOf(coll, args.input, options)).sort((a, b) => a - b);
+  return ps.map((p) => percentileOf(xs, toNumber(p), args.method)) as number[];
+};
+
+const $median: typeof accumulatorOperators.$median = (coll, expr, options) => {
+  const args = percentileArgs('$median', expr, false);
+  return percentileOf(doubles(valuesOf(coll, args.input, options)).sort((a, b) => a - b), 0.5, args.method) as number;
+};
+
+/** The expression form (`{ $median: { input: [...], method } }`), which mingo also uses for the accumulator in a group. */
+function percentileExpression(accumulator: typeof $median): typeof expressionOperators.$median {
+  return (obj, expr, options) => {
+    if (Array.isArray(obj)) return accumulator(obj as Document[], expr, options);
+    const args: Document = isPlainObject(expr) ? expr : {};
+    const input = evalExpr(obj, args.input, options);
+    const values = Array.isArray(input) ? input : input === null || input === undefined ? [] : [input];
+    return accumulator(values as Document[], { ...args, input: '$$CURRENT' } as Parameters<typeof $median>[1], options);
+  };
+}
+
+export const accumulatorOverrides = { $sum, $avg, $min: extreme(1), $max: extreme(-1), $stdDevPop: stdDev(false), $stdDevSamp: stdDev(true), $percentile, $median };
 
 /** `$sortArray` in BSON order: a Decimal128 sorts among the numbers, documents by their fields in order. */
 const $sortArray: typeof expressionOperators.$sortArray = (obj, expr, options) => {
@@ -135,7 +196,45 @@ const $sortArray: typeof expressionOperators.$sortArray = (obj, expr, options) =
   return sortDocuments(input.slice(), spec, collator);
 };
 
+/** `$isNumber`: true for every BSON number type (mingo: JavaScript numbers only). */
+const $isNumber: typeof expressionOperators.$isNumber = (obj, expr, options) => isNumeric(evalExpr(obj, expr, options));
+
+/** `$in` (expression): equality by value across number types, in BSON order otherwise. */
+const $in: typeof expressionOperators.$in = (obj, expr, options) => {
+  if (!Array.isArray(expr) || expr.length !== 2) throw new MongoCommandError(16020, `Expression $in takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
+  const [value, list] = evalExpr(obj, expr, options) as unknown[];
+  if (!Array.isArray(list)) throw new MongoCommandError(40081, `$in requires an array as a second argument, found: ${list === undefined ? 'missing' : typeName(list)}`);
+  const collator = collatorOf(options);
+  return list.some((v) => typeRank(v) === typeRank(value ?? null) && compareBson(v, value ?? null, collator) === 0);
+};
+
+/**
+ * `$toDecimal` answers a Decimal128 (mingo answered a double): an int or long exactly, a double with 15 significant
+ * digits as MongoDB converts it (`5.5` is `5.50000000000000`), a string as written, a bool 0 or 1, a date its ms.
+ */
+const $toDecimal: typeof expressionOperators.$toDecimal = (obj, expr, options) => {
+  const v = evalExpr(obj, expr, options);
+  if (v === null || v === undefined) return null;
+  if (isDecimal(v)) return v as unknown as number;
+  if (typeof v === 'boolean') return Decimal128.fromString(v ? '1' : '0') as unknown as number;
+  if (v instanceof Date) return Decimal128.fromString(String(v.getTime())) as unknown as number;
+  if (typeof v === 'string') {
+    try {
+      return Decimal128.fromString(v.trim() === v ? v : '') as unknown as number;
+    } catch {
+      throw new MongoCommandError(241, `Failed to parse number '${v}' in $convert with no onError value`);
+    }
+  }
+  if (!isNumeric(v)) throw new MongoCommandError(241, `Unsupported conversion from ${typeName(v)} to decimal in $convert with no onError value`);
+  return decimalArithmetic('$inc', v, 0) as unknown as number;
+};
+
 export const expressionArithmetic = {
+  $median: percentileExpression($median),
+  $percentile: percentileExpression($percentile as unknown as typeof $median),
+  $isNumber,
+  $in,
+  $toDecimal,
   $add: arithmetic('$add'),
   $subtract: arithmetic('$subtract'),
   $multiply: arithmetic('$multiply'),
