@@ -168,4 +168,21 @@ describe('embedded engine: Decimal128 and Long arithmetic', () => {
       .toArray();
     expect(row).toEqual({ isNumber: true, inList: true, notIn: false });
   });
+
+  it('$toString and $convert of Decimal128 answer its digits or a Decimal128; what the engine cannot compute is refused (115)', async () => {
+    const [row] = await artwork()
+      .aggregate([
+        { $match: { _id: 2 } },
+        { $project: { _id: 0, s: { $toString: '$price' }, c: { $convert: { input: '$price', to: 'string' } }, d: { $convert: { input: '$year', to: 'decimal' } }, bad: { $convert: { input: 'x', to: 'decimal', onError: 'none' } } } },
+      ])
+      .toArray();
+    expect([row.s, row.c, dec(row.d), row.bad]).toEqual(['280.00', '280.00', '1902', 'none']);
+    await expect(artwork().aggregate([{ $bucketAuto: { groupBy: '$price', buckets: 2 } }]).toArray()).rejects.toMatchObject({ code: 115 });
+    await expect(
+      artwork()
+        .aggregate([{ $match: { price: { $exists: true } } }, { $setWindowFields: { sortBy: { _id: 1 }, output: { e: { $expMovingAvg: { input: '$price', N: 2 } } } } }])
+        .toArray(),
+    ).rejects.toMatchObject({ code: 115 });
+    await expect(artwork().aggregate([{ $group: { _id: null, c: { $covariancePop: ['$price', '$year'] } } }]).toArray()).rejects.toMatchObject({ code: 115 });
+  });
 });

@@ -11,7 +11,7 @@ import { Lazy } from 'mingo/lazy';
 import type { Options } from 'mingo/types';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
-import type * as pipelineOperators from 'mingo/operators/pipeline';
+import * as pipelineOperators from 'mingo/operators/pipeline';
 import { compareBson, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { collatorOf } from './collation.js';
@@ -19,7 +19,7 @@ import { decimalArithmetic, type DecimalOp } from './decimal.js';
 import { parseSort, sortDocuments } from './sort.js';
 
 const bsonType = (v: unknown) => (v as { _bsontype?: string } | null)?._bsontype;
-const isDecimal = (v: unknown): v is Decimal128 => bsonType(v) === 'Decimal128';
+export const isDecimal = (v: unknown): v is Decimal128 => bsonType(v) === 'Decimal128';
 const isLong = (v: unknown): v is Long => bsonType(v) === 'Long';
 /** A value mingo cannot compute with: the engine does. */
 const isWide = (v: unknown) => isDecimal(v) || isLong(v);
@@ -180,7 +180,20 @@ function percentileExpression(accumulator: typeof $median): typeof expressionOpe
   };
 }
 
-export const accumulatorOverrides = { $sum, $avg, $min: extreme(1), $max: extreme(-1), $stdDevPop: stdDev(false), $stdDevSamp: stdDev(true), $percentile, $median };
+/** Covariance of `[x, y]` pairs as doubles (mingo skipped Long values); Decimal128 pairs are refused (MongoDB: Decimal128). */
+function covariance(sample: boolean): typeof accumulatorOperators.$covariancePop {
+  const op = sample ? '$covarianceSamp' : '$covariancePop';
+  return (coll, expr, options) => {
+    const pairs = valuesOf(coll, expr, options).filter((p): p is unknown[] => Array.isArray(p) && p.length === 2 && p.every(isNumeric));
+    if (pairs.some((p) => p.some(isDecimal))) throw new MongoCommandError(115, `${op} over Decimal128 values is not supported by the embedded engine`);
+    const base = sample ? accumulatorOperators.$covarianceSamp : accumulatorOperators.$covariancePop;
+    return base(pairs.map((p) => p.map(toNumber)) as unknown as Document[], null, options);
+  };
+}
+
+export const accumulatorOverrides = {
+  $covariancePop: covariance(false),
+  $covarianceSamp: covariance(true), $sum, $avg, $min: extreme(1), $max: extreme(-1), $stdDevPop: stdDev(false), $stdDevSamp: stdDev(true), $percentile, $median };
 
 /** `$sortArray` in BSON order: a Decimal128 sorts among the numbers, documents by their fields in order. */
 const $sortArray: typeof expressionOperators.$sortArray = (obj, expr, options) => {
@@ -229,7 +242,31 @@ const $toDecimal: typeof expressionOperators.$toDecimal = (obj, expr, options) =
   return decimalArithmetic('$inc', v, 0) as unknown as number;
 };
 
+/** `$toString` of a Decimal128 or Long is its digits (mingo refused them); anything else is mingo's. */
+const $toString: typeof expressionOperators.$toString = (obj, expr, options) => {
+  const v = evalExpr(obj, expr, options);
+  return isWide(v) ? String(v) : expressionOperators.$toString(obj, literal(v), options);
+};
+
+/** `$convert` to `decimal` answers a Decimal128 (mingo: a double), to `string` the digits of a Decimal128 or Long. */
+const $convert: typeof expressionOperators.$convert = (obj, expr, options) => {
+  if (!isPlainObject(expr)) return expressionOperators.$convert(obj, expr, options);
+  const to = evalExpr(obj, expr.to, options);
+  const input = evalExpr(obj, expr.input, options);
+  const toDecimal = to === 'decimal' || to === 19;
+  if (!toDecimal && !((to === 'string' || to === 2) && isWide(input))) return expressionOperators.$convert(obj, { ...expr, input: literal(input) }, options);
+  if (input === null || input === undefined) return evalExpr(obj, expr.onNull, options) ?? null;
+  try {
+    return toDecimal ? $toDecimal(obj, literal(input), options) : String(input);
+  } catch (error) {
+    if ('onError' in expr) return evalExpr(obj, expr.onError, options);
+    throw error;
+  }
+};
+
 export const expressionArithmetic = {
+  $toString,
+  $convert,
   $median: percentileExpression($median),
   $percentile: percentileExpression($percentile as unknown as typeof $median),
   $isNumber,
@@ -287,3 +324,11 @@ export const $bucket: typeof pipelineOperators.$bucket = (collection, expr, opti
     );
   });
 };
+
+/** `$bucketAuto` orders by mingo's comparison, which orders Decimal128 and Long by their text: refused over them. */
+export const $bucketAuto: typeof pipelineOperators.$bucketAuto = (collection, expr, options) =>
+  collection.transform((items) => {
+    if (isPlainObject(expr) && (items as Document[]).some((doc) => isWide(evalExpr(doc, expr.groupBy, options))))
+      throw new MongoCommandError(115, '$bucketAuto over Decimal128 or Long values is not supported by the embedded engine');
+    return pipelineOperators.$bucketAuto(Lazy(items), expr, options);
+  });

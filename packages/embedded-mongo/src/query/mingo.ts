@@ -32,7 +32,7 @@ import { regexExpressions } from './regex.js';
 import { projectionOrder } from './projection-order.js';
 import { parseSort, sortDocuments } from './sort.js';
 import { $setWindowFields } from './window.js';
-import { $bucket, accumulatorOverrides, expressionArithmetic } from './arithmetic.js';
+import { $bucket, $bucketAuto, accumulatorOverrides, expressionArithmetic } from './arithmetic.js';
 import { nAccumulators, nExpressions } from './n-accumulators.js';
 
 /** Resolves a collection name of the current database to its stored documents (never to be mutated). */
@@ -197,7 +197,7 @@ const PROJECTION_OPERATORS_ALL = { ...projectionOperators, ...projectionOverride
 const CONTEXT = Context.init({
   accumulator: { ...accumulatorOperators, ...accumulatorOverrides, ...nAccumulators },
   expression: { ...expressionOperators, ...expressionOverrides, ...expressionArithmetic, ...nExpressions, ...regexExpressions, $dateTrunc, [GROUP_KEY]: $groupKey, [WITH_GROUP_ID]: $withGroupId },
-  pipeline: { ...pipelineOperators, $bucket, $group, $lookup, $match, $project, $setWindowFields, $sort },
+  pipeline: { ...pipelineOperators, $bucket, $bucketAuto, $group, $lookup, $match, $project, $setWindowFields, $sort },
   projection: PROJECTION_OPERATORS_ALL,
   query: QUERY_OPERATORS,
   window: windowOperators,

@@ -14,6 +14,7 @@ import * as expressionOperators from 'mingo/operators/expression';
 import * as pipelineOperators from 'mingo/operators/pipeline';
 import { compareBson, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { failedToParse, MongoCommandError } from '../errors.js';
+import { isDecimal } from './arithmetic.js';
 import { collatorOf } from './collation.js';
 import { parseSort, sortValue, type SortSpec } from './sort.js';
 
@@ -149,9 +150,17 @@ export const $setWindowFields: typeof pipelineOperators.$addFields = (collection
   });
 };
 
+/** Window operators the engine computes in doubles: MongoDB answers a Decimal128 over Decimal128 input, so that is refused. */
+const IN_DOUBLES = new Set(['$derivative', '$integral', '$expMovingAvg', '$linearFill', '$minMaxScaler']);
+
 /** The value of one output field for every document of a (sorted) partition. */
 function computeField(rows: Row[], o: OutputSpec, sort: SortSpec | null, options: Options): unknown[] {
   const docs = rows.map((r) => r.doc);
+  if (IN_DOUBLES.has(o.op)) {
+    const input = isPlainObject(o.args) && 'input' in o.args ? o.args.input : o.args;
+    if (docs.some((doc) => isDecimal(evalExpr(doc, input, options))))
+      throw new MongoCommandError(115, `${o.op} over Decimal128 values is not supported by the embedded engine`);
+  }
   const sortKey = (i: number) => rows[i].sort[0];
   switch (o.op) {
     case '$documentNumber':
