@@ -277,7 +277,7 @@ export const expressionArithmetic = {
   $multiply: arithmetic('$multiply'),
   $divide: arithmetic('$divide'),
   $sortArray,
-};
+} as unknown as Record<string, typeof expressionOperators.$add>;
 
 /**
  * `$bucket` as MongoDB runs it (a `$group` on a `$switch` over the boundaries): boundaries compared in BSON order (a
