@@ -148,9 +148,25 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
     expect(rows.map((r) => r.locf)).toEqual([500, 500, 515, 515, 515, 485]);
   });
 
+  it('$minMaxScaler scales over the window, and $topN, $median and $covariancePop run over windows too', async () => {
+    const rows = await run(
+      {
+        scaled: { $minMaxScaler: { input: '$quantity' } },
+        top2: { $topN: { n: 2, sortBy: { quantity: -1 }, output: '$quantity' }, window: { documents: ['unbounded', 'current'] } },
+        median: { $median: { input: '$price', method: 'approximate' }, window: { documents: [-1, 1] } },
+      },
+      '$state',
+      { orderDate: 1 },
+    );
+    expect(rows.map((r) => [r._id, r.scaled, r.top2, r.median])).toEqual([
+      [4, 1, [162], 13], [0, 0, [162, 120], 13], [2, 25 / 42, [162, 145], 12], [5, 30 / 36, [134], 13], [3, 0, [134, 104], 14], [1, 1, [140, 134], 13],
+    ]);
+  });
+
   it('MongoDB errors: a bounded window without sortBy, a range over a non-number, an unknown window function', async () => {
     await expect(sales().aggregate([{ $setWindowFields: { output: { s: { $sum: '$quantity', window: { documents: [-1, 0] } } } } }]).toArray()).rejects.toMatchObject({ code: 9 });
     await expect(run({ s: { $sum: '$quantity', window: { range: [-1, 0] } } }, '$state', { type: 1 })).rejects.toMatchObject({ code: 5429414 });
     await expect(run({ s: { $nope: '$quantity' } })).rejects.toMatchObject({ code: expect.any(Number) });
+    await expect(run({ s: { $mergeObjects: '$$ROOT' } })).rejects.toMatchObject({ code: 9 });
   });
 });

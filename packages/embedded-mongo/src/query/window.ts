@@ -34,8 +34,13 @@ interface OutputSpec {
   window: WindowSpec | null;
 }
 
-/** Operators computed here (MongoDB's window-only ones); any accumulator of the context works over a window too. */
+/** Operators computed here (MongoDB's window-only ones); the accumulators below work over a window too. */
 const WINDOW_ONLY = new Set(['$rank', '$denseRank', '$documentNumber', '$shift', '$derivative', '$integral', '$expMovingAvg', '$linearFill', '$locf', '$minMaxScaler']);
+/** The accumulators MongoDB takes as window functions (not `$mergeObjects`, `$accumulator`). */
+const WINDOW_ACCUMULATORS = new Set([
+  '$addToSet', '$avg', '$bottom', '$bottomN', '$count', '$covariancePop', '$covarianceSamp', '$first', '$firstN', '$last', '$lastN', '$max', '$maxN',
+  '$median', '$min', '$minN', '$percentile', '$push', '$stdDevPop', '$stdDevSamp', '$sum', '$top', '$topN',
+]);
 /** They need a `sortBy`; and these take no explicit window. */
 const NEEDS_SORT = new Set(['$rank', '$denseRank', '$documentNumber', '$shift', '$derivative', '$integral', '$expMovingAvg', '$linearFill']);
 const NO_WINDOW = new Set(['$rank', '$denseRank', '$documentNumber', '$shift', '$expMovingAvg', '$linearFill', '$locf']);
@@ -82,7 +87,7 @@ function parseOutputs(output: unknown, options: Options): OutputSpec[] {
     const ops = Object.keys(spec).filter((k) => k !== 'window');
     if (ops.length !== 1 || !ops[0].startsWith('$')) throw failedToParse('Expected a single window function in an output field of $setWindowFields');
     const op = ops[0];
-    if (!WINDOW_ONLY.has(op) && !options.context.getOperator('accumulator' as never, op)) throw failedToParse(`Unrecognized window function, ${op}`);
+    if (!WINDOW_ONLY.has(op) && !(WINDOW_ACCUMULATORS.has(op) && options.context.getOperator('accumulator' as never, op))) throw failedToParse(`Unrecognized window function, ${op}`);
     const window = parseWindow(spec.window);
     if (window && NO_WINDOW.has(op)) throw failedToParse(`${op} does not accept a 'window' field`);
     return { field, op, args: spec[op], window };
