@@ -4,6 +4,7 @@
 // built through the API, one with 100 000 conversations and 18 with 1 000 written in bulk), then measures
 // from CPU 1 with autocannon, in interleaved rounds: six API scenarios against bare node:http and a bare
 // NestJS-Express app serving the same answers (and, for the list pages, one that also runs the page's reads);
+// the write routes against bare NestJS-Express issuing their very database commands (captured from a real request);
 // the conversations page at 1k and 100k conversations; the
 // webhook fan-out's drain (a backlog of --events deliveries per webhook, built while the lanes are held, then
 // delivered) with and without a dead and a slow receiver; the app's RSS. It prints the figures and
@@ -31,7 +32,7 @@ const { APP_NODE_FLAGS, startApp } = await import('./lib/app.mjs');
 const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
 const { drain, startReceivers } = await import('./lib/fanout.mjs');
 const { printFanOutReport, printReport } = await import('./lib/report.mjs');
-const { runRounds } = await import('./lib/rounds.mjs');
+const { runRounds, WRITE_SCENARIOS } = await import('./lib/rounds.mjs');
 const { appScenarios, INBOX_PATH } = await import('./lib/scenarios.mjs');
 const { connect, registerCompany, seedInBulk, seedThroughApi } = await import('./lib/seed.mjs');
 
@@ -167,7 +168,16 @@ async function fullRun() {
         answers,
       }
     : undefined;
-  const { runs, scaleTimes, otherLoad } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, log });
+  // The write routes' commands are captured from a real request of each, on this database (same caveat as the reads).
+  const writeScenarios = scenarios.filter((s) => !s.server && WRITE_SCENARIOS.includes(s.name));
+  const writes =
+    engineProcess && writeScenarios.length
+      ? {
+          env: memory.env,
+          requests: writeScenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, headers: s.headers, body: typeof s.body === 'function' ? s.body() : s.body })),
+        }
+      : undefined;
+  const { runs, scaleTimes, otherLoad, captured } = await runRounds({ app, engine, appBase: base, scenarios, bodies, rounds, duration, connections, scale, reads, writes, log });
   rss.afterLoad = app.rssMiB();
 
   const fan = await measureFanOut(seeded);
@@ -183,6 +193,7 @@ async function fullRun() {
     scaleTimes,
     fan,
     rss,
+    captured,
   });
 }
 

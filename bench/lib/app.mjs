@@ -12,9 +12,9 @@ const EMBEDDED_DATABASE = 'parley';
  * drills and a multi-process deployment run it: the app's RSS is then the app's alone. In memory, or on
  * `dataDir` (every write then waits for its journal fsync).
  */
-async function startEngineProcess(dataDir, nodeArgs) {
+async function startEngineProcess(dataDir, nodeArgs, cpu) {
   const args = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : [])];
-  const engine = new PinnedServer('engine', ENGINE_CLI, args, {}, { cwd: ROOT, nodeArgs });
+  const engine = new PinnedServer('engine', ENGINE_CLI, args, {}, { cwd: ROOT, nodeArgs, cpu });
   try {
     const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
     return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };
@@ -32,10 +32,11 @@ export const APP_NODE_FLAGS = ['--max-semi-space-size=16'];
  * company, a rate limit the load never reaches (the limiter still counts every request), and webhooks
  * allowed to 127.0.0.1 (the fan-out's receivers). The database: MONGODB_URI when set, else the embedded
  * engine, in the app's process or (`engineProcess`) in its own, in memory or on `dataDir`. `env` adds or overrides
- * variables (the feed's bench raises EVENT_STREAMS_PER_COMPANY); `engineNodeArgs` are the engine process's Node.js flags.
+ * variables (the feed's bench raises EVENT_STREAMS_PER_COMPANY); `engineNodeArgs` are the engine process's Node.js flags,
+ * `engineCpu` its core (the app's by default).
  */
-export async function startApp({ nodeArgs = [], engineProcess = false, engineNodeArgs = [], dataDir, env: extraEnv = {} } = {}) {
-  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess(dataDir, engineNodeArgs) : null;
+export async function startApp({ nodeArgs = [], engineProcess = false, engineNodeArgs = [], engineCpu, dataDir, env: extraEnv = {} } = {}) {
+  const separate = !process.env.MONGODB_URI && engineProcess ? await startEngineProcess(dataDir, engineNodeArgs, engineCpu) : null;
   const port = await freePort();
   const env = {
     PORT: String(port),
@@ -57,7 +58,9 @@ export async function startApp({ nodeArgs = [], engineProcess = false, engineNod
     await Promise.all([app.stop(), separate?.engine.stop()]);
     throw error;
   }
-  return { app, engine: separate?.engine, base, databaseUri: process.env.MONGODB_URI || separate?.uri || embeddedUri(app, port) };
+  const databaseUri = process.env.MONGODB_URI || separate?.uri || embeddedUri(app, port);
+  // `env`: what a second instance of the app on the same database needs to accept the same tokens (capture-writes.mjs).
+  return { app, engine: separate?.engine, base, databaseUri, env: { ...env, MONGODB_URI: databaseUri } };
 }
 
 /** The in-process engine listens on the app's one other port (the app logs it only at warn level). */

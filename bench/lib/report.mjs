@@ -9,6 +9,10 @@ export const TARGETS = {
   settingsToNest: 0.75,
   /** A list page's req/s against its floor's, in the same run. */
   pageToFloor: 0.8,
+  /** A write route's req/s against its floor's (bare NestJS-Express + its database commands), in the same run (issue 44). */
+  writeToFloor: 0.7,
+  /** App CPU per inbound message (µs): 1 000 messages/s per app core once the database has cores of its own (issue 44). */
+  inboundCpuUs: 1000,
   /** Message search's p50 against the conversations page's, under the same load. */
   searchToPageP50: 3,
   /** The inbox counts' p50 against the conversations page's. */
@@ -150,7 +154,7 @@ function summarizeFanOut(list) {
 }
 
 /** Everything a run measured, then PASS/MISS per target. */
-export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, rss }) {
+export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, rss, captured }) {
   const { machine, otherLoad, database, rounds, duration, connections, events, companies, largeSize, smallSize } = setup;
   const bare = (kind, name) => summarize(runs[kind][name]);
   const rows = scenarios.map((s) => {
@@ -160,11 +164,14 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   });
   const row = (name) => rows.find((r) => r.name === name);
   // The list pages' reads alone behind bare NestJS-Express: the most the app's page could reach (bare-reads.server.mjs).
-  const floors = Object.keys(runs.reads).map((name) => ({ name, ...bare('reads', name), toNest: bare('reads', name).rps / bare('nest', name).rps }));
+  // The write routes' database commands alone behind it likewise (bare-writes.server.mjs).
+  const floors = ['reads', 'writes'].flatMap((kind) =>
+    Object.keys(runs[kind]).map((name) => ({ name, kind, ...bare(kind, name), toNest: bare(kind, name).rps / bare('nest', name).rps })),
+  );
   const bareRows = Object.keys(bodies).flatMap((name) => [
     { label: `bare node:http, ${name} body (${Buffer.byteLength(bodies[name])} B)`, ...bare('http', name) },
     { label: `bare NestJS-Express, ${name} body`, ...bare('nest', name) },
-    ...floors.filter((floor) => floor.name === name).map((floor) => ({ ...floor, label: `bare NestJS-Express + the ${name} reads` })),
+    ...floors.filter((floor) => floor.name === name).map((floor) => ({ ...floor, label: `bare NestJS-Express + the ${name} ${floor.kind}` })),
   ]);
 
   console.log(`\nParley benchmark: ${machine.cpus} CPUs (${machine.model}), Node.js ${machine.node}`);
@@ -175,15 +182,19 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
   printRequestTable([...rows, ...bareRows]);
   if (floors.length) {
     console.log(
-      `\nThe pages' reads alone (driver and engine, no authentication, guards or views) behind bare NestJS-Express, ` +
-        `/ bare NestJS-Express: ${floors.map((floor) => `${floor.name} ${floor.toNest.toFixed(3)}`).join(', ')}; the app's page cannot reach more.`,
+      `\nThe routes' database work alone (driver and engine, no authentication, guards or views) behind bare NestJS-Express, ` +
+        `/ bare NestJS-Express: ${floors.map((floor) => `${floor.name} ${floor.toNest.toFixed(3)}`).join(', ')}; the app's route cannot reach more.`,
     );
+  }
+  for (const [name, { commands, shared }] of Object.entries(captured ?? {})) {
+    const others = shared.map((entry) => `${entry.name} ${entry.collection} (${entry.why})`);
+    console.log(`The ${name} route's commands (${commands.length}): ${commands.join(', ')}${others.length ? `; not replayed: ${others.join(', ')}` : ''}`);
   }
 
   // Each round's app / floor, for the pages with a floor: rounds interleave, so each ratio is of the same minutes.
   const floorRounds = floors.filter((floor) => runs.app[floor.name]).map((floor) => ({
     name: floor.name,
-    ratios: runs.reads[floor.name].map((read, i) => (runs.app[floor.name][i] ? runs.app[floor.name][i].rps / read.rps : NaN)),
+    ratios: runs[floor.kind][floor.name].map((run, i) => (runs.app[floor.name][i] ? runs.app[floor.name][i].rps / run.rps : NaN)),
   }));
   if (floorRounds.length) {
     console.log(`\nApp / its floor (req/s), round by round: ${floorRounds.map((f) => `${f.name} ${f.ratios.map((r) => num(r, 2)).join(' / ')}`).join('; ')}`);
@@ -218,12 +229,12 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
     const r = row(name);
     return r ? [{ name: `${label} / bare NestJS-Express`, value: r.toNest.toFixed(3), target: `>= ${target}`, pass: r.toNest >= target }] : [];
   };
-  const toFloor = (name, label) => {
+  const toFloor = (name, label, target = TARGETS.pageToFloor) => {
     const r = row(name);
     const floor = floors.find((f) => f.name === name);
     if (!r || !floor) return [];
     const ratio = r.rps / floor.rps;
-    return [{ name: `${label} / its floor (req/s)`, value: `${ratio.toFixed(3)} (${r.rps.toFixed(0)} vs ${floor.rps.toFixed(0)})`, target: `>= ${TARGETS.pageToFloor}`, pass: ratio >= TARGETS.pageToFloor }];
+    return [{ name: `${label} / its floor (req/s)`, value: `${ratio.toFixed(3)} (${r.rps.toFixed(0)} vs ${floor.rps.toFixed(0)})`, target: `>= ${target}`, pass: ratio >= target }];
   };
   const p50Against = (name, label, reference, factor) => {
     const r = row(name);
@@ -242,6 +253,9 @@ export function printReport({ setup, scenarios, bodies, runs, scaleTimes, fan, r
     ...p50Against('counts-large', 'counts (100k)', 'conversations', TARGETS.countsToPageP50),
     ...toNest('send', 'POST /v1/conversations/:id/messages', TARGETS.sendToNest),
     ...(inbound ? [{ name: 'POST /api/external/messages (req/s)', value: inbound.rps.toFixed(0), target: `>= ${TARGETS.inboundPerSecond}`, pass: inbound.rps >= TARGETS.inboundPerSecond }] : []),
+    ...toFloor('inbound', 'POST /api/external/messages', TARGETS.writeToFloor),
+    ...toFloor('send', 'POST /v1/conversations/:id/messages', TARGETS.writeToFloor),
+    ...(inbound ? [{ name: 'app CPU per inbound message (µs)', value: inbound.cpuUs.toFixed(0), target: `<= ${TARGETS.inboundCpuUs}`, pass: inbound.cpuUs <= TARGETS.inboundCpuUs }] : []),
     ...scales.map(({ name, ratio }) => ({ name: `${name} at ${largeSize} / at ${smallSize} (medians)`, value: ratio.toFixed(2), target: `<= ${TARGETS.scaleRatio}`, pass: ratio <= TARGETS.scaleRatio })),
     ...checks,
     ...durableChecks,

@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
@@ -12,9 +13,12 @@ const BARE = {
   http: { name: 'bare node:http', script: 'bare-http.server.mjs' },
   nest: { name: 'bare NestJS-Express', script: 'bare-nest.server.mjs' },
   reads: { name: 'bare NestJS-Express + the reads', script: 'bare-reads.server.mjs' },
+  writes: { name: 'bare NestJS-Express + the writes', script: 'bare-writes.server.mjs' },
 };
 /** The scenarios bare-reads.server.mjs knows the reads of. */
 const READ_SCENARIOS = ['conversations', 'messages', 'inbox'];
+/** The write routes whose commands capture-writes.mjs takes for bare-writes.server.mjs. */
+export const WRITE_SCENARIOS = ['inbound', 'send'];
 const WARMUP_SECONDS = 2;
 const SCALE_BLOCKS = 5;
 const SCALE_BLOCK_SIZE = 40;
@@ -29,14 +33,19 @@ const SCALE_BLOCK_SIZE = 40;
  * Before each round, the load from anyone else on the machine, which the report shows. With `reads` (the
  * database's URI, the company and the thread whose pages are measured, and `answers`, the app's pages now), also
  * the list pages' reads alone behind bare NestJS-Express (bare-reads.server.mjs), each measured right beside the
- * app's page, with the engine's CPU when it has its own process.
+ * app's page, with the engine's CPU when it has its own process. With `writes` (the app's environment and the write
+ * scenarios' requests), the same for the write routes: their database commands, captured from a real request of each
+ * before the rounds (capture-writes.mjs), behind bare NestJS-Express (bare-writes.server.mjs).
  */
-export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, reads, log }) {
+export async function runRounds({ app, engine, appBase, scenarios, bodies, rounds, duration, connections, scale, reads, writes, log }) {
   const bodiesFile = join(tmpdir(), `parley-bench-bodies-${process.pid}.json`);
   const currentFile = join(tmpdir(), `parley-bench-current-${process.pid}.json`);
+  const capturedFile = join(tmpdir(), `parley-bench-captured-${process.pid}.json`);
   writeFileSync(bodiesFile, JSON.stringify(bodies));
-  const runs = { app: {}, http: {}, nest: {}, reads: {} };
+  const runs = { app: {}, http: {}, nest: {}, reads: {}, writes: {} };
   const readBodies = reads ? Object.keys(bodies).filter((name) => READ_SCENARIOS.includes(name)) : [];
+  const writeBodies = writes ? writes.requests.map((request) => request.name).filter((name) => name in bodies) : [];
+  const captured = writeBodies.length ? captureWrites(writes, capturedFile, log) : null;
   const readsEnv = reads && {
     MONGODB_URI: reads.uri,
     READS_COMPANY: reads.companyId,
@@ -58,8 +67,9 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
   } finally {
     rmSync(bodiesFile, { force: true });
     rmSync(currentFile, { force: true });
+    rmSync(capturedFile, { force: true });
   }
-  return { runs, scaleTimes, otherLoad: Math.max(...otherLoad) };
+  return { runs, scaleTimes, otherLoad: Math.max(...otherLoad), captured };
 
   async function runRound(round) {
     otherLoad.push(await foreignLoad());
@@ -91,36 +101,41 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
       log(`round ${round + 1} app ${s.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99.toFixed(1)} ms`);
       push('app', s.name, run);
     };
-    const paired = (s) => !s.server && readBodies.includes(s.name);
-    const measureAll = async (floor) => {
+    // The floor server of each scenario that has one (reads or writes), for this round.
+    const floors = {};
+    const measureAll = async () => {
       for (const s of scenarios) {
-        if (!floor || !paired(s)) {
+        const floor = s.server ? undefined : floors[s.name];
+        if (!floor) {
           await measureApp(s);
           continue;
         }
-        // Only the reads touch the database, so only their runs count the engine's CPU.
+        // Only the reads and writes touch the database, so only their runs count the engine's CPU.
         const measureFloor = async () => {
           const run = await measure(floor.server, `${floor.base}/body/${s.name}`, { engine });
-          log(`round ${round + 1} reads ${s.name}: ${run.rps.toFixed(0)} req/s`);
-          push('reads', s.name, run);
+          log(`round ${round + 1} ${floor.kind} ${s.name}: ${run.rps.toFixed(0)} req/s${run.errors ? `, ${run.errors} errors` : ''}`);
+          push(floor.kind, s.name, run);
         };
         for (const step of round % 2 ? [measureFloor, () => measureApp(s)] : [() => measureApp(s), measureFloor]) await step();
       }
     };
-    if (readBodies.length) {
-      writeFileSync(currentFile, JSON.stringify(await settledAnswers(reads.answers, readBodies)));
-      await withBareServer('reads', readBodies, (server, base) => measureAll({ server, base }));
-    } else {
-      await measureAll(null);
-    }
+    const withFloor = (kind, names, then) => async () => {
+      if (names.length === 0) return then();
+      await withBareServer(kind, names, async (server, base) => {
+        for (const name of names) floors[name] = { kind, server, base };
+        await then();
+      });
+    };
+    if (readBodies.length) writeFileSync(currentFile, JSON.stringify(await settledAnswers(reads.answers, readBodies)));
+    await withFloor('reads', readBodies, withFloor('writes', writeBodies, measureAll))();
     for (const probe of scale) await scaleProbe(appBase, probe, scaleTimes[probe.name]);
   }
 
   /** One of the bare servers (BARE) for the time of `use`, warmed up on each of `names` first. */
   async function withBareServer(kind, names, use) {
     const port = await freePort();
-    const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}) };
-    const args = kind === 'reads' ? [bodiesFile, currentFile] : [bodiesFile];
+    const env = { PORT: String(port), ...(kind === 'reads' ? readsEnv : {}), ...(kind === 'writes' ? { MONGODB_URI: writes.env.MONGODB_URI } : {}) };
+    const args = { reads: [bodiesFile, currentFile], writes: [bodiesFile, capturedFile] }[kind] ?? [bodiesFile];
     const server = new PinnedServer(BARE[kind].name, new URL(BARE[kind].script, import.meta.url).pathname, args, env);
     const base = `http://127.0.0.1:${port}`;
     try {
@@ -131,6 +146,28 @@ export async function runRounds({ app, engine, appBase, scenarios, bodies, round
       await server.stop();
     }
   }
+}
+
+/**
+ * The database commands of each write request (capture-writes.mjs: the built app in a child process, on the bench's
+ * database, with the bench app's environment), written to `file` for bare-writes.server.mjs; answers, per route, the
+ * commands' kinds and collections, and the shared work left out, for the report.
+ */
+function captureWrites({ env, requests }, file, log) {
+  log(`capturing the database commands of ${requests.map((request) => request.name).join(' and ')} from real requests`);
+  const requestsFile = `${file}.requests`;
+  writeFileSync(requestsFile, JSON.stringify(requests));
+  try {
+    const script = new URL('capture-writes.mjs', import.meta.url).pathname;
+    const run = spawnSync(process.execPath, [script, requestsFile, file], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`capture-writes failed (${run.status ?? run.signal}):\n${run.stderr}`);
+  } finally {
+    rmSync(requestsFile, { force: true });
+  }
+  const captured = JSON.parse(readFileSync(file, 'utf8'));
+  return Object.fromEntries(
+    Object.entries(captured).map(([name, { commands, shared }]) => [name, { commands: commands.map(({ name: kind, command }) => `${kind} ${command[kind]}`), shared }]),
+  );
 }
 
 /** The app's answers once two reads half a second apart agree: the reactions to the last writes have landed. */

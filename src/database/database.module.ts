@@ -5,6 +5,7 @@ import { AppConfig } from '../config/app-config.js';
 import { DatabaseTarget } from './database-target.js';
 import { DataMigration, DataMigrationSchema } from './migrations/data-migration.schema.js';
 import { DataMigrations } from './migrations/data-migrations.js';
+import { dropReplacedIndexes } from './migrations/replaced-indexes.js';
 
 @Module({
   providers: [{ provide: DatabaseTarget, inject: [AppConfig], useFactory: DatabaseTarget.resolve }],
@@ -14,7 +15,8 @@ class DatabaseTargetModule {}
 
 /**
  * Connects Mongoose to MONGODB_URI or to the embedded engine, makes sure every declared index exists
- * before the app serves requests (unique rules must hold from the first request), and on shutdown
+ * before the app serves requests (unique rules must hold from the first request), then drops the ones this version
+ * replaced (REPLACED_INDEXES), and on shutdown
  * closes the connection before stopping an embedded engine. DataMigrations lets modules bring older data up to date.
  */
 @Global()
@@ -39,6 +41,8 @@ export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all(Object.values(this.connection.models).map((model) => model.init()));
+    const db = this.connection.db;
+    if (db) await dropReplacedIndexes(db);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -45,5 +45,5 @@ export const FlowExecutionSchema = SchemaFactory.createForClass(FlowExecution);
 FlowExecutionSchema.plugin(tenantScopePlugin);
 indexPendingEvents(FlowExecutionSchema);
 FlowExecutionSchema.index({ companyId: 1, createdAt: 1 });
-FlowExecutionSchema.index({ triggerKey: 1 }, { unique: true, sparse: true });
+FlowExecutionSchema.index({ companyId: 1, triggerKey: 1 }, { unique: true, partialFilterExpression: { triggerKey: { $type: 'string' } } });
 FlowExecutionSchema.index({ expireAt: 1 }, { expireAfterSeconds: 0, sparse: true });

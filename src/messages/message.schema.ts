@@ -133,7 +133,7 @@ export class Message extends EventSource {
 
   /**
    * What makes a repeated send the same message (a sparse unique index), so a retried flow step sends once:
-   * `flow:<execution id>:<step>`, unique across companies since execution ids are.
+   * `flow:<execution id>:<step>`, unique within the company (the index starts with companyId, the shard key: docs/scaling.md).
    */
   @Prop({ type: String })
   dedupeKey?: string;
@@ -150,7 +150,7 @@ MessageSchema.index(
   { partialFilterExpression: { private: true }, name: 'notes_of_a_conversation' },
 );
 indexPendingEvents(MessageSchema);
-MessageSchema.index({ dedupeKey: 1 }, { unique: true, sparse: true });
+MessageSchema.index({ companyId: 1, dedupeKey: 1 }, { unique: true, partialFilterExpression: { dedupeKey: { $type: 'string' } } });
 // Inbound messages the connector identified: one per company, channel and channel message id.
 MessageSchema.index(
   { companyId: 1, channel: 1, externalId: 1 },
