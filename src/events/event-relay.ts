@@ -63,6 +63,7 @@ export class EventRelay implements BeforeApplicationShutdown {
   /** In insertion order, the oldest forgotten first: ids this process appended to the log (they stay there). */
   private readonly recentlyLogged = new BoundedMap<string, true>(RECENTLY_LOGGED);
   private readonly retentionMs: number;
+  private stopping = false;
 
   constructor(
     config: AppConfig,
@@ -106,7 +107,13 @@ export class EventRelay implements BeforeApplicationShutdown {
     while (this.queues.size > 0) await Promise.allSettled([...this.queues.values()].map((queue) => queue.draining));
   }
 
+  /** False once shutdown began: what is queued is still logged, but the process is no longer ready (readiness). */
+  get isRunning(): boolean {
+    return !this.stopping;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.idle();
   }
 

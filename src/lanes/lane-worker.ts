@@ -56,6 +56,16 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   constructor(private readonly clock: Clock) {}
 
+  /** Whether it claims work: from the application's bootstrap until its shutdown begins (readiness). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The kinds of lane it serves, by name (metrics). */
+  get registeredKinds(): LaneKind<any>[] {
+    return [...this.kinds.values()].map((state) => state.kind);
+  }
+
   /** Registers a kind of lane; modules call it when they initialise, before the worker starts. */
   register<T extends LaneFields>(kind: LaneKind<T>): void {
     if (this.kinds.has(kind.name)) throw new Error(`Lane kind ${kind.name} is registered twice`);
