@@ -41,7 +41,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 export class AppModule {
   /**
    * Builds the application from an environment (process.env by default; tests pass their own).
-   * Throws a ConfigurationError naming the first bad variable.
+   * Throws a ConfigurationError naming every bad variable.
    */
   static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
     return {
