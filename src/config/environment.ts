@@ -119,12 +119,12 @@ function secretKeys(env: Env, production: boolean) {
 const MIN_METRICS_TOKEN_LENGTH = 16;
 
 function metrics(env: Env, production: boolean): MetricsConfig {
-  const port = raw(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 1, 65535);
+  const port = raw(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
   const token = raw(env, 'METRICS_TOKEN');
   if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
     throw new ConfigurationError('METRICS_TOKEN', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
   }
-  if (port !== undefined && String(port) === (raw(env, 'PORT') ?? '3000')) {
+  if (port !== undefined && port !== 0 && String(port) === (raw(env, 'PORT') ?? '3000')) {
     throw new ConfigurationError('METRICS_PORT', 'must differ from PORT', String(port));
   }
   return { enabled: port !== undefined || token !== undefined || !production, token, port };

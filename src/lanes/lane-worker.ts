@@ -26,6 +26,8 @@ export interface LaneKind<T extends LaneFields = LaneFields> {
   store: LaneStore<T>;
   leaseMs: number;
   maxInFlight: number;
+  /** The field whose value names a lane's work in its backlog (e.g. the consumer of an event consumer's lane). */
+  backlogLabel?: string;
   run(lane: ClaimedLane<T>, turn: LaneTurn): Promise<void>;
 }
 
