@@ -42,15 +42,17 @@ WORKDIR /app
 # Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# package.json marks the project's folder (data/ beside it); LICENSE is served at /docs/license.
-COPY package.json LICENSE ./
+# package.json marks the project's folder (data/ beside it) and gives the API its version; LICENSE is served at
+# /docs/license, NOTICE travels with it (Apache-2.0, section 4).
+COPY package.json LICENSE NOTICE ./
 # The embedded engine (node_modules/@parley/embedded-mongo links here): its manifest and build output only, no tests
 # or docs. The app loads it only when MONGODB_URI is unset, which NODE_ENV=production refuses at start-up.
 COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 COPY --from=build /app/packages/embedded-mongo/dist packages/embedded-mongo/dist
 USER node
 EXPOSE 3000
-# No curl in slim images: node's own fetch. Follows PORT if it is overridden at run time.
+# Readiness (the database, the event relay and the lanes; 503 while shutting down). No curl in slim images: node's
+# own fetch. Follows PORT if it is overridden at run time.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/main.js"]

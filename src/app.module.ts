@@ -27,6 +27,7 @@ import { LanesModule } from './lanes/lanes.module.js';
 import { FlowsModule } from './flows/flows.module.js';
 import { HealthModule } from './health/health.module.js';
 import { InboundModule } from './inbound/inbound.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
@@ -41,7 +42,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 export class AppModule {
   /**
    * Builds the application from an environment (process.env by default; tests pass their own).
-   * Throws a ConfigurationError naming the first bad variable.
+   * Throws a ConfigurationError naming every bad variable.
    */
   static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
     return {
@@ -52,6 +53,7 @@ export class AppModule {
         RouteMetadataModule,
         DatabaseModule,
         LanesModule,
+        MetricsModule,
         EventsModule,
         RateLimitModule,
         IdempotencyModule,

@@ -1,11 +1,14 @@
 import { VersioningType, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
+import type { Express, RequestHandler } from 'express';
 import helmet from 'helmet';
 import { MAX_BODY_KEYS, verifyJsonBody } from './common/body-shape.js';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
+import { Metrics } from './metrics/metrics.js';
+import { METRICS_PATH, metricsHandler } from './metrics/metrics-endpoint.js';
 import { DOCS_PATH, setupSwagger } from './swagger.js';
 
 /** The largest JSON body accepted; media uploads are multipart and limited by MEDIA_MAX_BYTES instead. */
@@ -40,6 +43,24 @@ const DOCS_CONTENT_SECURITY_POLICY = helmet.contentSecurityPolicy({
   directives: { frameAncestors: ["'none'"], upgradeInsecureRequests: null },
 });
 
+/** A request not matched by any route: one label for them all, so that scanners cannot grow the series. */
+const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * Times each request to the end of its answer, labelled by the route template Express matched (`/v1/conversations/:id`,
+ * never the path itself). Two clock reads and one listener per request.
+ */
+function httpMetricsMiddleware(metrics: Metrics): RequestHandler {
+  return (request, response, next) => {
+    const start = performance.now();
+    response.once('finish', () => {
+      const route = (request.route as { path?: string } | undefined)?.path;
+      metrics.observeHttp(route === undefined ? UNMATCHED_ROUTE : request.baseUrl + route, request.method, response.statusCode, (performance.now() - start) / 1000);
+    });
+    next();
+  };
+}
+
 /**
  * Everything main.ts and the end-to-end tests share: versioned routes (`/v1` for Interface A,
  * version-neutral `/api/external` for Interface B), the client address behind proxies (TRUST_PROXY),
@@ -51,6 +72,13 @@ export function configureApp(app: INestApplication): INestApplication {
   const config = app.get(AppConfig);
   // Express's own semantics: `req.ip` is then the client address the trusted proxies report.
   express.set('trust proxy', config.trustProxy);
+  if (config.metrics.enabled) {
+    // First, so that a request's duration includes everything the app does with it.
+    express.use(httpMetricsMiddleware(app.get(Metrics)));
+    if (config.metrics.port === undefined) {
+      (express.getHttpAdapter().getInstance() as Express).get(METRICS_PATH, metricsHandler(app.get(Metrics), config.metrics.token));
+    }
+  }
   // First, so that even a body the parsers refuse gets a request id and a log line.
   express.use(earlyRequestMiddleware);
   express.use(SECURITY_HEADERS);

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from 'nestjs-pino';
 import { configureApp } from './app.setup.js';
 import { AppConfig } from './config/app-config.js';
-import { ConfigurationError } from './config/environment.js';
+import { ConfigurationError, ConfigurationErrors } from './config/environment.js';
+import { loadEnvFile } from './config/env-file.js';
 import { applyHeapGrowth } from './config/heap-growth.js';
 import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
 
@@ -63,10 +64,13 @@ function handleShutdownSignals(app: INestApplication): void {
 export async function serve(rootModule: (env: NodeJS.ProcessEnv) => DynamicModule): Promise<void> {
   let appModule;
   try {
+    loadEnvFile(process.env);
     appModule = rootModule(process.env);
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`Configuration error: ${error.message}\n`);
+    // One line per bad variable, every one of them: a deployment learns all it must fix from one run.
+    const problems = error instanceof ConfigurationErrors ? error.problems : [error.message];
+    process.stderr.write(problems.map((problem) => `Configuration error: ${problem}\n`).join(''));
     process.exit(1);
   }
 

@@ -89,7 +89,7 @@ const TAGS: [string, string][] = [
   ['Interface B: webhooks', 'Event subscriptions, in the { success, data } envelope'],
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
   ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],
-  ['Health', 'Liveness and database reachability'],
+  ['Health', 'Liveness, readiness and database reachability'],
 ];
 
 /** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
@@ -99,11 +99,13 @@ export const DOCS_PATH = '/docs';
 const LICENSE_PATH = `${DOCS_PATH}/license`;
 
 /**
- * Parley is a company's private product: no SPDX-listed license applies, so its terms have an SPDX user-defined
- * reference (`LicenseRef-`) and the text in LICENSE. OpenAPI 3.0 has no `identifier` field, so the reference is the
- * license's name and the text its `url`.
+ * Apache-2.0, as LICENSE, NOTICE and package.json say. OpenAPI 3.0 has no `identifier` field, so the SPDX id is the
+ * license's name and the text served beside the docs its `url`.
  */
-const LICENSE = { name: 'LicenseRef-Parley-Proprietary', url: LICENSE_PATH };
+const LICENSE = { name: 'Apache-2.0', url: LICENSE_PATH };
+
+/** The API's version is the package's: one number per release (CHANGELOG.md). */
+const API_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Where the document says the API is when read from a file: wherever it was served from (/docs-json says exactly). */
 const DEFAULT_SERVER = { url: '/', description: 'The server that serves this document' };
@@ -112,7 +114,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Parley API')
     .setDescription(DESCRIPTION)
-    .setVersion('1.0')
+    .setVersion(API_VERSION)
     .setLicense(LICENSE.name, LICENSE.url)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SECURITY)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SECURITY)

@@ -4,6 +4,16 @@ export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
+ * GET /metrics: `port` serves it on a listener of its own (not on the API's port); otherwise on the API's port, behind
+ * `token` (a bearer token) when set; `enabled` is false in production unless one of them is set.
+ */
+export interface MetricsConfig {
+  enabled: boolean;
+  token?: string;
+  port?: number;
+}
+
+/**
  * The validated configuration (contract section 1). Injected by class token:
  * `constructor(private readonly config: AppConfig)`.
  */
@@ -66,6 +76,10 @@ export class AppConfig {
   readonly heapGrowthPercent: number;
   /** Swagger UI at /docs and the OpenAPI document at /docs-json. */
   readonly docsEnabled: boolean;
+  /** Where GET /metrics is served: on the API's port, on a port of its own, or not at all. */
+  readonly metrics: MetricsConfig;
+  /** OTLP/HTTP endpoint traces are exported to; unset: no tracing. */
+  readonly otlpEndpoint?: string;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);

@@ -5,3 +5,18 @@ export class ConfigurationError extends Error {
     this.name = 'ConfigurationError';
   }
 }
+
+/**
+ * Every bad variable of one reading of the environment, so that one run names them all: `problems` holds one line
+ * each, and the message is those lines.
+ */
+export class ConfigurationErrors extends ConfigurationError {
+  readonly problems: string[];
+
+  constructor(errors: ConfigurationError[]) {
+    super('', '');
+    this.problems = errors.map((error) => error.message);
+    this.message = this.problems.join('\n');
+    this.name = 'ConfigurationErrors';
+  }
+}

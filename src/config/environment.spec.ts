@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolve } from 'node:path';
-import { ConfigurationError, DEFAULT_EMBEDDED_DATA_DIR, loadAppConfig } from './environment.js';
+import { ConfigurationError, ConfigurationErrors, DEFAULT_EMBEDDED_DATA_DIR, loadAppConfig } from './environment.js';
 
 const STRONG_SECRET = 'x'.repeat(32);
 const KEY_A = Buffer.alloc(32, 1).toString('base64');
@@ -202,9 +202,31 @@ describe('loadAppConfig', () => {
     expect(failure({ MONGODB_URI: 'http://user:hunter2@db' })).not.toContain('hunter2');
   });
 
+  it('names every bad variable in one run, one line each', () => {
+    let error: unknown;
+    try {
+      loadAppConfig({ NODE_ENV: 'production', PORT: 'eighty', JWT_EXPIRES_IN: '1w', JWT_MAX_AGE: '1s', LOG_LEVEL: 'loud' });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigurationErrors);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    const problems = (error as ConfigurationErrors).problems;
+    expect(problems).toEqual([
+      'JWT_SECRET is required when NODE_ENV=production',
+      'JWT_EXPIRES_IN must be a positive duration such as 3600, 90s, 15m, 1h or 7d (got "1w")',
+      'PORT must be an integer from 0 to 65535 (got "eighty")',
+      'MONGODB_URI is required when NODE_ENV=production',
+      'WEBHOOK_SECRET_KEYS is required when NODE_ENV=production',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+    ]);
+    // JWT_MAX_AGE is checked against JWT_EXPIRES_IN only when that one is good: no guess is reported as a problem.
+    expect((error as Error).message).toBe(problems.join('\n'));
+  });
+
   describe('NODE_ENV=production', () => {
     it('requires MONGODB_URI', () => {
-      expect(failure({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET })).toBe(
+      expect(failure({ NODE_ENV: 'production', JWT_SECRET: STRONG_SECRET, WEBHOOK_SECRET_KEYS: `k1:${KEY_A}` })).toBe(
         'MONGODB_URI is required when NODE_ENV=production',
       );
     });

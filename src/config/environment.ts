@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
-import { ConfigurationError } from './configuration-error.js';
+import { AppConfig, type LogLevel, type MetricsConfig, type NodeEnv } from './app-config.js';
+import { ConfigurationError, ConfigurationErrors } from './configuration-error.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import { trustProxy, webhookSecretKeys } from './security-variables.js';
 
-export { ConfigurationError };
+export { ConfigurationError, ConfigurationErrors };
 
 type Env = Record<string, string | undefined>;
 
@@ -115,52 +115,98 @@ function secretKeys(env: Env, production: boolean) {
   return keys;
 }
 
-/** Validates every variable of contract section 1; the first bad one throws a ConfigurationError naming it. */
+/** A bearer token anyone who reads the metrics must hold: long enough not to be guessed. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function metrics(env: Env, production: boolean): MetricsConfig {
+  const port = raw(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  const token = raw(env, 'METRICS_TOKEN');
+  if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigurationError('METRICS_TOKEN', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  if (port !== undefined && port !== 0 && String(port) === (raw(env, 'PORT') ?? '3000')) {
+    throw new ConfigurationError('METRICS_PORT', 'must differ from PORT', String(port));
+  }
+  return { enabled: port !== undefined || token !== undefined || !production, token, port };
+}
+
+function otlpEndpoint(env: Env): string | undefined {
+  const value = raw(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new ConfigurationError('OTEL_EXPORTER_OTLP_ENDPOINT', 'must be an http:// or https:// URL', value);
+  }
+  return value;
+}
+
+/**
+ * Validates every variable of contract section 1. Every bad one is reported at once: a ConfigurationErrors
+ * (a ConfigurationError) whose `problems` name each, one line each.
+ */
 export function loadAppConfig(env: Env = process.env): AppConfig {
-  const nodeEnv = oneOf(env, 'NODE_ENV', NODE_ENVS, 'development');
+  const errors: ConfigurationError[] = [];
+  // Reads one value; a bad one is noted and the reading goes on (the undefined it gives is never used: the
+  // configuration is refused below), so values derived from it are not checked against a guess.
+  const check = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error;
+      errors.push(error);
+      return undefined as T;
+    }
+  };
+  const nodeEnv = check(() => oneOf(env, 'NODE_ENV', NODE_ENVS, 'development')) ?? 'development';
   const production = nodeEnv === 'production';
-  const { secret, generated } = jwtSecret(env, production);
-  const jwtExpiresInSeconds = duration(env, 'JWT_EXPIRES_IN', '1h');
-  const throttleLimit = integer(env, 'THROTTLE_LIMIT', 300, 1);
-  return new AppConfig({
+  const { secret, generated } = check(() => jwtSecret(env, production)) ?? { secret: '', generated: false };
+  const jwtExpiresInSeconds = check(() => duration(env, 'JWT_EXPIRES_IN', '1h'));
+  const throttleLimit = check(() => integer(env, 'THROTTLE_LIMIT', 300, 1));
+  const values: AppConfig = {
     nodeEnv,
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    mongodbUri: mongodbUri(env, production),
-    embeddedDataDir: embeddedDataDir(env, nodeEnv),
+    port: check(() => integer(env, 'PORT', 3000, 0, 65535)),
+    mongodbUri: check(() => mongodbUri(env, production)),
+    embeddedDataDir: check(() => embeddedDataDir(env, nodeEnv)),
     jwtSecret: secret,
     jwtSecretGenerated: generated,
     jwtExpiresInSeconds,
-    jwtMaxAgeSeconds: jwtMaxAge(env, jwtExpiresInSeconds),
+    jwtMaxAgeSeconds: jwtExpiresInSeconds === undefined ? 0 : check(() => jwtMaxAge(env, jwtExpiresInSeconds)),
     throttleLimit,
-    throttleTtlMs: integer(env, 'THROTTLE_TTL_MS', 60_000, 1),
-    throttleCompanyLimit: integer(env, 'THROTTLE_COMPANY_LIMIT', 10 * throttleLimit, 1),
-    authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1),
-    throttleSyncMs: integer(env, 'THROTTLE_SYNC_MS', 500, 10, 60_000),
-    trustProxy: trustProxy(raw(env, 'TRUST_PROXY')),
-    apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
-    passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
-    mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
+    throttleTtlMs: check(() => integer(env, 'THROTTLE_TTL_MS', 60_000, 1)),
+    throttleCompanyLimit: check(() => integer(env, 'THROTTLE_COMPANY_LIMIT', 10 * (throttleLimit ?? 1), 1)),
+    authFailureLimit: check(() => integer(env, 'AUTH_FAILURE_LIMIT', 20, 1)),
+    throttleSyncMs: check(() => integer(env, 'THROTTLE_SYNC_MS', 500, 10, 60_000)),
+    trustProxy: check(() => trustProxy(raw(env, 'TRUST_PROXY'))),
+    apiKeysPerCompany: check(() => integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000)),
+    passwordScryptLogN: check(() =>
+      integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
+    ),
+    mediaMaxBytes: check(() => integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1)),
     // At most 7 days, as S3's presigned URLs: a link is a bearer credential for the file while it lasts.
-    mediaUrlTtlSeconds: integer(env, 'MEDIA_URL_TTL_SECONDS', 3600, 1, 7 * 86_400),
-    mediaUploadTtlHours: integer(env, 'MEDIA_UPLOAD_TTL_HOURS', 24, 1, MAX_MEDIA_UPLOAD_TTL_HOURS),
-    webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production),
-    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
-    webhookSecretKeys: secretKeys(env, production),
-    idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, MAX_IDEMPOTENCY_TTL_HOURS),
-    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    demoSeed: boolean(env, 'DEMO_SEED', true),
-    allowRegistration: boolean(env, 'ALLOW_REGISTRATION', !production),
-    docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
-    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
-    eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
+    mediaUrlTtlSeconds: check(() => integer(env, 'MEDIA_URL_TTL_SECONDS', 3600, 1, 7 * 86_400)),
+    mediaUploadTtlHours: check(() => integer(env, 'MEDIA_UPLOAD_TTL_HOURS', 24, 1, MAX_MEDIA_UPLOAD_TTL_HOURS)),
+    webhookAllowPrivateUrls: check(() => boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', !production)),
+    webhookTimeoutMs: check(() => integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1)),
+    webhookSecretKeys: check(() => secretKeys(env, production)),
+    idempotencyTtlHours: check(() => integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, MAX_IDEMPOTENCY_TTL_HOURS)),
+    logLevel: check(() => oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info')),
+    demoSeed: check(() => boolean(env, 'DEMO_SEED', true)),
+    allowRegistration: check(() => boolean(env, 'ALLOW_REGISTRATION', !production)),
+    docsEnabled: check(() => boolean(env, 'DOCS_ENABLED', !production)),
+    eventRetentionDays: check(() => integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650)),
+    eventStreamsPerCompany: check(() => integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000)),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
     // which keep-alives are written.
-    eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000),
-    eventStreamMaxBufferBytes: integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024),
+    eventStreamKeepAliveMs: check(() => integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000)),
+    eventStreamMaxBufferBytes: check(() => integer(env, 'EVENT_STREAM_MAX_BUFFER_BYTES', 1024 * 1024, 1024)),
     // At most 5 s: with the caches' 2 s across processes, a stream ends within 10 s of its credential (contract 18).
-    eventStreamAuthCheckMs: integer(env, 'EVENT_STREAM_AUTH_CHECK_MS', 5_000, POLL_INTERVAL_MS, 5_000),
-    webhookDeliveryRetentionDays: integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650),
-    flowExecutionRetentionDays: integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650),
-    heapGrowthPercent: integer(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),
-  });
+    eventStreamAuthCheckMs: check(() => integer(env, 'EVENT_STREAM_AUTH_CHECK_MS', 5_000, POLL_INTERVAL_MS, 5_000)),
+    webhookDeliveryRetentionDays: check(() => integer(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 0, 3650)),
+    flowExecutionRetentionDays: check(() => integer(env, 'FLOW_EXECUTION_RETENTION_DAYS', 30, 0, 3650)),
+    heapGrowthPercent: check(() => integer(env, 'HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000)),
+    metrics: check(() => metrics(env, production)),
+    otlpEndpoint: check(() => otlpEndpoint(env)),
+  };
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new ConfigurationErrors(errors);
+  return new AppConfig(values);
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppConfig } from '../config/app-config.js';
 import type { ChannelScope } from '../events/event-channel.js';
+import { Metrics } from '../metrics/metrics.js';
 import { LaneWorker } from '../lanes/lane-worker.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
 import type { WebhookEventName } from '../webhooks/webhook-events.js';
@@ -67,7 +68,9 @@ export class EventStreams implements BeforeApplicationShutdown {
     private readonly tailer: EventTailer,
     private readonly slots: EventStreamSlotsRepository,
     private readonly worker: LaneWorker,
+    metrics: Metrics,
   ) {
+    metrics.countOpenStreams(() => this.tailer.openStreams);
     this.limits = { keepAliveMs: config.eventStreamKeepAliveMs, maxBufferBytes: config.eventStreamMaxBufferBytes };
     this.credentialCheckMs = config.eventStreamAuthCheckMs;
   }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Types } from 'mongoose';
 import { AppConfig } from '../config/app-config.js';
 import { LaneWorker } from '../lanes/lane-worker.js';
+import { Metrics } from '../metrics/metrics.js';
 import { EventConsumers } from './consumers/event-consumers.js';
 import type { AnyDomainEvent } from './domain-events.js';
 import { channelOfData } from './event-channel.js';
@@ -63,6 +64,7 @@ export class EventRelay implements BeforeApplicationShutdown {
   /** In insertion order, the oldest forgotten first: ids this process appended to the log (they stay there). */
   private readonly recentlyLogged = new BoundedMap<string, true>(RECENTLY_LOGGED);
   private readonly retentionMs: number;
+  private stopping = false;
 
   constructor(
     config: AppConfig,
@@ -71,6 +73,7 @@ export class EventRelay implements BeforeApplicationShutdown {
     private readonly consumers: EventConsumers,
     private readonly worker: LaneWorker,
     private readonly emitter: EventEmitter2,
+    private readonly metrics: Metrics,
   ) {
     this.retentionMs = config.eventRetentionDays * 86_400_000;
   }
@@ -106,7 +109,13 @@ export class EventRelay implements BeforeApplicationShutdown {
     while (this.queues.size > 0) await Promise.allSettled([...this.queues.values()].map((queue) => queue.draining));
   }
 
+  /** False once shutdown began: what is queued is still logged, but the process is no longer ready (readiness). */
+  get isRunning(): boolean {
+    return !this.stopping;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.idle();
   }
 
@@ -153,6 +162,7 @@ export class EventRelay implements BeforeApplicationShutdown {
     }
     await this.heads.release(companyId, this.worker.id, reservation.last);
     this.remember(entries);
+    for (const entry of entries) this.metrics.observeRelayLag((loggedAt.getTime() - entry.occurredAt.getTime()) / 1000);
     // Readers in this process (the feed) hear of the batch as soon as it is readable; clearing the markers can follow.
     const logged: EventsLogged = { companyId, events: appended.map((entry) => toDomainEvent(entry, companyId)) };
     this.emitter.emit(EVENTS_LOGGED, logged);

@@ -6,7 +6,10 @@ import type { Response } from 'express';
 import type { Connection } from 'mongoose';
 import { Public } from '../auth/decorators/public.decorator.js';
 import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
-import { HealthView } from './health.view.js';
+import { EventRelay } from '../events/event-relay.js';
+import { LaneWorker } from '../lanes/lane-worker.js';
+import { HealthView, LivenessView, ReadinessView } from './health.view.js';
+import { ShutdownState } from './shutdown-state.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
@@ -15,7 +18,12 @@ const PING_TIMEOUT_MS = 2_000;
 @SkipThrottle()
 @Controller({ path: 'health', version: VERSION_NEUTRAL })
 export class HealthController {
-  constructor(@InjectConnection() private readonly connection: Connection) {}
+  constructor(
+    @InjectConnection() private readonly connection: Connection,
+    private readonly relay: EventRelay,
+    private readonly lanes: LaneWorker,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -30,6 +38,43 @@ export class HealthController {
     const up = await this.pingDatabase();
     if (!up) response.status(HttpStatus.SERVICE_UNAVAILABLE);
     return { status: up ? 'ok' : 'degraded', database: up ? 'up' : 'down' };
+  }
+
+  @Get('live')
+  @ApiOperation({
+    summary: 'Liveness: the process answers; no authentication',
+    description: 'Always 200 while the process serves HTTP: an orchestrator restarts it when this fails. Not rate limited.',
+  })
+  @ApiOkResponse({ type: LivenessView })
+  @ApiProblemResponses(400)
+  live(): LivenessView {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @ApiOperation({
+    summary: 'Readiness: this process should receive traffic; no authentication',
+    description:
+      '200 while the database answers a ping within 2 s, the event relay and the lanes run and the process is not ' +
+      'shutting down; 503 otherwise (from the moment SIGTERM is received, while in-flight work finishes). Not rate limited.',
+  })
+  @ApiOkResponse({ type: ReadinessView })
+  @ApiServiceUnavailableResponse({ type: ReadinessView, description: 'Not ready: the body says which part is not' })
+  @ApiProblemResponses(400)
+  async ready(@Res({ passthrough: true }) response: Response): Promise<ReadinessView> {
+    const shuttingDown = this.shutdown.shuttingDown;
+    const database = await this.pingDatabase();
+    const relay = this.relay.isRunning;
+    const lanes = this.lanes.isRunning;
+    const ready = database && relay && lanes && !shuttingDown;
+    if (!ready) response.status(HttpStatus.SERVICE_UNAVAILABLE);
+    return {
+      status: ready ? 'ready' : 'unavailable',
+      database: database ? 'up' : 'down',
+      relay: relay ? 'running' : 'stopped',
+      lanes: lanes ? 'running' : 'stopped',
+      shuttingDown,
+    };
   }
 
   private async pingDatabase(): Promise<boolean> {

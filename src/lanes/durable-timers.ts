@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { Metrics } from '../metrics/metrics.js';
 import { Clock } from './clock.js';
 import { DurableTimer } from './durable-timer.schema.js';
 import { LANE_FREE, type ClaimedLane } from './lane.schema.js';
@@ -60,6 +61,7 @@ export class DurableTimers implements OnModuleInit {
     @InjectModel(DurableTimer.name) private readonly model: Model<DurableTimer>,
     private readonly worker: LaneWorker,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {
     // Only the kinds this process knows: in a rolling deploy, an older process leaves a newer kind's timers be.
     this.store = new LaneStore(model, { eligible: () => ({ kind: { $in: [...this.handlers.keys()] } }) });
@@ -78,6 +80,7 @@ export class DurableTimers implements OnModuleInit {
       store: this.store,
       leaseMs: LEASE_MS,
       maxInFlight: MAX_IN_FLIGHT,
+      backlogLabel: 'kind',
       run: (lane, turn) => this.fire(lane as TimerLane, turn),
     });
   }
@@ -133,6 +136,7 @@ export class DurableTimers implements OnModuleInit {
   private async fire(lane: TimerLane, turn: LaneTurn): Promise<void> {
     const handler = this.handlers.get(lane.kind)!;
     const id = String(lane._id);
+    const firedAt = this.clock.now();
     try {
       await handler({
         id,
@@ -140,12 +144,13 @@ export class DurableTimers implements OnModuleInit {
         key: id.slice(lane.kind.length + 1),
         companyId: lane.companyId.toHexString(),
         dueAt: lane.dueAt,
-        firedAt: this.clock.now(),
+        firedAt,
         payload: lane.payload ?? {},
       });
     } catch (error) {
       return this.failed(lane, turn, error);
     }
+    this.metrics.observeTimerLateness(lane.kind, lane.dueAt, firedAt);
     // Set again while it fired: the new due time stands, and the lane keeps it.
     if (!(await this.store.remove(lane))) await turn.release(null);
   }

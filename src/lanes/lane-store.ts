@@ -80,6 +80,21 @@ export class LaneStore<T extends LaneFields> {
     return removed.deletedCount === 1;
   }
 
+  /**
+   * The lanes due at `now` (held or not) and the earliest due time among them, grouped by the value of `labelField`
+   * (one group, labelled by `fallback`, without it): what GET /metrics reports of the lanes' backlog. Like the claim,
+   * it reads every company's lanes, on the same `nextDueAt` index.
+   */
+  async backlog(now: Date, fallback: string, labelField?: string): Promise<{ label: string; due: number; oldestDueAt: Date }[]> {
+    const groups = await this.lanes
+      .aggregate<{ _id: unknown; due: number; oldestDueAt: Date }>([
+        { $match: { ...this.eligible(), nextDueAt: { $lte: now } } },
+        { $group: { _id: labelField ? `$${labelField}` : null, due: { $sum: 1 }, oldestDueAt: { $min: '$nextDueAt' } } },
+      ])
+      .toArray();
+    return groups.map((group) => ({ label: group._id == null ? fallback : String(group._id), due: group.due, oldestDueAt: group.oldestDueAt }));
+  }
+
   private eligible(): Filter<Document> {
     const { eligible } = this.options;
     return (typeof eligible === 'function' ? eligible() : (eligible ?? {})) as Filter<Document>;

@@ -26,6 +26,8 @@ export interface LaneKind<T extends LaneFields = LaneFields> {
   store: LaneStore<T>;
   leaseMs: number;
   maxInFlight: number;
+  /** The field whose value names a lane's work in its backlog (e.g. the consumer of an event consumer's lane). */
+  backlogLabel?: string;
   run(lane: ClaimedLane<T>, turn: LaneTurn): Promise<void>;
 }
 
@@ -55,6 +57,16 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private poll?: NodeJS.Timeout;
 
   constructor(private readonly clock: Clock) {}
+
+  /** Whether it claims work: from the application's bootstrap until its shutdown begins (readiness). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The kinds of lane it serves, by name (metrics). */
+  get registeredKinds(): LaneKind<any>[] {
+    return [...this.kinds.values()].map((state) => state.kind);
+  }
 
   /** Registers a kind of lane; modules call it when they initialise, before the worker starts. */
   register<T extends LaneFields>(kind: LaneKind<T>): void {

@@ -42,6 +42,7 @@ export class ScheduledJobs implements OnModuleInit, OnApplicationBootstrap {
       store: new LaneStore(this.model, { eligible: () => ({ _id: { $in: [...this.jobs.keys()] } }) }),
       leaseMs: LEASE_MS,
       maxInFlight: 2,
+      backlogLabel: '_id',
       run: async (lane, turn) => {
         const job = this.jobs.get(String(lane._id))!;
         try {

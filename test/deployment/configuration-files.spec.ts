@@ -53,12 +53,25 @@ const NOT_IN_COMPOSE: Record<string, string> = {
   DEMO_SEED: 'the embedded engine only; the stack runs MongoDB',
 };
 
-/** Documented, but Node.js's own rather than Parley's. */
-const NODE_VARIABLES = ['NODE_OPTIONS'];
+/** Documented, but Node.js's own (NODE_OPTIONS), or read before the configuration (ENV_FILE, which names its file). */
+const NODE_VARIABLES = ['ENV_FILE', 'NODE_OPTIONS'];
+
+/** `.env.example`'s variables: each `NAME=value` line, commented out or not, with its value. */
+function exampleVariables(): Map<string, string> {
+  const lines = readFileSync('.env.example', 'utf8').matchAll(/^(?:# )?([A-Z0-9_]+)=(.*)$/gm);
+  return new Map([...lines].map((line) => [line[1], line[2]]));
+}
 
 describe('the configuration variables, the docs and docker-compose.yml agree', () => {
   it('docs/configuration.md lists exactly the variables the app reads (and Node.js\'s own NODE_OPTIONS)', () => {
     expect(documentedVariables()).toEqual([...variablesRead(), ...NODE_VARIABLES].sort());
+  });
+
+  it('.env.example lists every documented variable, and its values as written make a valid configuration', () => {
+    const example = exampleVariables();
+    expect([...example.keys()].sort()).toEqual(documentedVariables().filter((name) => name !== 'NODE_OPTIONS' && name !== 'ENV_FILE'));
+    const uncommented = Object.fromEntries([...example].filter(([, value]) => value !== ''));
+    expect(() => loadAppConfig(uncommented)).not.toThrow();
   });
 
   it('docker-compose.yml passes every one of them but the embedded engine\'s', () => {

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/config/project-root.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describe('health and API docs', () => {
@@ -37,10 +40,11 @@ describe('health and API docs', () => {
   it('names the server by the address the reader used, and its license by an SPDX reference with its text served', async () => {
     const { body: document } = await t.http.get('/docs-json').set('host', 'parley.example.test:8443').expect(200);
     expect(document.servers).toEqual([{ url: 'http://parley.example.test:8443', description: 'This server' }]);
-    expect(document.info.license).toEqual({ name: 'LicenseRef-Parley-Proprietary', url: '/docs/license' });
+    expect(document.info.license).toEqual({ name: 'Apache-2.0', url: '/docs/license' });
+    expect(document.info.version).toBe(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version);
     const license = await t.http.get('/docs/license').expect(200);
     expect(license.headers['content-type']).toMatch(/^text\/plain/);
-    expect(license.text).toMatch(/^SPDX-License-Identifier: LicenseRef-Parley-Proprietary\n/);
+    expect(license.text).toContain('Apache License\n                           Version 2.0, January 2004');
     // The UI is initialised with the same document.
     const init = await t.http.get('/docs/swagger-ui-init.js').set('host', 'parley.example.test:8443').expect(200);
     expect(init.text).toContain('"url": "http://parley.example.test:8443"');

@@ -58,6 +58,7 @@ export class EventConsumers implements OnModuleInit {
       store: this.store,
       leaseMs: LEASE_MS,
       maxInFlight: MAX_IN_FLIGHT,
+      backlogLabel: 'consumer',
       run: (lane, turn) => this.turn(lane as ConsumerLane, turn),
     });
   }

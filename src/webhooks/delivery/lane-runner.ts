@@ -7,6 +7,7 @@ import { deliveryPublicId } from '../webhook-ids.js';
 import { WebhooksRepository } from '../webhooks.repository.js';
 import { afterFailure, parseRetryAfter } from '../../lanes/retry-schedule.js';
 import type { LaneTurn } from '../../lanes/lane-worker.js';
+import { Metrics } from '../../metrics/metrics.js';
 import type { Lane } from './webhook-delivery-lanes.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 import { signWebhook } from './webhook-signature.js';
@@ -62,6 +63,7 @@ export class LaneRunner {
     private readonly webhooks: WebhooksRepository,
     private readonly sender: WebhookSender,
     private readonly secrets: WebhookSecretBox,
+    private readonly metrics: Metrics,
   ) {}
 
   async run(lane: Lane, turn: LaneTurn): Promise<void> {
@@ -108,7 +110,9 @@ export class LaneRunner {
     const at = new Date();
     const sent = await this.send(lane, secret, deliveryPublicId(delivery._id), delivery.payload, at);
     const { statusCode, durationMs, error } = sent;
-    return { delivery, attempt: { at, statusCode, durationMs, error }, result: this.resultOf(lane, delivery, sent) };
+    const result = this.resultOf(lane, delivery, sent);
+    this.metrics.countWebhookAttempt(result.status === 'pending' ? 'retrying' : result.status, statusCode);
+    return { delivery, attempt: { at, statusCode, durationMs, error }, result };
   }
 
   private openSecret(lane: Lane): SigningSecret {
