@@ -26,3 +26,11 @@ export function scopeAllows(scope: ChannelScope, channel: string | null | undefi
 export function eventInScope(scope: ChannelScope, channel: string | null): boolean {
   return scope === null || channel === null || scope.includes(channel);
 }
+
+/**
+ * Whether a credential limited to `scope` may see and manage a webhook limited to `channels`: each of them is in
+ * the scope. A webhook of every channel (none listed) is beyond any limited scope.
+ */
+export function scopeCovers(scope: ChannelScope, channels: readonly string[] | null | undefined): boolean {
+  return scope === null || (!!channels?.length && channels.every((channel) => scope.includes(channel)));
+}
