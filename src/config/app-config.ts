@@ -15,8 +15,10 @@ export class AppConfig {
   /** Where the embedded engine keeps its data when MONGODB_URI is unset; undefined: in memory only. */
   readonly embeddedDataDir?: string;
   readonly jwtSecret: string;
-  /** True when JWT_SECRET was unset outside production and a random one was made for this process. */
+  /** True when JWT_SECRET was unset outside production and a random one was made (or read from jwtSecretFile). */
   readonly jwtSecretGenerated: boolean;
+  /** Where the generated secret is kept: the data directory (keepDevelopmentSecret); unset: it ends with the process. */
+  readonly jwtSecretFile?: string;
   readonly jwtExpiresInSeconds: number;
   /** The oldest token (by `iat`) accepted, whatever its `exp` says. */
   readonly jwtMaxAgeSeconds: number;
