@@ -1,9 +1,11 @@
 import { VersioningType, type INestApplication } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { MAX_BODY_KEYS, verifyJsonBody } from './common/body-shape.js';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
+import { UnreadBodyGuard } from './common/unread-body.guard.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
 import { DOCS_PATH, setupSwagger } from './swagger.js';
@@ -63,6 +65,8 @@ export function configureApp(app: INestApplication): INestApplication {
   express.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: verifyJsonBody } as NestExpressBodyParserOptionsFor<'json'>);
   express.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false, parameterLimit: MAX_BODY_KEYS });
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+  // Before the guards of the modules (authentication first): a body nobody reads is refused whoever sends it.
+  app.useGlobalGuards(new UnreadBodyGuard(app.get(Reflector)));
   app.useGlobalPipes(new RejectOperatorKeysPipe(), createValidationPipe());
   app.useGlobalFilters(new InterfaceExceptionFilter());
   if (config.docsEnabled) {
