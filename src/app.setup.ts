@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { MAX_BODY_KEYS, verifyJsonBody } from './common/body-shape.js';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
+import { QueryKeysGuard } from './common/query-keys.guard.js';
 import { UnreadBodyGuard } from './common/unread-body.guard.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
@@ -65,8 +66,9 @@ export function configureApp(app: INestApplication): INestApplication {
   express.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: verifyJsonBody } as NestExpressBodyParserOptionsFor<'json'>);
   express.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false, parameterLimit: MAX_BODY_KEYS });
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
-  // Before the guards of the modules (authentication first): a body nobody reads is refused whoever sends it.
-  app.useGlobalGuards(new UnreadBodyGuard(app.get(Reflector)));
+  // Before the guards of the modules (authentication first): a body nobody reads, or a query parameter no route
+  // reads, is refused whoever sends it.
+  app.useGlobalGuards(new UnreadBodyGuard(app.get(Reflector)), new QueryKeysGuard());
   app.useGlobalPipes(new RejectOperatorKeysPipe(), createValidationPipe());
   app.useGlobalFilters(new InterfaceExceptionFilter());
   if (config.docsEnabled) {
