@@ -54,6 +54,8 @@ export class AppConfig {
   readonly eventRetentionDays: number;
   /** Open event streams a company may hold at once, across the deployment's processes. */
   readonly eventStreamsPerCompany: number;
+  /** Of those, the most one agent or API key may hold, so that one cannot lock the others out. */
+  readonly eventStreamsPerPrincipal: number;
   /** Longest silence on an open event stream before a `: keep-alive` comment. */
   readonly eventStreamKeepAliveMs: number;
   /** Bytes a live event stream may leave unread before it is disconnected (the client resumes with Last-Event-ID). */

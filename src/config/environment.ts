@@ -153,6 +153,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
+    eventStreamsPerPrincipal: integer(env, 'EVENT_STREAMS_PER_PRINCIPAL', 5, 1, 10_000),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
     // which keep-alives are written.
     eventStreamKeepAliveMs: integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000),
