@@ -35,6 +35,26 @@ const SECURITY_HEADERS = helmet({
 });
 
 /**
+ * What a browser page of a CORS_ORIGINS origin may send and read. Bearer tokens and API keys travel in headers, never
+ * cookies, so no credentials mode. The exposed headers are those clients act on: the request id, the rate limits,
+ * Retry-After, a replayed answer's mark, the file name of a download, where a created record is.
+ */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-api-key', 'Idempotency-Key', 'Last-Event-ID', 'x-request-id'];
+export const CORS_EXPOSED_HEADERS = [
+  'x-request-id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+  'Content-Disposition',
+  'Location',
+];
+
+/**
  * Swagger UI is an HTML page: helmet's default CSP (its own scripts and styles, data: images), frames still
  * refused. No `upgrade-insecure-requests`: TLS ends in front of the app, and on plain http (development) it
  * would send the page's files to an https that is not there.
@@ -57,6 +77,15 @@ export function configureApp(app: INestApplication): INestApplication {
   // First, so that even a body the parsers refuse gets a request id and a log line.
   express.use(earlyRequestMiddleware);
   express.use(SECURITY_HEADERS);
+  // Preflights are answered here (204), before authentication and rate limits; an origin not listed gets no
+  // Access-Control-Allow-Origin, so the browser keeps the answer from its page. Event streams are answers like others.
+  app.enableCors({
+    origin: config.corsOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: 600,
+  });
   express.disable('x-powered-by');
   // API responses are not cacheable; computing an ETag per JSON body would be wasted work.
   express.set('etag', false);

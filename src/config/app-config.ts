@@ -32,6 +32,8 @@ export class AppConfig {
   /** How stale a process's view of the shared rate-limit counters may grow while requests arrive. */
   readonly throttleSyncMs: number;
   readonly trustProxy: TrustProxy;
+  /** The browser origins allowed to call the API (CORS); empty: none. */
+  readonly corsOrigins: string[];
   /** The most API keys a company may hold that are neither revoked nor expired. */
   readonly apiKeysPerCompany: number;
   /** scrypt cost: N = 2^passwordScryptLogN (r = 8, p = 1). */

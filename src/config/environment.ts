@@ -4,7 +4,7 @@ import { AppConfig, type LogLevel, type NodeEnv } from './app-config.js';
 import { ConfigurationError } from './configuration-error.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
-import { trustProxy, webhookSecretKeys } from './security-variables.js';
+import { corsOrigins, trustProxy, webhookSecretKeys } from './security-variables.js';
 
 export { ConfigurationError };
 
@@ -137,6 +137,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     authFailureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 20, 1),
     throttleSyncMs: integer(env, 'THROTTLE_SYNC_MS', 500, 10, 60_000),
     trustProxy: trustProxy(raw(env, 'TRUST_PROXY')),
+    corsOrigins: corsOrigins(raw(env, 'CORS_ORIGINS')),
     apiKeysPerCompany: integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000),
     passwordScryptLogN: integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
     mediaMaxBytes: integer(env, 'MEDIA_MAX_BYTES', 16 * 1024 * 1024, 1),
