@@ -1,10 +1,13 @@
 import { VersioningType, type INestApplication } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import type { Express, RequestHandler } from 'express';
 import helmet from 'helmet';
 import { MAX_BODY_KEYS, verifyJsonBody } from './common/body-shape.js';
 import { InterfaceExceptionFilter } from './common/errors/interface-exception.filter.js';
 import { earlyRequestMiddleware } from './common/logging/early-request.middleware.js';
+import { QueryKeysGuard } from './common/query-keys.guard.js';
+import { UnreadBodyGuard } from './common/unread-body.guard.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
 import { Metrics } from './metrics/metrics.js';
@@ -33,6 +36,26 @@ const SECURITY_HEADERS = helmet({
   xPermittedCrossDomainPolicies: false,
   xXssProtection: false,
 });
+
+/**
+ * What a browser page of a CORS_ORIGINS origin may send and read. Bearer tokens and API keys travel in headers, never
+ * cookies, so no credentials mode. The exposed headers are those clients act on: the request id, the rate limits,
+ * Retry-After, a replayed answer's mark, the file name of a download, where a created record is.
+ */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'x-api-key', 'Idempotency-Key', 'Last-Event-ID', 'x-request-id'];
+export const CORS_EXPOSED_HEADERS = [
+  'x-request-id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+  'Content-Disposition',
+  'Location',
+];
 
 /**
  * Swagger UI is an HTML page: helmet's default CSP (its own scripts and styles, data: images), frames still
@@ -82,6 +105,15 @@ export function configureApp(app: INestApplication): INestApplication {
   // First, so that even a body the parsers refuse gets a request id and a log line.
   express.use(earlyRequestMiddleware);
   express.use(SECURITY_HEADERS);
+  // Preflights are answered here (204), before authentication and rate limits; an origin not listed gets no
+  // Access-Control-Allow-Origin, so the browser keeps the answer from its page. Event streams are answers like others.
+  app.enableCors({
+    origin: config.corsOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
+    maxAge: 600,
+  });
   express.disable('x-powered-by');
   // API responses are not cacheable; computing an ETag per JSON body would be wasted work.
   express.set('etag', false);
@@ -91,6 +123,9 @@ export function configureApp(app: INestApplication): INestApplication {
   express.useBodyParser('json', { limit: JSON_BODY_LIMIT, verify: verifyJsonBody } as NestExpressBodyParserOptionsFor<'json'>);
   express.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false, parameterLimit: MAX_BODY_KEYS });
   app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' });
+  // Before the guards of the modules (authentication first): a body nobody reads, or a query parameter no route
+  // reads, is refused whoever sends it.
+  app.useGlobalGuards(new UnreadBodyGuard(app.get(Reflector)), new QueryKeysGuard());
   app.useGlobalPipes(new RejectOperatorKeysPipe(), createValidationPipe());
   app.useGlobalFilters(new InterfaceExceptionFilter());
   if (config.docsEnabled) {

@@ -81,7 +81,12 @@ export async function serve(rootModule: (env: NodeJS.ProcessEnv) => DynamicModul
 
   const config = app.get(AppConfig);
   applyHeapGrowth(config.heapGrowthPercent);
-  if (config.jwtSecretGenerated) {
+  if (config.jwtSecretFile) {
+    new NestLogger('Auth').warn(
+      `JWT_SECRET is not set: using the development secret kept in ${config.jwtSecretFile} (readable only by its owner; ` +
+        'made on the first start, kept across restarts). Set JWT_SECRET in production',
+    );
+  } else if (config.jwtSecretGenerated) {
     new NestLogger('Auth').warn('JWT_SECRET is not set: using a random secret, so tokens end with this process');
   }
   await app.listen(config.port);

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { AppConfig } from './app-config.js';
+import { keepDevelopmentSecret } from './development-secret.js';
 import { loadAppConfig } from './environment.js';
 
 /**
@@ -12,7 +13,7 @@ import { loadAppConfig } from './environment.js';
 @Module({})
 export class AppConfigModule {
   static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
-    const config = loadAppConfig(env);
+    const config = keepDevelopmentSecret(loadAppConfig(env));
     return {
       module: AppConfigModule,
       imports: [ConfigModule.forRoot({ ignoreEnvFile: true, ignoreEnvVars: true, load: [() => ({ app: config })] })],

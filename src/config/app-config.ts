@@ -25,8 +25,10 @@ export class AppConfig {
   /** Where the embedded engine keeps its data when MONGODB_URI is unset; undefined: in memory only. */
   readonly embeddedDataDir?: string;
   readonly jwtSecret: string;
-  /** True when JWT_SECRET was unset outside production and a random one was made for this process. */
+  /** True when JWT_SECRET was unset outside production and a random one was made (or read from jwtSecretFile). */
   readonly jwtSecretGenerated: boolean;
+  /** Where the generated secret is kept: the data directory (keepDevelopmentSecret); unset: it ends with the process. */
+  readonly jwtSecretFile?: string;
   readonly jwtExpiresInSeconds: number;
   /** The oldest token (by `iat`) accepted, whatever its `exp` says. */
   readonly jwtMaxAgeSeconds: number;
@@ -40,6 +42,8 @@ export class AppConfig {
   /** How stale a process's view of the shared rate-limit counters may grow while requests arrive. */
   readonly throttleSyncMs: number;
   readonly trustProxy: TrustProxy;
+  /** The browser origins allowed to call the API (CORS); empty: none. */
+  readonly corsOrigins: string[];
   /** The most API keys a company may hold that are neither revoked nor expired. */
   readonly apiKeysPerCompany: number;
   /** scrypt cost: N = 2^passwordScryptLogN (r = 8, p = 1). */
@@ -62,6 +66,8 @@ export class AppConfig {
   readonly eventRetentionDays: number;
   /** Open event streams a company may hold at once, across the deployment's processes. */
   readonly eventStreamsPerCompany: number;
+  /** Of those, the most one agent or API key may hold, so that one cannot lock the others out. */
+  readonly eventStreamsPerPrincipal: number;
   /** Longest silence on an open event stream before a `: keep-alive` comment. */
   readonly eventStreamKeepAliveMs: number;
   /** Bytes a live event stream may leave unread before it is disconnected (the client resumes with Last-Event-ID). */

@@ -4,7 +4,7 @@ import { AppConfig, type LogLevel, type MetricsConfig, type NodeEnv } from './ap
 import { ConfigurationError, ConfigurationErrors } from './configuration-error.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { POLL_INTERVAL_MS } from '../lanes/poll-interval.js';
-import { trustProxy, webhookSecretKeys } from './security-variables.js';
+import { corsOrigins, trustProxy, webhookSecretKeys } from './security-variables.js';
 
 export { ConfigurationError, ConfigurationErrors };
 
@@ -176,6 +176,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     authFailureLimit: check(() => integer(env, 'AUTH_FAILURE_LIMIT', 20, 1)),
     throttleSyncMs: check(() => integer(env, 'THROTTLE_SYNC_MS', 500, 10, 60_000)),
     trustProxy: check(() => trustProxy(raw(env, 'TRUST_PROXY'))),
+    corsOrigins: check(() => corsOrigins(raw(env, 'CORS_ORIGINS'))),
     apiKeysPerCompany: check(() => integer(env, 'API_KEYS_PER_COMPANY', 20, 1, 1000)),
     passwordScryptLogN: check(() =>
       integer(env, 'PASSWORD_SCRYPT_LOG_N', MIN_PRODUCTION_SCRYPT_LOG_N, production ? MIN_PRODUCTION_SCRYPT_LOG_N : 10, 20),
@@ -194,6 +195,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     docsEnabled: check(() => boolean(env, 'DOCS_ENABLED', !production)),
     eventRetentionDays: check(() => integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650)),
     eventStreamsPerCompany: check(() => integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000)),
+    eventStreamsPerPrincipal: check(() => integer(env, 'EVENT_STREAMS_PER_PRINCIPAL', 5, 1, 10_000)),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
     // which keep-alives are written.
     eventStreamKeepAliveMs: check(() => integer(env, 'EVENT_STREAM_KEEPALIVE_MS', 15_000, POLL_INTERVAL_MS, 15_000)),

@@ -72,3 +72,25 @@ export function webhookSecretKeys(value: string | undefined): WebhookSecretKey[]
   if (repeated) throw new ConfigurationError('WEBHOOK_SECRET_KEYS', `lists the key id "${repeated}" twice`);
   return keys;
 }
+
+/**
+ * CORS_ORIGINS: the browser origins (`https://app.example.com`, scheme, host and port only) that may call the API
+ * from their pages, comma-separated. Unset: none, so a deployment is closed to browsers until it names them. `*` is
+ * refused: the API's answers are a company's data.
+ */
+export function corsOrigins(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const origins = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '').toLowerCase()) {
+      throw new ConfigurationError('CORS_ORIGINS', 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port; no path, no *)', origin);
+    }
+  }
+  return origins.map((origin) => new URL(origin).origin);
+}

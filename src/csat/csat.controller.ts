@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, EXAMPLE_ID, notFound } from '../common/errors/api-error-responses.js';
 import { ConversationView } from '../conversations/conversation.view.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { CsatService } from './csat.service.js';
@@ -28,12 +28,20 @@ export class CsatController {
       '`rating` 1 to 5, an optional `comment`; emits `csat.submitted` (Interface B `CSAT_SUBMITTED`) with ' +
       '`{ conversation, rating, comment }` and answers the conversation with `csat`. A conversation rated already → ' +
       '409; one not awaiting a rating (open, closed without a survey, or after the 7 days) → 400; a rating out of ' +
-      "range → 400 naming `rating`; an unknown id or another company's → 404.",
+      "range → 400 naming `rating`; an unknown id or another company's → 404; a conversation on a channel the key is " +
+      'not limited to → 403.',
   })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60718', description: 'The conversation the survey was sent on' })
   @ApiDataEnvelope(200, ConversationView, { description: 'The conversation with its rating' })
-  @ApiEnvelopeErrorResponses(400, 401, notFound('Conversation'), 409, 429)
+  @ApiEnvelopeErrorResponses(
+    400,
+    401,
+    [403, `This API key is limited to the channels whatsapp; conversation ${EXAMPLE_ID} is on sms`],
+    notFound('Conversation'),
+    409,
+    429,
+  )
   async submit(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: SubmitCsatDto): Promise<DataEnvelope<ConversationView>> {
-    return envelope(await this.csat.submit(apiKey.companyId, id, dto));
+    return envelope(await this.csat.submit(apiKey.companyId, id, dto, apiKey.channels));
   }
 }

@@ -3,6 +3,7 @@ import type { Conversation } from '../conversations/conversation.schema.js';
 import { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { assertInScope, type ChannelScope } from '../events/event-channel.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
 import type { SubmitCsatDto } from './dto/submit-csat.dto.js';
@@ -20,11 +21,15 @@ export class CsatService {
     private readonly clock: Clock,
   ) {}
 
-  /** 404: missing, malformed or foreign id; 409: rated already; 400: not awaiting a rating. */
-  async submit(companyId: CompanyId, id: string, dto: SubmitCsatDto): Promise<ConversationView> {
+  /**
+   * 404: missing, malformed or foreign id; 403: a conversation on a channel outside `scope` (the channels the caller's
+   * key is limited to); 409: rated already; 400: not awaiting a rating.
+   */
+  async submit(companyId: CompanyId, id: string, dto: SubmitCsatDto, scope: ChannelScope = null): Promise<ConversationView> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
       const current = await this.conversations.findById(companyId, id);
       if (!current) throw new NotFoundException(`Conversation ${id} not found`);
+      assertInScope(scope, current.channel, `conversation ${id}`);
       this.assertAwaiting(current);
       const submittedAt = this.clock.now();
       const csat = { ...current.csat!, rating: dto.rating, comment: dto.comment ?? null, submittedAt };

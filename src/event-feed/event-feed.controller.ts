@@ -46,6 +46,7 @@ export class EventFeedController {
     await this.streams.open(
       {
         companyId: agent.companyId,
+        principal: `agent:${agent.agentId}`,
         naming: 'dotted',
         types: query.types,
         cursor: lastEventId || query.after,

@@ -25,6 +25,8 @@ const CAP_RETRY_AFTER_SECONDS = 10;
 
 export interface StreamRequest {
   companyId: string;
+  /** Who opens it, `agent:<id>` or `key:<id>`: each holds at most EVENT_STREAMS_PER_PRINCIPAL streams. */
+  principal: string;
   naming: EventNaming;
   types?: WebhookEventName[];
   /** `Last-Event-ID`, else the `after` query parameter; neither: the stream starts with events from now on. */
@@ -84,10 +86,12 @@ export class EventStreams implements BeforeApplicationShutdown {
     const { companyId } = request;
     const { after, logged } = await this.feed.start(companyId, request.cursor);
     const id = `str_${randomBytes(12).toString('base64url')}`;
-    const cap = this.config.eventStreamsPerCompany;
-    if (!(await this.slots.take(companyId, id, this.worker.id, SLOT_LEASE_MS, cap))) {
+    const caps = { company: this.config.eventStreamsPerCompany, principal: this.config.eventStreamsPerPrincipal };
+    const refused = await this.slots.take(companyId, { id, owner: this.worker.id, principal: request.principal }, SLOT_LEASE_MS, caps);
+    if (refused) {
       res.setHeader('Retry-After', String(CAP_RETRY_AFTER_SECONDS));
-      throw new HttpException(`At most ${cap} event streams may be open at once for a company: close one, or retry later`, HttpStatus.TOO_MANY_REQUESTS);
+      const whose = refused === 'company' ? 'a company' : 'one agent or API key';
+      throw new HttpException(`At most ${caps[refused]} event streams may be open at once for ${whose}: close one, or retry later`, HttpStatus.TOO_MANY_REQUESTS);
     }
     if (this.closing || !res.socket || res.socket.destroyed) {
       this.release(companyId, id);

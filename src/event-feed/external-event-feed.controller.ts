@@ -59,6 +59,7 @@ export class ExternalEventFeedController {
     await this.streams.open(
       {
         companyId: key.companyId,
+        principal: `key:${key.apiKeyId}`,
         naming: 'external',
         types: query.types,
         cursor: lastEventId || query.after,

@@ -1,3 +1,4 @@
+import { ForbiddenException } from '@nestjs/common';
 import type { DomainEventData, DomainEventName } from './domain-events.js';
 
 /**
@@ -25,4 +26,19 @@ export function scopeAllows(scope: ChannelScope, channel: string | null | undefi
  */
 export function eventInScope(scope: ChannelScope, channel: string | null): boolean {
   return scope === null || channel === null || scope.includes(channel);
+}
+
+/**
+ * Whether a credential limited to `scope` may see and manage a webhook limited to `channels`: each of them is in
+ * the scope. A webhook of every channel (none listed) is beyond any limited scope.
+ */
+export function scopeCovers(scope: ChannelScope, channels: readonly string[] | null | undefined): boolean {
+  return scope === null || (!!channels?.length && channels.every((channel) => scope.includes(channel)));
+}
+
+/** 403 unless a credential limited to `scope` may act on `subject`, which is on `channel` (e.g. "conversation 66..."). */
+export function assertInScope(scope: ChannelScope, channel: string | null | undefined, subject: string): void {
+  if (!scopeAllows(scope, channel)) {
+    throw new ForbiddenException(`This API key is limited to the channels ${scope!.join(', ')}; ${subject} is on ${channel ?? 'another channel'}`);
+  }
 }

@@ -2,6 +2,7 @@ import { applyDecorators, Header, Logger, StreamableFile, UseInterceptors } from
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, type SchemaObject } from '@nestjs/swagger';
 import { RateLimitWeight } from '../common/rate-limit/rate-limit.guard.js';
+import { ReadsFiles } from '../common/unread-body.guard.js';
 import { contentDisposition } from './file-name.js';
 import { MEDIA_FORMATS } from './media-formats.js';
 import type { MediaDownload } from './media-storage.js';
@@ -18,6 +19,7 @@ export const UPLOAD_WEIGHT = 5;
 export const UploadsOneFile = (form: SchemaObject) =>
   applyDecorators(
     RateLimitWeight(UPLOAD_WEIGHT),
+    ReadsFiles(),
     UseInterceptors(FileInterceptor('file')),
     ApiConsumes('multipart/form-data'),
     ApiBody({ schema: form }),

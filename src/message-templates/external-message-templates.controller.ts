@@ -31,7 +31,9 @@ export class ExternalMessageTemplatesController {
   @Get()
   @ApiOperation({
     summary: 'List the workspace’s message templates, newest first (`status=pending`: those awaiting a verdict)',
-    description: `API key with the \`templates:manage\` scope. Pass \`nextCursor\` back as \`cursor\`. ${TEMPLATE_LIFE_CYCLE}`,
+    description:
+      'API key with the `templates:manage` scope. Pass `nextCursor` back as `cursor`. A key limited to channels lists ' +
+      `only their templates; \`channel\` naming another answers 403. ${TEMPLATE_LIFE_CYCLE}`,
   })
   @ApiExtraModels(MessageTemplateView)
   @ApiOkResponse({
@@ -47,17 +49,20 @@ export class ExternalMessageTemplatesController {
     },
   })
   async list(@CurrentApiKey() key: ApiKeyPrincipal, @Query() query: ListMessageTemplatesQueryDto): Promise<TemplatePageEnvelope> {
-    const page = await this.templates.list(key.companyId, query);
+    const page = await this.templates.list(key.companyId, query, key.channels);
     return { ...envelope(page.data), nextCursor: page.nextCursor };
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get one message template', description: "API key with the `templates:manage` scope. A missing or other workspace's id answers 404." })
+  @ApiOperation({
+    summary: 'Get one message template',
+    description: "API key with the `templates:manage` scope. A missing or other workspace's id answers 404; a template on a channel the key is not limited to, 403.",
+  })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, MessageTemplateView, { description: 'The template' })
   @ApiEnvelopeErrorResponses(notFound('Message template', ID_PARAM.example))
   async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<MessageTemplateView>> {
-    return envelope(await this.templates.get(key.companyId, id));
+    return envelope(await this.templates.get(key.companyId, id, key.channels));
   }
 
   @Patch(':id')
@@ -66,12 +71,13 @@ export class ExternalMessageTemplatesController {
     description:
       'API key with the `templates:manage` scope. A new status emits `template.status_changed` ' +
       '(`TEMPLATE_STATUS_CHANGED`) with the template and its `previousStatus`; the status it already has answers 200 ' +
-      'and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status.',
+      'and changes nothing. `rejectionReason` only with `rejected` (400 otherwise); it is cleared by any other status. ' +
+      'A template on a channel the key is not limited to answers 403.',
   })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, MessageTemplateView, { description: 'The template as it stands' })
   @ApiEnvelopeErrorResponses(notFound('Message template', ID_PARAM.example), 409)
   async report(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: ReportTemplateStatusDto): Promise<DataEnvelope<MessageTemplateView>> {
-    return envelope(await this.templates.report(key.companyId, id, dto));
+    return envelope(await this.templates.report(key.companyId, id, dto, key.channels));
   }
 }

@@ -7,6 +7,7 @@ import { channelOf } from '../channels/channel-key.js';
 import { isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { assertInScope, type ChannelScope } from '../events/event-channel.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { MAX_MESSAGE_TEXT_LENGTH, type MessageTemplateUse } from '../messages/message.schema.js';
 import { canonicalLanguage } from '../settings/dto/settings.validators.js';
@@ -40,15 +41,21 @@ export class MessageTemplatesService {
     private readonly channels: ChannelsService,
   ) {}
 
-  async list(companyId: CompanyId, query: ListMessageTemplatesQueryDto): Promise<Page<MessageTemplateView>> {
+  /** `scope`: the channels the caller's key is limited to: only their templates, and 403 when asked for another. */
+  async list(companyId: CompanyId, query: ListMessageTemplatesQueryDto, scope: ChannelScope = null): Promise<Page<MessageTemplateView>> {
     const filter: QueryFilter<MessageTemplate> = {};
-    if (query.channel !== undefined) filter.channel = channelOf(query.channel);
+    if (query.channel !== undefined) {
+      filter.channel = channelOf(query.channel);
+      assertInScope(scope, filter.channel, 'the channel asked for');
+    } else if (scope !== null) {
+      filter.channel = { $in: [...scope] };
+    }
     if (query.status !== undefined) filter.status = query.status;
     return mapPage(await this.templates.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), MessageTemplateView.from);
   }
 
-  async get(companyId: CompanyId, id: string): Promise<MessageTemplateView> {
-    return MessageTemplateView.from(await this.stored(companyId, id));
+  async get(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<MessageTemplateView> {
+    return MessageTemplateView.from(await this.stored(companyId, id, scope));
   }
 
   /** 400 for a channel without a record or a body whose placeholders have a gap; 409 when channel + name + language is taken. */
@@ -86,8 +93,8 @@ export class MessageTemplatesService {
    * The channel's verdict, as the connector reports it: a new status is written with `template.status_changed`
    * (`rejectionReason` kept only with `rejected`); the status it has already changes nothing and emits nothing.
    */
-  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto): Promise<MessageTemplateView> {
-    let current = await this.stored(companyId, id);
+  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto, scope: ChannelScope = null): Promise<MessageTemplateView> {
+    let current = await this.stored(companyId, id, scope);
     for (let attempt = 1; ; attempt += 1) {
       if (current.status === dto.status) return MessageTemplateView.from(current);
       const previous = current.status;
@@ -127,9 +134,11 @@ export class MessageTemplatesService {
     return { template: { id: template._id, name: template.name, language: template.language, variables }, text };
   }
 
-  private async stored(companyId: CompanyId, id: string): Promise<Stored<MessageTemplate>> {
+  /** 404 for a missing, malformed or foreign id; 403 for a template on a channel outside `scope`. */
+  private async stored(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<Stored<MessageTemplate>> {
     const template = await this.templates.findById(companyId, id);
     if (!template) throw this.notFound(id);
+    assertInScope(scope, template.channel, `template ${id}`);
     return template;
   }
 

@@ -1,6 +1,6 @@
-import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
-import { scopeAllows, type ChannelScope } from '../events/event-channel.js';
+import { assertInScope, type ChannelScope } from '../events/event-channel.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { isDelivered, movesForward } from './delivery-status.js';
 import type { DeliveryReportDto } from './dto/delivery-report.dto.js';
@@ -27,9 +27,7 @@ export class DeliveryReceiptsService {
     for (;;) {
       const current = await this.messages.findById(companyId, id);
       if (!current || current.direction !== 'outbound') throw new NotFoundException(`Message ${id} not found`);
-      if (!scopeAllows(scope, current.channel)) {
-        throw new ForbiddenException(`This API key is limited to the channels ${scope!.join(', ')}; message ${id} is on ${current.channel ?? 'another channel'}`);
-      }
+      assertInScope(scope, current.channel, `message ${id}`);
       const previousStatus = current.delivery?.status ?? 'pending';
       if (!movesForward(previousStatus, report.status)) return MessageView.from(current);
       const moved = await this.messages.moveDelivery(companyId, current, nextDelivery(current, report, new Date()), (after) => [

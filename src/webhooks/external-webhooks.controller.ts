@@ -15,6 +15,10 @@ import { WebhooksService } from './webhooks.service.js';
 
 const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
 const WEBHOOK_NOT_FOUND = notFound('Webhook', ID_PARAM.example);
+const BEYOND_CHANNELS = [403, 'This API key is limited to the channels whatsapp; its webhooks may not reach beyond them'] as const;
+const CHANNELS_DOC =
+  ' A key limited to channels sees and manages only webhooks whose channels all lie within its own; the others ' +
+  'answer 404. Its new webhook gets its channels when `channels` is left out; a channel beyond them answers 403.';
 
 /** Interface B: the same webhooks, in the `{ success, data | message | error }` envelope. */
 @ApiTags('Interface B: webhooks')
@@ -28,58 +32,58 @@ export class ExternalWebhooksController {
   @Get()
   @ApiOperation({
     summary: 'List the workspace webhooks (without retryConfig), newest first',
-    description: 'API key with the `webhooks:manage` scope. Secrets are shown once, when a webhook is created.',
+    description: 'API key with the `webhooks:manage` scope. Secrets are shown once, when a webhook is created.' + CHANNELS_DOC,
   })
   @ApiDataEnvelope(200, ExternalWebhookSummary, { isArray: true, description: 'Every webhook of the workspace' })
   async list(@CurrentApiKey() key: ApiKeyPrincipal): Promise<DataEnvelope<ExternalWebhookSummary[]>> {
-    return envelope((await this.webhooks.all(key.companyId)).map(ExternalWebhookSummary.from));
+    return envelope((await this.webhooks.all(key.companyId, key.channels)).map(ExternalWebhookSummary.from));
   }
 
   @Post()
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
+  @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC + CHANNELS_DOC })
   @ApiDataEnvelope(201, CreatedWebhookView, { description: 'Created' })
-  @ApiEnvelopeErrorResponses(400)
+  @ApiEnvelopeErrorResponses(400, [...BEYOND_CHANNELS])
   async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedWebhookView>> {
-    return envelope(await this.webhooks.create(key.companyId, dto));
+    return envelope(await this.webhooks.create(key.companyId, dto, key.channels));
   }
 
   @Get(':id')
   @ApiOperation({
     summary: 'Get one webhook, with its retryConfig',
-    description: "API key with the `webhooks:manage` scope. A missing or other workspace's id answers 404.",
+    description: "API key with the `webhooks:manage` scope. A missing or other workspace's id answers 404." + CHANNELS_DOC,
   })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, WebhookView, { description: 'The webhook' })
   @ApiEnvelopeErrorResponses(WEBHOOK_NOT_FOUND)
   async get(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<WebhookView>> {
-    return envelope(await this.webhooks.get(key.companyId, id));
+    return envelope(await this.webhooks.get(key.companyId, id, key.channels));
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC })
+  @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC + CHANNELS_DOC })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, WebhookView, { description: 'The updated webhook' })
-  @ApiEnvelopeErrorResponses(400, WEBHOOK_NOT_FOUND)
+  @ApiEnvelopeErrorResponses(400, [...BEYOND_CHANNELS], WEBHOOK_NOT_FOUND)
   async update(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<DataEnvelope<WebhookView>> {
-    return envelope(await this.webhooks.update(key.companyId, id, dto));
+    return envelope(await this.webhooks.update(key.companyId, id, dto, key.channels));
   }
 
   @Delete(':id')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Delete a webhook; deliveries not yet made are discarded',
-    description: 'API key with the `webhooks:manage` scope. An attempt in flight is not retried.',
+    description: 'API key with the `webhooks:manage` scope. An attempt in flight is not retried.' + CHANNELS_DOC,
   })
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
   @ApiEnvelopeErrorResponses(WEBHOOK_NOT_FOUND)
   async remove(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<MessageEnvelope> {
-    await this.webhooks.remove(key.companyId, id);
+    await this.webhooks.remove(key.companyId, id, key.channels);
     return { success: true, message: `Webhook ${id} deleted` };
   }
 }

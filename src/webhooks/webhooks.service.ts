@@ -1,9 +1,10 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { Types, UpdateQuery } from 'mongoose';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { scopeCovers, type ChannelScope } from '../events/event-channel.js';
 import { WebhookDeliveryLanes } from './delivery/webhook-delivery-lanes.js';
 import { generateWebhookSecret } from './delivery/webhook-signature.js';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
@@ -33,9 +34,12 @@ export class WebhooksService {
 
   /**
    * Answers the webhook with its signing secret, which is never shown again. The cap holds under concurrent
-   * creates too (insert, count, take back: see insertWithinCap).
+   * creates too (insert, count, take back: see insertWithinCap). `scope`: the channels the caller's key is limited
+   * to; its webhook gets them when it names none, and may not name another (403).
    */
-  async create(companyId: CompanyId, dto: CreateWebhookDto): Promise<CreatedWebhookView> {
+  async create(companyId: CompanyId, dto: CreateWebhookDto, scope: ChannelScope = null): Promise<CreatedWebhookView> {
+    // null means every channel: beyond a limited scope.
+    if (scope !== null) dto = { ...dto, channels: dto.channels === undefined ? [...scope] : withinScope(scope, dto.channels ?? []) };
     await this.urls.assertAllowed(dto.url);
     const secret = generateWebhookSecret();
     const webhook = await insertWithinCap({
@@ -68,21 +72,27 @@ export class WebhooksService {
     return mapPage(await this.webhooks.page(companyId, {}, { limit: query.limit, cursor: query.cursor }), WebhookView.from);
   }
 
-  /** Every webhook of the company, newest first (at most MAX_WEBHOOKS_PER_COMPANY). */
-  async all(companyId: CompanyId): Promise<WebhookView[]> {
+  /**
+   * Every webhook of the company a caller limited to `scope` may see, newest first (at most
+   * MAX_WEBHOOKS_PER_COMPANY, so filtered here rather than by a query).
+   */
+  async all(companyId: CompanyId, scope: ChannelScope = null): Promise<WebhookView[]> {
     const webhooks = await this.webhooks.find(companyId, {}, { sort: { _id: -1 }, limit: MAX_WEBHOOKS_PER_COMPANY });
-    return webhooks.map(WebhookView.from);
+    return webhooks.filter((webhook) => scopeCovers(scope, webhook.channels)).map(WebhookView.from);
   }
 
-  async get(companyId: CompanyId, id: string): Promise<WebhookView> {
-    return WebhookView.from(await this.getStored(companyId, id));
+  async get(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<WebhookView> {
+    return WebhookView.from(await this.getStored(companyId, id, scope));
   }
 
-  /** The stored webhook, for the deliveries of this module; 404 for a missing, malformed or foreign id. */
-  async getStored(companyId: CompanyId, id: string): Promise<Stored<Webhook>> {
+  /**
+   * The stored webhook, for the deliveries of this module; 404 for a missing, malformed or foreign id, and for a
+   * webhook with channels beyond the caller's `scope` (it does not exist for that key).
+   */
+  async getStored(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<Stored<Webhook>> {
     const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
     const webhook = _id && (await this.webhooks.findOne(companyId, { _id }));
-    if (!webhook) throw new NotFoundException(`Webhook ${id} not found`);
+    if (!webhook || !scopeCovers(scope, webhook.channels)) throw new NotFoundException(`Webhook ${id} not found`);
     return webhook;
   }
 
@@ -90,8 +100,10 @@ export class WebhooksService {
    * `isActive: false` pauses (pending deliveries wait, events are not recorded for it); `true` resumes them,
    * clears a disabledReason and receives the events that occur from then on.
    */
-  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
-    const existing = await this.getStored(companyId, id);
+  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto, scope: ChannelScope = null): Promise<WebhookView> {
+    const existing = await this.getStored(companyId, id, scope);
+    // null means every channel: beyond a limited scope.
+    if (scope !== null && dto.channels !== undefined) withinScope(scope, dto.channels ?? []);
     if (dto.url !== undefined) await this.urls.assertAllowed(dto.url);
     const { retryConfig, ...fields } = dto;
     const $set: Record<string, unknown> = {};
@@ -111,8 +123,8 @@ export class WebhooksService {
   }
 
   /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedWebhookView> {
-    const _id = parsePublicId(WEBHOOK_ID_PREFIX, id);
+  async remove(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<DeletedWebhookView> {
+    const _id = scope === null ? parsePublicId(WEBHOOK_ID_PREFIX, id) : (await this.getStored(companyId, id, scope))._id;
     if (!_id) throw new NotFoundException(`Webhook ${id} not found`);
     await this.discard(companyId, _id, id);
     return { id, deleted: true };
@@ -122,4 +134,12 @@ export class WebhooksService {
     if (!(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
     await this.deliveries.deleteMany(companyId, { webhookId: _id });
   }
+}
+
+/** `channels` when each lies in the caller's `scope` (403 otherwise; an empty list stands for every channel). */
+function withinScope(scope: readonly string[], channels: string[]): string[] {
+  if (!scopeCovers(scope, channels)) {
+    throw new ForbiddenException(`This API key is limited to the channels ${scope.join(', ')}; its webhooks may not reach beyond them`);
+  }
+  return channels;
 }

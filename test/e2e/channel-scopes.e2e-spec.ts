@@ -265,6 +265,72 @@ describe('channel-scoped API keys and webhooks', () => {
       expect(kept?.channels).toEqual(['sms']);
     });
 
+    it('a key limited to channels creates webhooks only within them (its own list by default, a wider one 403)', async () => {
+      const acme = await company('Acme');
+      const create = (body: object) =>
+        t.http.post('/api/external/webhooks').set('x-api-key', acme.whatsapp).send({ name: 'Mine', events: ['CHAT_RECEIVED'], ...body });
+      const own = await create({ url: receiver.url('/limited/own') }).expect(201);
+      expect(own.body.data.channels).toEqual(['whatsapp']);
+      const explicit = await create({ url: receiver.url('/limited/explicit'), channels: ['WhatsApp'] }).expect(201);
+      expect(explicit.body.data.channels).toEqual(['whatsapp']);
+      for (const channels of [['sms'], ['whatsapp', 'sms'], null]) {
+        const refused = await create({ url: receiver.url('/limited/wider'), channels }).expect(403);
+        expect(refused.body).toEqual({
+          success: false,
+          error: 'This API key is limited to the channels whatsapp; its webhooks may not reach beyond them',
+        });
+      }
+      const stored = await t.model<Webhook>(Webhook.name).find({ companyId: acme.companyId }).sort({ _id: 1 }).lean();
+      expect(stored.map((webhook) => [webhook.url, webhook.channels])).toEqual([
+        [receiver.url('/limited/own'), ['whatsapp']],
+        [receiver.url('/limited/explicit'), ['whatsapp']],
+      ]);
+
+      // Its webhook receives WhatsApp traffic and not SMS.
+      await receive(acme.all, { from: { phone: newPhone() }, text: 'On sms', channel: 'sms' }).expect(201);
+      await receive(acme.all, { from: { phone: newPhone() }, text: 'On whatsapp', channel: 'whatsapp' }).expect(201);
+      await settle(t);
+      const [delivered] = await receiver.received('/limited/own', 1);
+      expect(JSON.parse(delivered!.body).data.conversation.channel).toBe('whatsapp');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.to('/limited/own')).toHaveLength(1);
+    });
+
+    it("a key limited to channels sees, edits and deletes only webhooks within them: the others' answer 404, unchanged", async () => {
+      const acme = await company('Acme');
+      const admin = (channels?: string[]) =>
+        t.http.post('/v1/webhooks').set(acme.auth).send({ url: receiver.url('/admin'), events: ['message.received'], channels }).expect(201);
+      const smsOnly = (await admin(['sms'])).body.id as string;
+      const every = (await admin()).body.id as string;
+      const mixed = (await admin(['whatsapp', 'sms'])).body.id as string;
+      const whatsapp = (await admin(['whatsapp'])).body.id as string;
+      const key = (request: import('supertest').Test) => request.set('x-api-key', acme.whatsapp);
+      const before = await t.model<Webhook>(Webhook.name).find({ companyId: acme.companyId }).sort({ _id: 1 }).lean();
+
+      const listed = await key(t.http.get('/api/external/webhooks')).expect(200);
+      expect(listed.body.data.map((webhook: { id: string }) => webhook.id)).toEqual([whatsapp]);
+      for (const id of [smsOnly, every, mixed]) {
+        const notFound = { success: false, error: `Webhook ${id} not found` };
+        expect((await key(t.http.get(`/api/external/webhooks/${id}`)).expect(404)).body).toEqual(notFound);
+        expect((await key(t.http.patch(`/api/external/webhooks/${id}`)).send({ url: receiver.url('/stolen') }).expect(404)).body).toEqual(notFound);
+        expect((await key(t.http.delete(`/api/external/webhooks/${id}`)).expect(404)).body).toEqual(notFound);
+      }
+      // Its own: widening refused, narrowing to its channel and changing the rest allowed.
+      for (const channels of [['sms'], null]) {
+        await key(t.http.patch(`/api/external/webhooks/${whatsapp}`)).send({ channels }).expect(403);
+      }
+      const after = await t.model<Webhook>(Webhook.name).find({ companyId: acme.companyId }).sort({ _id: 1 }).lean();
+      expect(after).toEqual(before);
+
+      await key(t.http.get(`/api/external/webhooks/${whatsapp}`)).expect(200);
+      const renamed = await key(t.http.patch(`/api/external/webhooks/${whatsapp}`)).send({ name: 'Renamed' }).expect(200);
+      expect(renamed.body.data).toMatchObject({ name: 'Renamed', channels: ['whatsapp'] });
+      await key(t.http.delete(`/api/external/webhooks/${whatsapp}`)).expect(200);
+      // The key of every channel still manages all of them.
+      const all = await t.http.get('/api/external/webhooks').set('x-api-key', acme.all).expect(200);
+      expect(all.body.data.map((webhook: { id: string }) => webhook.id)).toEqual([mixed, every, smsOnly]);
+    });
+
     it('deliver only the events of conversations on their channels, and events of no conversation as before', async () => {
       const acme = await company('Acme');
       const hook = async (path: string, channels?: string[]) =>

@@ -26,8 +26,8 @@ describe('CSAT', () => {
     t.http.post(`/api/external/conversations/${id}/csat`).set('x-api-key', key).send(body);
   const close = (company: ServiceLevelsCompany, id: string) => t.http.post(`/v1/conversations/${id}/close`).set(company.auth).send({}).expect(200);
 
-  async function closedConversation(company = acme): Promise<string> {
-    const { conversation } = await inbound(t, company, 'Thanks for the help');
+  async function closedConversation(company = acme, channel?: string): Promise<string> {
+    const { conversation } = await inbound(t, company, 'Thanks for the help', undefined, channel);
     await close(company, conversation.id);
     await settle(t);
     return conversation.id;
@@ -104,5 +104,24 @@ describe('CSAT', () => {
     await rate(acme, 'not-an-id', { rating: 5 }).expect(404);
     await rate(acme, id, { rating: 5 }, 'pk_wrong').expect(401);
     await rate(acme, id, { rating: 3 }).expect(200);
+  });
+
+  it("a key limited to channels rates only their conversations: another channel's is 403 and keeps awaiting the real rating", async () => {
+    const id = await closedConversation(acme, 'sms');
+    const whatsappKey = await createApiKey(t.http, acme, ['messages:write'], ['whatsapp']);
+    const before = await t.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: acme.companyId }).lean();
+    const refused = await rate(acme, id, { rating: 1 }, whatsappKey).expect(403);
+    expect(refused.body).toEqual({ success: false, error: `This API key is limited to the channels whatsapp; conversation ${id} is on sms` });
+    const after = await t.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: acme.companyId }).lean();
+    expect(after).toEqual(before);
+    expect(after?.csat).toMatchObject({ rating: null, submittedAt: null });
+    await settle(t);
+    const submitted = await loggedOf(t, acme, 'csat.submitted');
+    expect(submitted.filter((event) => (event.data as { conversation: { id: string } }).conversation.id === id)).toEqual([]);
+    // The customer's real rating, through the connector of that channel, is still taken.
+    expect((await rate(acme, id, { rating: 4 }).expect(200)).body.data.csat).toMatchObject({ rating: 4 });
+
+    const own = await closedConversation(acme, 'whatsapp');
+    expect((await rate(acme, own, { rating: 5 }, whatsappKey).expect(200)).body.data.csat).toMatchObject({ rating: 5 });
   });
 });

@@ -6,9 +6,9 @@ import { EventStreams } from '../../src/event-feed/event-streams.service.js';
 import { EventTailer } from '../../src/event-feed/event-tailer.js';
 import { publishEvents } from '../support/event-feed.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
-import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
-import { SseClients } from '../support/sse-client.js';
-import type { TestApp } from '../support/test-app.js';
+import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { listen, SseClients } from '../support/sse-client.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -158,5 +158,41 @@ describe('the event stream limits: the per-company cap, backpressure, shutdown',
       // Bounded by the flush wait (2 s) for the stalled client, not by the streams' lifetime.
       expect(Date.now() - started).toBeLessThan(10_000);
     });
+  });
+});
+
+describe('the per-principal share of the streams (EVENT_STREAMS_PER_PRINCIPAL)', () => {
+  let t: TestApp;
+  let base: string;
+  const clients = new SseClients();
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { EVENT_STREAMS_PER_COMPANY: '4', EVENT_STREAMS_PER_PRINCIPAL: '2', THROTTLE_LIMIT: '100000' } });
+    base = await listen(t.app);
+  });
+  afterEach(() => clients.closeAll());
+  afterAll(() => t.close());
+
+  it('lets one agent or key hold at most its share: one more is a 429 (no slot kept), and the others still connect', async () => {
+    const acme = await registerCompany(t.http, 'Acme');
+    const colleague = await addAgent(t, acme, 'agent');
+    const key = await createApiKey(t.http, acme, ['events:read']);
+    const slots = () => t.model<EventStreamSlot>(EventStreamSlot.name).find({ companyId: acme.companyId }).lean();
+    for (let index = 0; index < 2; index += 1) expect((await clients.open(`${base}/v1/events/stream`, acme.auth)).status).toBe(200);
+    const before = await slots();
+
+    const refused = await clients.open(`${base}/v1/events/stream`, acme.auth);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('10');
+    expect(JSON.parse(refused.body)).toMatchObject({ detail: 'At most 2 event streams may be open at once for one agent or API key: close one, or retry later' });
+    expect(await slots()).toEqual(before);
+    expect(before.map((slot) => slot.principal)).toEqual([`agent:${acme.agentId}`, `agent:${acme.agentId}`]);
+
+    expect((await clients.open(`${base}/v1/events/stream`, colleague.auth)).status).toBe(200);
+    expect((await clients.open(`${base}/api/external/events/stream`, { 'x-api-key': key })).status).toBe(200);
+    // The company's cap (4) holds too.
+    const overCompany = await clients.open(`${base}/api/external/events/stream`, { 'x-api-key': key });
+    expect(overCompany.status).toBe(429);
+    expect(JSON.parse(overCompany.body)).toEqual({ success: false, error: 'At most 4 event streams may be open at once for a company: close one, or retry later' });
   });
 });

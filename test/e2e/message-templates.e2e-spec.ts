@@ -166,6 +166,35 @@ describe('message templates', () => {
     });
   });
 
+  describe('a key limited to channels (templates:manage)', () => {
+    it("lists only its channels' templates and reads or reports on no other channel's (403, unchanged)", async () => {
+      const key = await createApiKey(t.http, acme, ['templates:manage'], ['whatsapp']);
+      const { body: sms } = await create(acme, { channel: 'sms', name: 'scoped_sms', language: 'en', category: 'utility', body: 'x' }).expect(201);
+      const { body: whatsapp } = await create(acme, { channel: 'whatsapp', name: 'scoped_wa', language: 'en', category: 'utility', body: 'x' }).expect(201);
+      const external = (path: string) => t.http.get(`/api/external/message-templates${path}`).set('x-api-key', key);
+
+      const listed = await external('?limit=100').expect(200);
+      expect(listed.body.data.length).toBeGreaterThan(0);
+      expect(listed.body.data.every((template: { channel: string }) => template.channel === 'whatsapp')).toBe(true);
+      expect(listed.body.data.map((template: { id: string }) => template.id)).toContain(whatsapp.id);
+      const pending = await external('?status=pending&limit=100').expect(200);
+      expect(pending.body.data.map((template: { id: string }) => template.id)).not.toContain(sms.id);
+      const otherChannel = await external('?channel=SMS').expect(403);
+      expect(otherChannel.body).toEqual({ success: false, error: 'This API key is limited to the channels whatsapp; the channel asked for is on sms' });
+
+      const before = await stored(acme);
+      await recorder.clear();
+      const read = await external(`/${sms.id}`).expect(403);
+      expect(read.body).toEqual({ success: false, error: `This API key is limited to the channels whatsapp; template ${sms.id} is on sms` });
+      const approve = await report(key, sms.id, { status: 'approved' }).expect(403);
+      expect(approve.body).toEqual(read.body);
+      expect(await stored(acme)).toEqual(before);
+      expect(await recorder.events()).toEqual([]);
+
+      expect((await report(key, whatsapp.id, { status: 'approved' }).expect(200)).body.data.status).toBe('approved');
+    });
+  });
+
   describe('sending by name: POST /v1/conversations/:id/messages { template }', () => {
     let conversationId: string;
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
+import { Types } from 'mongoose';
+import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
@@ -90,6 +92,32 @@ describe('rate limiting per caller', () => {
       const login = () => app.http.post('/v1/auth/login').set(from('203.0.113.11')).send({ email: company.email, password: company.password });
       for (const left of ['20', '15', '10', '5', '0']) expect((await login().expect(200)).headers['x-ratelimit-remaining']).toBe(left);
       await login().expect(429);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('bulk actions', () => {
+  it('count one request per id: a bulk past what is left answers 429 and changes nothing', async () => {
+    const app = await createTestApp({ env: { ...PROXIED, THROTTLE_LIMIT: '25' } });
+    try {
+      const company = await registerCompany(app.http, 'Bulky', from('203.0.113.20'));
+      const key = await createApiKey(app.http, company, ['messages:write']);
+      const inbound = await app.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550142' }, text: 'Hi' }).expect(201);
+      const id = inbound.body.data.conversation.id as string;
+      const others = (count: number) => Array.from({ length: count }, () => new Types.ObjectId().toHexString());
+      const bulk = (body: object) => app.http.post('/v1/conversations/bulk').set(company.auth).send(body);
+
+      const prioritised = await bulk({ action: 'set_priority', priority: 'high', ids: [id, ...others(9)] }).expect(200);
+      // 1 for the key's creation, 10 for the ten ids.
+      expect(prioritised.headers['x-ratelimit-remaining']).toBe('14');
+      const before = await app.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: company.companyId }).lean();
+      expect(before).toMatchObject({ priority: 'high', status: 'bot' });
+
+      const refused = await bulk({ action: 'close', ids: [id, ...others(14)] }).expect(429);
+      expect(refused.headers['retry-after']).toBeDefined();
+      expect(await app.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: company.companyId }).lean()).toEqual(before);
     } finally {
       await app.close();
     }

@@ -1,6 +1,7 @@
-import { IsEmail, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
 import { ROLES, type Role } from '../../auth/auth-principal.js';
 import { AGENT_STATUSES, type AgentStatus } from '../agent.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class CreateAgentDto {
   /** @example "Grace Hopper" */
@@ -16,16 +17,16 @@ export class CreateAgentDto {
   @MaxLength(320)
   email: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(ROLES)
   role?: Role = 'agent';
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(AGENT_STATUSES)
   status?: AgentStatus = 'offline';
 
   /** Lets the agent log in with its e-mail; an e-mail can log in to one company only */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(8, 200)
   password?: string;

@@ -1,6 +1,7 @@
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsISO8601, IsString, Length } from 'class-validator';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../auth/auth-principal.js';
 import { IsChannelList } from '../../conversations/dto/conversation-fields.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class CreateApiKeyDto {
   /** @example "WhatsApp connector" */
@@ -15,7 +16,7 @@ export class CreateApiKeyDto {
   @IsIn(API_KEY_SCOPES, { each: true })
   scopes: ApiKeyScope[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsChannelList(
     'Limits the key to these channels (as conversations name them, case-insensitive): it posts inbound messages and ' +
       'status reports only for them (another channel: 403), and its event feed and streams carry only events of ' +
@@ -27,7 +28,7 @@ export class CreateApiKeyDto {
    * When the key stops working (in the future); without it the key works until revoked
    * @example 2027-01-01T00:00:00.000Z
    */
-  @IsOptional()
+  @IsOmittable()
   @IsISO8601({ strict: true, strictSeparator: true })
   expiresAt?: string;
 }

@@ -25,11 +25,15 @@ export const COMPANY_THROTTLER = 'company';
 
 const WEIGHT = 'rate-limit:weight';
 
+/** A route's weight: fixed, or read from the request (its parsed body) when the cost depends on it. */
+export type Weight = number | ((request: { body?: unknown }) => number);
+
 /**
  * An expensive route counts `weight` requests against every limit (never more than a whole limit, so a
- * route stays callable however low the limit is set).
+ * route stays callable however low the limit is set). A function weighs each request, e.g. by how many items its
+ * body names (at least 1).
  */
-export const RateLimitWeight = (weight: number) => SetMetadata(WEIGHT, weight);
+export const RateLimitWeight = (weight: Weight) => SetMetadata(WEIGHT, weight);
 
 /** The request fields the tracker reads: the principal the authentication guard set, and the client address. */
 export interface TrackedRequest {
@@ -116,7 +120,7 @@ type WeightedThrottlerRequest = ThrottlerRequest & { weight?: number };
 /** What a route is counted by: its throttlers (none when skipped) and its weight. */
 interface RoutePlan {
   throttlers: RouteThrottler[];
-  weight: number;
+  weight: Weight;
 }
 
 /** The limit a response reports: the one with the least left among the throttlers counted so far. */
@@ -168,7 +172,9 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const { throttlers, weight } = this.planOf(context.getClass(), context.getHandler());
+    const plan = this.planOf(context.getClass(), context.getHandler());
+    const { throttlers } = plan;
+    const weight = typeof plan.weight === 'number' ? plan.weight : Math.max(1, plan.weight(context.switchToHttp().getRequest()));
     for (const route of throttlers) {
       const skipIf = route.throttler.skipIf ?? this.commonOptions.skipIf;
       if (skipIf?.(context)) continue;
@@ -245,7 +251,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   private readPlan(targets: [Function, Function]): RoutePlan {
     const read = <T>(key: string, name: string) => this.reflector.getAllAndOverride<T | undefined>(key + name, targets);
-    const weight = this.reflector.getAllAndOverride<number | undefined>(WEIGHT, targets) ?? 1;
+    const weight = this.reflector.getAllAndOverride<Weight | undefined>(WEIGHT, targets) ?? 1;
     if (read<boolean>(METADATA.skip, DEFAULT_THROTTLER) === true) return { throttlers: [], weight };
     const throttlers: RouteThrottler[] = [];
     for (const throttler of this.throttlers) {

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsMongoId, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsMongoId, IsString, Length } from 'class-validator';
 import { IsTimestamp } from '../../messages/timestamp.js';
 import { IsTagList } from '../../tags/tag-list.decorator.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export const BULK_ACTIONS = ['assign', 'close', 'set_priority', 'add_tags', 'snooze'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
@@ -45,16 +46,16 @@ export class BulkConversationsDto {
    * `assign`: an active agent of your company
    * @example 6650f0c2a1b2c3d4e5f60701
    */
-  @IsOptional()
+  @IsOmittable()
   @IsMongoId()
   agentId?: string;
 
   /** `set_priority` */
-  @IsOptional()
+  @IsOmittable()
   @IsIn(PRIORITIES)
   priority?: Priority;
 
-  @IsOptional()
+  @IsOmittable()
   @IsTagList('`add_tags`: tags added to those each conversation has')
   tags?: string[];
 
@@ -62,7 +63,7 @@ export class BulkConversationsDto {
    * `snooze`: when they wake, in the future and at most 90 days ahead (ISO-8601 with a zone, or epoch milliseconds)
    * @example 2026-05-02T09:00:00Z
    */
-  @IsOptional()
+  @IsOmittable()
   @IsTimestamp()
   until?: string;
 
@@ -70,7 +71,7 @@ export class BulkConversationsDto {
    * `close`: why, kept on each conversation
    * @example "Resolved: outage over"
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 500)
   reason?: string;

@@ -1,8 +1,9 @@
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class CloseConversationDto {
   /** @example "Resolved: refund issued" */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 500)
   reason?: string;

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsMongoId, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsMongoId, IsString, Length } from 'class-validator';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
 import { IsChannel } from './conversation-fields.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class CreateConversationDto {
   /**
@@ -13,18 +14,18 @@ export class CreateConversationDto {
 
   /** @example whatsapp */
   @ApiPropertyOptional({ default: 'api' })
-  @IsOptional()
+  @IsOmittable()
   @IsChannel()
   channel?: string;
 
   /** @example "Order #1042" */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 500)
   subject?: string;
 
   @ApiPropertyOptional({ default: 'medium' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(PRIORITIES)
   priority?: Priority;
 
@@ -32,7 +33,7 @@ export class CreateConversationDto {
    * Text of a first outbound message, sent by you
    * @example "Hello Grace, your order has shipped."
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 4096)
   message?: string;

@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class SubmitCsatDto {
   /**
@@ -11,7 +12,7 @@ export class SubmitCsatDto {
   rating: number;
 
   /** @example "Quick and kind, thanks!" */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(2000)
   comment?: string;

@@ -5,7 +5,6 @@ import {
   IsIn,
   IsMongoId,
   IsObject,
-  IsOptional,
   IsString,
   Length,
   MaxLength,
@@ -19,13 +18,14 @@ import {
 import { IsChannel } from '../../conversations/dto/conversation-fields.js';
 import { MAX_CAPTION_LENGTH } from '../../media/dto/send-media.dto.js';
 import { MEDIA_TYPES, type MediaType } from '../../messages/message.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export class InboundSenderDto {
   /**
    * International format; identifies the contact first
    * @example +14155552671
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(3, 32)
   phone?: string;
@@ -34,13 +34,13 @@ export class InboundSenderDto {
    * Identifies the contact when no phone matches
    * @example grace@example.com
    */
-  @IsOptional()
+  @IsOmittable()
   @IsEmail()
   @MaxLength(320)
   email?: string;
 
   /** @example "Grace Hopper" */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 200)
   name?: string;
@@ -90,7 +90,7 @@ export class InboundMessageDto {
    * A file the contact sent: the `id` of an upload of `POST /api/external/media` that no message carries yet
    * @example 6650f0c2a1b2c3d4e5f60720
    */
-  @IsOptional()
+  @IsOmittable()
   @IsMongoId({ message: 'mediaId must be the id of an upload (POST /api/external/media)' })
   mediaId?: string;
 
@@ -112,7 +112,7 @@ export class InboundMessageDto {
 
   /** @example whatsapp */
   @ApiPropertyOptional({ default: 'api' })
-  @IsOptional()
+  @IsOmittable()
   @IsChannel()
   channel?: string;
 
@@ -122,7 +122,7 @@ export class InboundMessageDto {
    * stores and emits nothing
    * @example wamid.HBgLMTQxNTU1NTI2NzEVAgASGBQ
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 255)
   externalId?: string;

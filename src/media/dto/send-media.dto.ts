@@ -1,7 +1,8 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsMongoId, IsString, MaxLength } from 'class-validator';
 import { MEDIA_TYPES, type MediaType } from '../../messages/message.schema.js';
 import { describeAllowedFormats } from '../media-formats.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export const MAX_CAPTION_LENGTH = 1024;
 
@@ -15,12 +16,12 @@ export class SendMediaDto {
   conversationId: string;
 
   /** Must match the file's real content; when omitted it is taken from the content */
-  @IsOptional()
+  @IsOmittable()
   @IsIn(MEDIA_TYPES)
   type?: MediaType;
 
   /** @example "Your receipt" */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(MAX_CAPTION_LENGTH)
   caption?: string;

@@ -1,12 +1,13 @@
 import type { SchemaObject } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { MEDIA_TYPES, type MediaType } from '../../messages/message.schema.js';
 import { describeAllowedFormats } from '../media-formats.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** The text field of `POST /api/external/media`; the `file` part is read by the upload interceptor. */
 export class UploadMediaDto {
   /** Must match the file's real content; when omitted it is taken from the content */
-  @IsOptional()
+  @IsOmittable()
   @IsIn(MEDIA_TYPES)
   type?: MediaType;
 }

@@ -1,5 +1,6 @@
-import { IsIn, IsOptional, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
+import { IsIn, IsString, Length, ValidateBy, type ValidationArguments } from 'class-validator';
 import { TEMPLATE_STATUSES, type TemplateStatus } from '../message-template.schema.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 const IsOnlyWithRejected = () =>
   ValidateBy({
@@ -20,7 +21,7 @@ export class ReportTemplateStatusDto {
    * Why the channel rejected it; only with status `rejected`
    * @example "INVALID_FORMAT: variables must not be at the start or end"
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 1000)
   @IsOnlyWithRejected()

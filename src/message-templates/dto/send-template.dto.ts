@@ -1,6 +1,7 @@
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length } from 'class-validator';
 import { IsBcp47Language } from '../../settings/dto/settings.validators.js';
 import { IsTemplateName } from './template-fields.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** An approved template of the conversation's channel, named, with the values of its placeholders. */
 export class SendTemplateDto {
@@ -19,7 +20,7 @@ export class SendTemplateDto {
    * The values of the placeholders, `{{1}}` first: exactly as many as the template has (none: leave it out)
    * @example ["Grace", "1042"]
    */
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })

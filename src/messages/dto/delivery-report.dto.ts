@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Length, ValidateBy, ValidateNested, type ValidationArguments } from 'class-validator';
+import { IsIn, IsObject, IsString, Length, ValidateBy, ValidateNested, type ValidationArguments } from 'class-validator';
 import { REPORTED_STATUSES, type ReportedStatus } from '../delivery-status.js';
 import { IsTimestamp, parseTimestamp } from '../timestamp.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 /** How far ahead of this server's clock a channel's `occurredAt` may be (clock skew); further is refused. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
@@ -50,7 +51,7 @@ export class DeliveryReportDto {
    * The channel's own id of the message; kept on `delivery.externalId` when the report moves it
    * @example wamid.HBgLMTQxNTU1NTI2NzEVAgARGBI
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 255)
   externalId?: string;
@@ -60,13 +61,13 @@ export class DeliveryReportDto {
    * arrives. Kept in order: never before the status it follows, nor after now; more than 5 minutes ahead → 400
    * @example 2025-03-01T10:00:05Z
    */
-  @IsOptional()
+  @IsOmittable()
   @IsTimestamp()
   @IsNotFarFuture()
   occurredAt?: string;
 
   /** Why it failed; only with status `failed` */
-  @IsOptional()
+  @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => DeliveryReportErrorDto)

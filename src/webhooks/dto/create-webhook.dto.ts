@@ -7,6 +7,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -17,6 +18,7 @@ import {
 import { IsChannelList } from '../../conversations/dto/conversation-fields.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from '../webhook-events.js';
 import { RetryConfigDto } from './retry-config.dto.js';
+import { IsOmittable } from '../../common/dto-decorators.js';
 
 export const WEBHOOK_URL_OPTIONS = {
   protocols: ['http', 'https'],
@@ -55,14 +57,16 @@ export class WebhookFieldsDto {
   )
   channels?: string[] | null;
 
-  @IsOptional()
+  @IsOmittable()
+  // ValidateNested alone takes an array and checks its items: `[{...}]` would pass and be replaced by the default.
+  @IsObject()
   @ValidateNested()
   @Type(() => RetryConfigDto)
   retryConfig?: RetryConfigDto;
 
   /** false registers it paused */
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
 }
@@ -73,7 +77,7 @@ export class CreateWebhookDto extends WebhookFieldsDto {
    * Defaults to the URL's host
    * @example "CRM sync"
    */
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @Length(1, 200)
   name?: string;
