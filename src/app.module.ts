@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AgentsApiModule } from './agents/agents-api.module.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AttributesModule } from './attributes/attributes.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
@@ -57,6 +58,7 @@ export class AppModule {
         IdempotencyModule,
         AuthModule,
         ApiKeysModule,
+        AttributesModule,
         ContactsModule,
         ConversationsApiModule,
         MessagesModule,

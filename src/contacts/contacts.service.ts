@@ -1,17 +1,20 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
-import type { UpdateQuery } from 'mongoose';
+import { attributeChanges, attributeUpdate, type AttributePatch } from '../attributes/attribute-values.js';
+import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import type { FieldChanges } from '../events/domain-events.js';
+import { stageEvent } from '../events/pending-event.schema.js';
 import type { Contact } from './contact.schema.js';
 import { CONTACT_SUMMARY_CHANGED, contactSummaryOf, type ContactSummaryChange } from './contact-summary-changed.js';
 import { contactListFilter } from './contact-search.js';
 import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
-import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
+import { ContactsRepository, type ContactIdentityField, type ContactUpdate } from './contacts.repository.js';
 import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
@@ -34,6 +37,23 @@ const IDENTITY_FIELDS: ContactIdentityField[] = ['phone', 'email'];
 /** The schema's limit; a channel's display name is cut to it rather than refusing the message. */
 const MAX_NAME_LENGTH = 200;
 const NAME_FIELDS = ['name', 'email', 'phone'] as const;
+/** How many times a change is computed again when the contact moved under it (then 409). */
+const CHANGE_ATTEMPTS = 5;
+
+/** The event of a new contact, showing it as stored. */
+const created = (record: Stored<Contact>) => [stageEvent('contact.created', { contact: ContactView.from(record) }, { occurredAt: record.createdAt })];
+
+/** `contact.updated` with what changed: the named fields, and the attributes as `attributes.<key>`. */
+function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: AttributePatch | null) {
+  const changes: FieldChanges = {};
+  for (const field of [...NAME_FIELDS, 'tags'] as const) {
+    const was = before[field] ?? null;
+    const now = after[field] ?? null;
+    if (JSON.stringify(was) !== JSON.stringify(now)) changes[field] = [was, now];
+  }
+  if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
+  return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt })];
+}
 
 function invalidPhone(): RequestValidationException {
   return new RequestValidationException([
@@ -66,6 +86,7 @@ export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly emitter: EventEmitter2,
+    private readonly attributes: AttributeDefinitionsService,
   ) {}
 
   /** A malformed, missing or foreign id answers null. */
@@ -100,7 +121,7 @@ export class ContactsService {
     const existing = await this.findByIdentity(companyId, normalized);
     if (existing) return this.fillMissing(companyId, existing, normalized);
     try {
-      return await this.contacts.create(companyId, { ...normalized, tags: [], attributes: {} });
+      return await this.contacts.insertContact(companyId, { ...normalized, tags: [], attributes: {} }, created);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const winner = await this.findByIdentity(companyId, normalized);
@@ -133,48 +154,56 @@ export class ContactsService {
     if (!identity.name && !identity.email && !identity.phone) {
       throw new BadRequestException('A contact needs at least one of name, email or phone');
     }
+    const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes);
     try {
-      const created = await this.contacts.create(companyId, {
-        ...identity,
-        tags: dto.tags ?? [],
-        attributes: dto.attributes ?? {},
-      });
-      return ContactView.from(created);
+      const stored = await this.contacts.insertContact(companyId, { ...identity, tags: dto.tags ?? [], attributes: patch?.set ?? {} }, created);
+      return ContactView.from(stored);
     } catch (error) {
       throw this.conflictOr(error);
     }
   }
 
-  /** Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. */
+  /**
+   * Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. `attributes` merge:
+   * null removes a key. A change emits `contact.updated` with what changed; nothing changed emits nothing.
+   */
   async update(companyId: CompanyId, id: string, dto: UpdateContactDto): Promise<ContactView> {
-    const existing = await this.existing(companyId, id);
-    const set: Partial<Contact> = {};
-    const unset: Partial<Record<keyof Contact, 1>> = {};
+    let current = await this.existing(companyId, id);
+    const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes ?? undefined);
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
     for (const field of NAME_FIELDS) {
       const value = dto[field];
       if (value === null) unset[field] = 1;
       else if (value !== undefined) set[field] = normalizeField(field, value);
     }
     if (dto.tags) set.tags = dto.tags;
-    if (dto.attributes) set.attributes = dto.attributes;
-
-    const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
-    if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
-
-    const update: UpdateQuery<Contact> = {};
-    if (Object.keys(set).length) update.$set = set;
-    if (Object.keys(unset).length) update.$unset = unset;
-    if (!update.$set && !update.$unset) return ContactView.from(existing);
-    let updated: Stored<Contact> | null;
-    try {
-      updated = await this.contacts.updateOne(companyId, { _id: existing._id }, update);
-    } catch (error) {
-      throw this.conflictOr(error);
+    const attributeWrites = patch ? attributeUpdate(patch) : {};
+    const update: ContactUpdate = {};
+    if (Object.keys(set).length || attributeWrites.$set) update.$set = { ...set, ...attributeWrites.$set };
+    if (Object.keys(unset).length || attributeWrites.$unset) update.$unset = { ...unset, ...attributeWrites.$unset };
+    for (let attempt = 1; ; attempt += 1) {
+      const existing = current;
+      const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
+      if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
+      if (!update.$set && !update.$unset) return ContactView.from(existing);
+      let updated: Stored<Contact> | null;
+      try {
+        updated = await this.contacts.change(companyId, existing, {}, update, (after) => {
+          const events = updatedEvents(existing, after, patch);
+          return Object.keys((events[0].data as { changes: FieldChanges }).changes).length ? events : [];
+        });
+      } catch (error) {
+        throw this.conflictOr(error);
+      }
+      if (updated) {
+        // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
+        if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
+        return ContactView.from(updated);
+      }
+      if (attempt === CHANGE_ATTEMPTS) throw new ConflictException(`Contact ${id} was changed by another request; read it again and retry`);
+      current = await this.existing(companyId, id);
     }
-    if (!updated) throw this.notFound(id);
-    // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
-    if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
-    return ContactView.from(updated);
   }
 
   /**
@@ -184,7 +213,7 @@ export class ContactsService {
    */
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.contacts.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    if (!_id || !(await this.contacts.removeWithEvent(companyId, _id))) throw this.notFound(id);
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };
   }
@@ -247,7 +276,7 @@ export class ContactsService {
     if (!fields.length) return contact;
     const stillEmpty = Object.fromEntries(fields.map((field) => [field, null]));
     try {
-      const filled = await this.contacts.updateOne(companyId, { _id: contact._id, ...stillEmpty }, { $set: fill });
+      const filled = await this.contacts.change(companyId, contact, stillEmpty, { $set: fill }, (after) => updatedEvents(contact, after, null));
       if (filled) await this.summaryChanged(companyId, filled);
       return filled ?? (await this.contacts.findOne(companyId, { _id: contact._id })) ?? contact;
     } catch (error) {

@@ -79,6 +79,10 @@ export class Conversation extends EventSource {
   @Prop({ type: String, trim: true, maxlength: 500, default: null })
   subject: string | null;
 
+  /** Values of the company's conversation attribute definitions (contract section 20); dates stored as Dates. */
+  @Prop({ type: Object, default: {} })
+  attributes: Record<string, unknown>;
+
   @Prop({ type: Date, default: null })
   lastMessageAt: Date | null;
 
