@@ -31,6 +31,7 @@ import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
+import { SearchModule } from './search/search.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -61,6 +62,7 @@ export class AppModule {
         AttributesModule,
         ContactsModule,
         ConversationsApiModule,
+        SearchModule,
         MessagesModule,
         CannedResponsesModule,
         TranscriptsModule,

@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
+import { Types, type QueryFilter } from 'mongoose';
 import { attributeChanges, attributeUpdate, type AttributePatch } from '../attributes/attribute-values.js';
 import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
@@ -19,6 +20,27 @@ import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
 import { normalizePhone } from './phone-number.js';
+
+export const CONTACT_SORTS = ['created', 'name'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+
+function encodeNameCursor(name: string | null, id: Types.ObjectId): string {
+  return Buffer.from(JSON.stringify(['n1', name, id.toHexString()])).toString('base64url');
+}
+
+function decodeNameCursor(cursor: string): { name: string | null; id: Types.ObjectId } {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    decoded = null;
+  }
+  const [version, name, id] = Array.isArray(decoded) ? decoded : [];
+  if (version !== 'n1' || !(name === null || typeof name === 'string') || typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id)) {
+    throw new RequestValidationException([{ field: 'cursor', message: 'cursor is not a cursor of this search: pass back a nextCursor unchanged' }]);
+  }
+  return { name, id: new Types.ObjectId(id) };
+}
 
 /** Who wrote in, as a channel reports it (e.g. the `from` of an inbound message). */
 export interface ContactIdentity {
@@ -139,6 +161,35 @@ export class ContactsService {
     const filter = contactListFilter({ search: query.search, tags: query.tags });
     const page = await this.contacts.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
     return mapPage(page, ContactView.from);
+  }
+
+  /** The ids of the contacts `query` matches (stored types), at most `max` + 1: the caller learns there are more. */
+  async idsMatching(companyId: CompanyId, query: QueryFilter<Contact>, max: number): Promise<Types.ObjectId[]> {
+    const rows = await this.contacts.findPlain(companyId, query, { projection: { _id: 1 }, limit: max + 1, sort: { _id: 1 } });
+    return rows.map((row) => row._id);
+  }
+
+  /**
+   * A page of the contacts `query` matches (stored types): `created` newest first, or `name` A to Z (contacts without
+   * a name first, as MongoDB orders null), continuing strictly after the cursor's contact.
+   */
+  async searchPage(companyId: CompanyId, query: QueryFilter<Contact>, sort: ContactSort, limit: number, cursor?: string): Promise<Page<ContactView>> {
+    if (sort === 'created') return mapPage(await this.contacts.page(companyId, query, { limit, cursor, plain: true }), ContactView.from);
+    const after = cursor === undefined ? null : decodeNameCursor(cursor);
+    const window: QueryFilter<Contact> = after
+      ? {
+          $and: [
+            query,
+            after.name === null
+              ? { $or: [{ name: null, _id: { $gt: after.id } }, { name: { $type: 'string' } }] }
+              : { $or: [{ name: after.name, _id: { $gt: after.id } }, { name: { $gt: after.name } }] },
+          ],
+        }
+      : query;
+    const rows = await this.contacts.findPlain(companyId, window, { sort: { name: 1, _id: 1 }, limit: limit + 1 });
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data: data.map(ContactView.from), nextCursor: rows.length > limit && last ? encodeNameCursor(last.name ?? null, last._id) : null };
   }
 
   async get(companyId: CompanyId, id: string): Promise<ContactView> {

@@ -44,7 +44,7 @@ export interface ConversationLastMessage {
 }
 
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
-@Schema({ collection: 'conversations', timestamps: true })
+@Schema({ collection: 'conversations', timestamps: true, minimize: false })
 export class Conversation extends EventSource {
   // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
   @Prop({ type: SchemaTypes.ObjectId, required: true })
