@@ -33,6 +33,7 @@ import { MessageTemplatesModule } from './message-templates/message-templates.mo
 import { MessagesModule } from './messages/messages.module.js';
 import { SearchModule } from './search/search.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { SavedViewsModule } from './views/saved-views.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
@@ -63,6 +64,7 @@ export class AppModule {
         ContactsModule,
         ConversationsApiModule,
         SearchModule,
+        SavedViewsModule,
         MessagesModule,
         CannedResponsesModule,
         TranscriptsModule,

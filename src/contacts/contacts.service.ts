@@ -192,6 +192,11 @@ export class ContactsService {
     return { data: data.map(ContactView.from), nextCursor: rows.length > limit && last ? encodeNameCursor(last.name ?? null, last._id) : null };
   }
 
+  /** How many contacts `query` matches (stored types), counting no further than `cap` (saved views' counts). */
+  async countUpTo(companyId: CompanyId, query: QueryFilter<Contact>, cap: number): Promise<number> {
+    return this.contacts.countPlain(companyId, query, cap);
+  }
+
   async get(companyId: CompanyId, id: string): Promise<ContactView> {
     return ContactView.from(await this.existing(companyId, id));
   }

@@ -15,6 +15,6 @@ import { SearchService } from './search.service.js';
   imports: [AttributesModule, ContactsModule, ConversationsModule, InboxModule],
   controllers: [SearchController],
   providers: [FilterCompiler, SearchService],
-  exports: [FilterCompiler],
+  exports: [FilterCompiler, SearchService],
 })
 export class SearchModule {}
