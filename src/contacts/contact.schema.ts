@@ -45,6 +45,8 @@ ContactSchema.index({ companyId: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, tags: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, email: 1 }, { unique: true, partialFilterExpression: { email: { $type: 'string' } } });
 ContactSchema.index({ companyId: 1, phone: 1 }, { unique: true, partialFilterExpression: { phone: { $type: 'string' } } });
-// Search by name (A to Z) and by creation time (contract section 20).
+// Filters and search (contract section 20): name (A to Z), creation time, and custom attributes on MongoDB 7's
+// compound wildcard index (one key per attribute a contact holds).
+ContactSchema.index({ companyId: 1, 'attributes.$**': 1 });
 ContactSchema.index({ companyId: 1, name: 1, _id: 1 });
 ContactSchema.index({ companyId: 1, createdAt: 1 });

@@ -202,3 +202,12 @@ ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },
 );
+// Filters (contract section 20, docs/filters.md): every filterable field on an index led by the company; custom
+// attributes on MongoDB 7's compound wildcard index (one key per attribute a conversation holds).
+ConversationSchema.index({ companyId: 1, 'attributes.$**': 1 });
+ConversationSchema.index({ companyId: 1, channel: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, tags: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, lastMessageAt: 1 });
+ConversationSchema.index({ companyId: 1, 'sla.breaches': 1 }, { sparse: true });
+ConversationSchema.index({ companyId: 1, 'csat.rating': 1 }, { sparse: true });
+ConversationSchema.index({ companyId: 1, subject: 1 });

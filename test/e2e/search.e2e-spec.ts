@@ -131,6 +131,21 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     expect(asField.body.errors).toEqual([{ field: 'filter.field', message: expect.stringContaining('must be one of') }]);
   });
 
+  it('is served by an index led by companyId, the wildcard index for attributes', async () => {
+    const compiler = t.app.get(FilterCompiler);
+    const indexOf = async (filter: unknown) => {
+      const query = await compiler.query(acme.companyId, await compiler.parse(acme.companyId, 'conversation', filter));
+      const explained = await t.model(Conversation.name).collection.find({ ...query, companyId: new Types.ObjectId(acme.companyId) }).explain('executionStats');
+      let stage = explained.queryPlanner.winningPlan;
+      while (stage && stage.stage !== 'IXSCAN') stage = stage.inputStage;
+      return stage?.keyPattern ?? stage?.indexName ?? null;
+    };
+    expect(JSON.stringify(await indexOf({ and: [{ field: 'attributes.amount', op: 'eq', value: 20 }, { field: 'status', op: 'in', value: ['bot', 'queued'] }] }))).toContain('attributes.$**');
+    for (const field of ['channel', 'tags', 'subject']) expect(JSON.stringify(await indexOf({ field, op: 'eq', value: 'web' }))).toContain('companyId');
+    expect(JSON.stringify(await indexOf({ field: 'csatRating', op: 'gte', value: 4 }))).toContain('companyId');
+    expect(JSON.stringify(await indexOf({ field: 'lastMessageAt', op: 'withinLast', value: '1d' }))).toContain('companyId');
+  });
+
   it('refuses a contact condition matching more than 1000 contacts, asking for a narrower one', async () => {
     const now = new Date();
     await t.model(Contact.name).collection.insertMany(
