@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AgentsApiModule } from './agents/agents-api.module.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AttributesModule } from './attributes/attributes.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
 import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
@@ -31,7 +32,9 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
+import { SearchModule } from './search/search.module.js';
 import { SeedModule } from './seed/seed.module.js';
+import { SavedViewsModule } from './views/saved-views.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
@@ -59,8 +62,11 @@ export class AppModule {
         IdempotencyModule,
         AuthModule,
         ApiKeysModule,
+        AttributesModule,
         ContactsModule,
         ConversationsApiModule,
+        SearchModule,
+        SavedViewsModule,
         MessagesModule,
         CannedResponsesModule,
         TranscriptsModule,

@@ -10,6 +10,7 @@ import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js'
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
 import { PROJECT_ROOT } from './config/project-root.js';
 import openApiMetadata from './openapi.metadata.js';
+import { FILTER_SCHEMAS } from './search/filter-schema.js';
 
 type PluginMetadata = Record<string, { models?: unknown[][] }>;
 type PropertyMetadata = { type?: () => unknown; format?: string };
@@ -90,6 +91,8 @@ const TAGS: [string, string][] = [
   ['Events', "The company's event log: a resumable list and a Server-Sent Events stream"],
   ['Interface B: events', 'The same event feed, with Interface B names and the { success, data } envelope'],
   ['Health', 'Liveness, readiness and database reachability'],
+  ['Attribute definitions', 'Typed custom attributes of contacts and conversations (filters use them as attributes.<key>)'],
+  ['Views', 'Saved filters of conversations or contacts, private or shared with the company'],
 ];
 
 /** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */
@@ -122,6 +125,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   for (const [name, description] of TAGS) builder.addTag(name, description);
   // Step types other modules added document themselves in the flows' step schema (FlowStepDefinition).
   const document = SwaggerModule.createDocument(app, builder.build(), { extraModels: customStepDtos() });
+  // The filter language's recursive schema (a group holds filters), which no DTO class can state.
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...FILTER_SCHEMAS } };
   return documentErrorInstances(documentIdempotency(document));
 }
 

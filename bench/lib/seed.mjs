@@ -102,7 +102,7 @@ const preview = (text) => [...text].slice(0, 160).join('');
  * conversations still show a last message and their counters, as if they had them. The company's agent has read
  * two thirds of its open conversations to their end (its read markers), the others not at all.
  */
-export async function seedInBulk(db, company, count, { messagesPerConversation = 0, seed = 1 } = {}) {
+export async function seedInBulk(db, company, count, { messagesPerConversation = 0, seed = 1, attributes = () => ({}) } = {}) {
   const companyId = new ObjectId(company.companyId);
   const agentId = new ObjectId(company.agentId);
   const contactCount = Math.max(1, Math.ceil(count / 4));
@@ -153,6 +153,7 @@ export async function seedInBulk(db, company, count, { messagesPerConversation =
       assignedAt: human ? lastMessageAt : null,
       assignedBy: human ? { kind: 'auto', id: null } : null,
       tags: i % 9 === 0 ? ['billing'] : [],
+      attributes: attributes(i),
       subject: null,
       lastMessageAt,
       lastMessage: lastMessageOf(i, createdAt),

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { attributesView } from '../attributes/attribute-values.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Contact } from './contact.schema.js';
 import { contactSummaryOf } from './contact-summary-changed.js';
@@ -14,7 +15,7 @@ export class ContactView {
   phone: string | null;
   /** @example ["vip"] */
   tags: string[];
-  /** @example {"plan":"pro"} */
+  /** Values of your contact attribute definitions; dates as ISO-8601. @example {"plan":"pro"} */
   @ApiProperty({ additionalProperties: true })
   attributes: Record<string, unknown>;
   createdAt: string;
@@ -27,7 +28,7 @@ export class ContactView {
       email: contact.email ?? null,
       phone: contact.phone ?? null,
       tags: contact.tags,
-      attributes: contact.attributes ?? {},
+      attributes: attributesView(contact.attributes),
       createdAt: contact.createdAt.toISOString(),
       updatedAt: contact.updatedAt.toISOString(),
     };

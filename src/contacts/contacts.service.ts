@@ -1,21 +1,46 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
-import type { UpdateQuery } from 'mongoose';
+import { Types, type QueryFilter } from 'mongoose';
+import { attributeChanges, attributeUpdate, type AttributePatch } from '../attributes/attribute-values.js';
+import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import { duplicateKeyField, isDuplicateKeyError } from '../database/mongo-errors.js';
 import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import type { FieldChanges } from '../events/domain-events.js';
+import { stageEvent } from '../events/pending-event.schema.js';
 import type { Contact } from './contact.schema.js';
 import { CONTACT_SUMMARY_CHANGED, contactSummaryOf, type ContactSummaryChange } from './contact-summary-changed.js';
 import { contactListFilter } from './contact-search.js';
 import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
-import { ContactsRepository, type ContactIdentityField } from './contacts.repository.js';
+import { ContactsRepository, type ContactIdentityField, type ContactUpdate } from './contacts.repository.js';
 import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
 import { normalizePhone } from './phone-number.js';
+
+export const CONTACT_SORTS = ['created', 'name'] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
+
+function encodeNameCursor(name: string | null, id: Types.ObjectId): string {
+  return Buffer.from(JSON.stringify(['n1', name, id.toHexString()])).toString('base64url');
+}
+
+function decodeNameCursor(cursor: string): { name: string | null; id: Types.ObjectId } {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    decoded = null;
+  }
+  const [version, name, id] = Array.isArray(decoded) ? decoded : [];
+  if (version !== 'n1' || !(name === null || typeof name === 'string') || typeof id !== 'string' || !/^[0-9a-f]{24}$/.test(id)) {
+    throw new RequestValidationException([{ field: 'cursor', message: 'cursor is not a cursor of this search: pass back a nextCursor unchanged' }]);
+  }
+  return { name, id: new Types.ObjectId(id) };
+}
 
 /** Who wrote in, as a channel reports it (e.g. the `from` of an inbound message). */
 export interface ContactIdentity {
@@ -34,6 +59,23 @@ const IDENTITY_FIELDS: ContactIdentityField[] = ['phone', 'email'];
 /** The schema's limit; a channel's display name is cut to it rather than refusing the message. */
 const MAX_NAME_LENGTH = 200;
 const NAME_FIELDS = ['name', 'email', 'phone'] as const;
+/** How many times a change is computed again when the contact moved under it (then 409). */
+const CHANGE_ATTEMPTS = 5;
+
+/** The event of a new contact, showing it as stored. */
+const created = (record: Stored<Contact>) => [stageEvent('contact.created', { contact: ContactView.from(record) }, { occurredAt: record.createdAt })];
+
+/** `contact.updated` with what changed: the named fields, and the attributes as `attributes.<key>`. */
+function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: AttributePatch | null) {
+  const changes: FieldChanges = {};
+  for (const field of [...NAME_FIELDS, 'tags'] as const) {
+    const was = before[field] ?? null;
+    const now = after[field] ?? null;
+    if (JSON.stringify(was) !== JSON.stringify(now)) changes[field] = [was, now];
+  }
+  if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
+  return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt })];
+}
 
 function invalidPhone(): RequestValidationException {
   return new RequestValidationException([
@@ -66,6 +108,7 @@ export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly emitter: EventEmitter2,
+    private readonly attributes: AttributeDefinitionsService,
   ) {}
 
   /** A malformed, missing or foreign id answers null. */
@@ -100,7 +143,7 @@ export class ContactsService {
     const existing = await this.findByIdentity(companyId, normalized);
     if (existing) return this.fillMissing(companyId, existing, normalized);
     try {
-      return await this.contacts.create(companyId, { ...normalized, tags: [], attributes: {} });
+      return await this.contacts.insertContact(companyId, { ...normalized, tags: [], attributes: {} }, created);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const winner = await this.findByIdentity(companyId, normalized);
@@ -120,6 +163,40 @@ export class ContactsService {
     return mapPage(page, ContactView.from);
   }
 
+  /** The ids of the contacts `query` matches (stored types), at most `max` + 1: the caller learns there are more. */
+  async idsMatching(companyId: CompanyId, query: QueryFilter<Contact>, max: number): Promise<Types.ObjectId[]> {
+    const rows = await this.contacts.findPlain(companyId, query, { projection: { _id: 1 }, limit: max + 1, sort: { _id: 1 } });
+    return rows.map((row) => row._id);
+  }
+
+  /**
+   * A page of the contacts `query` matches (stored types): `created` newest first, or `name` A to Z (contacts without
+   * a name first, as MongoDB orders null), continuing strictly after the cursor's contact.
+   */
+  async searchPage(companyId: CompanyId, query: QueryFilter<Contact>, sort: ContactSort, limit: number, cursor?: string): Promise<Page<ContactView>> {
+    if (sort === 'created') return mapPage(await this.contacts.page(companyId, query, { limit, cursor, plain: true }), ContactView.from);
+    const after = cursor === undefined ? null : decodeNameCursor(cursor);
+    const window: QueryFilter<Contact> = after
+      ? {
+          $and: [
+            query,
+            after.name === null
+              ? { $or: [{ name: null, _id: { $gt: after.id } }, { name: { $type: 'string' } }] }
+              : { $or: [{ name: after.name, _id: { $gt: after.id } }, { name: { $gt: after.name } }] },
+          ],
+        }
+      : query;
+    const rows = await this.contacts.findPlain(companyId, window, { sort: { name: 1, _id: 1 }, limit: limit + 1 });
+    const data = rows.slice(0, limit);
+    const last = data.at(-1);
+    return { data: data.map(ContactView.from), nextCursor: rows.length > limit && last ? encodeNameCursor(last.name ?? null, last._id) : null };
+  }
+
+  /** How many contacts `query` matches (stored types), counting no further than `cap` (saved views' counts). */
+  async countUpTo(companyId: CompanyId, query: QueryFilter<Contact>, cap: number): Promise<number> {
+    return this.contacts.countPlain(companyId, query, cap);
+  }
+
   async get(companyId: CompanyId, id: string): Promise<ContactView> {
     return ContactView.from(await this.existing(companyId, id));
   }
@@ -133,48 +210,56 @@ export class ContactsService {
     if (!identity.name && !identity.email && !identity.phone) {
       throw new BadRequestException('A contact needs at least one of name, email or phone');
     }
+    const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes);
     try {
-      const created = await this.contacts.create(companyId, {
-        ...identity,
-        tags: dto.tags ?? [],
-        attributes: dto.attributes ?? {},
-      });
-      return ContactView.from(created);
+      const stored = await this.contacts.insertContact(companyId, { ...identity, tags: dto.tags ?? [], attributes: patch?.set ?? {} }, created);
+      return ContactView.from(stored);
     } catch (error) {
       throw this.conflictOr(error);
     }
   }
 
-  /** Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. */
+  /**
+   * Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. `attributes` merge:
+   * null removes a key. A change emits `contact.updated` with what changed; nothing changed emits nothing.
+   */
   async update(companyId: CompanyId, id: string, dto: UpdateContactDto): Promise<ContactView> {
-    const existing = await this.existing(companyId, id);
-    const set: Partial<Contact> = {};
-    const unset: Partial<Record<keyof Contact, 1>> = {};
+    let current = await this.existing(companyId, id);
+    const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes ?? undefined);
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, 1> = {};
     for (const field of NAME_FIELDS) {
       const value = dto[field];
       if (value === null) unset[field] = 1;
       else if (value !== undefined) set[field] = normalizeField(field, value);
     }
     if (dto.tags) set.tags = dto.tags;
-    if (dto.attributes) set.attributes = dto.attributes;
-
-    const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
-    if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
-
-    const update: UpdateQuery<Contact> = {};
-    if (Object.keys(set).length) update.$set = set;
-    if (Object.keys(unset).length) update.$unset = unset;
-    if (!update.$set && !update.$unset) return ContactView.from(existing);
-    let updated: Stored<Contact> | null;
-    try {
-      updated = await this.contacts.updateOne(companyId, { _id: existing._id }, update);
-    } catch (error) {
-      throw this.conflictOr(error);
+    const attributeWrites = patch ? attributeUpdate(patch) : {};
+    const update: ContactUpdate = {};
+    if (Object.keys(set).length || attributeWrites.$set) update.$set = { ...set, ...attributeWrites.$set };
+    if (Object.keys(unset).length || attributeWrites.$unset) update.$unset = { ...unset, ...attributeWrites.$unset };
+    for (let attempt = 1; ; attempt += 1) {
+      const existing = current;
+      const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
+      if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
+      if (!update.$set && !update.$unset) return ContactView.from(existing);
+      let updated: Stored<Contact> | null;
+      try {
+        updated = await this.contacts.change(companyId, existing, {}, update, (after) => {
+          const events = updatedEvents(existing, after, patch);
+          return Object.keys((events[0].data as { changes: FieldChanges }).changes).length ? events : [];
+        });
+      } catch (error) {
+        throw this.conflictOr(error);
+      }
+      if (updated) {
+        // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
+        if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
+        return ContactView.from(updated);
+      }
+      if (attempt === CHANGE_ATTEMPTS) throw new ConflictException(`Contact ${id} was changed by another request; read it again and retry`);
+      current = await this.existing(companyId, id);
     }
-    if (!updated) throw this.notFound(id);
-    // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
-    if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
-    return ContactView.from(updated);
   }
 
   /**
@@ -184,7 +269,7 @@ export class ContactsService {
    */
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.contacts.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    if (!_id || !(await this.contacts.removeWithEvent(companyId, _id))) throw this.notFound(id);
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };
   }
@@ -247,7 +332,7 @@ export class ContactsService {
     if (!fields.length) return contact;
     const stillEmpty = Object.fromEntries(fields.map((field) => [field, null]));
     try {
-      const filled = await this.contacts.updateOne(companyId, { _id: contact._id, ...stillEmpty }, { $set: fill });
+      const filled = await this.contacts.change(companyId, contact, stillEmpty, { $set: fill }, (after) => updatedEvents(contact, after, null));
       if (filled) await this.summaryChanged(companyId, filled);
       return filled ?? (await this.contacts.findOne(companyId, { _id: contact._id })) ?? contact;
     } catch (error) {

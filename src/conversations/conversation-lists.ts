@@ -4,7 +4,7 @@ import { RequestValidationException } from '../common/errors/request-validation.
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { parseTimestamp } from '../messages/timestamp.js';
-import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor } from './conversation-order.js';
+import { decodeConversationCursor, EARLIEST_DATE, encodeConversationCursor, type ConversationSort } from './conversation-order.js';
 import { CONVERSATION_STATUSES, type Conversation, type ConversationStatus } from './conversation.schema.js';
 import type { ConversationCountsView } from './conversation-counts.view.js';
 import { LISTED_CONVERSATION_FIELDS } from './conversation.view.js';
@@ -32,6 +32,21 @@ export class ConversationLists {
     const after = query.startAfter === undefined ? null : decodeConversationCursor(query.startAfter, query.sort);
     const page = await this.conversations.walk(companyId, listFilter(query), query.sort, after, query.limit, LISTED_CONVERSATION_FIELDS);
     return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };
+  }
+
+  /**
+   * One page of conversations matching `filter` (a query of stored types, e.g. a parsed filter's), in `sort` order after
+   * `cursor` (a nextCursor of the same sort): search and saved views (contract section 20).
+   */
+  async filteredPage(companyId: CompanyId, filter: QueryFilter<Conversation>, sort: ConversationSort, cursor: string | undefined, limit: number): Promise<StoredPage> {
+    const after = cursor === undefined ? null : decodeConversationCursor(cursor, sort);
+    const page = await this.conversations.walk(companyId, filter, sort, after, limit, LISTED_CONVERSATION_FIELDS);
+    return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };
+  }
+
+  /** How many conversations match `filter`, counting no further than `cap` (saved views' counts). */
+  async countUpTo(companyId: CompanyId, filter: QueryFilter<Conversation>, cap: number): Promise<number> {
+    return this.conversations.countPlain(companyId, filter, cap);
   }
 
   /**

@@ -44,7 +44,7 @@ export interface ConversationLastMessage {
 }
 
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
-@Schema({ collection: 'conversations', timestamps: true })
+@Schema({ collection: 'conversations', timestamps: true, minimize: false })
 export class Conversation extends EventSource {
   // SchemaTypes.ObjectId: given Types.ObjectId, Mongoose 9 declares a Mixed path that never casts string ids.
   @Prop({ type: SchemaTypes.ObjectId, required: true })
@@ -78,6 +78,10 @@ export class Conversation extends EventSource {
 
   @Prop({ type: String, trim: true, maxlength: 500, default: null })
   subject: string | null;
+
+  /** Values of the company's conversation attribute definitions (contract section 20); dates stored as Dates. */
+  @Prop({ type: Object, default: {} })
+  attributes: Record<string, unknown>;
 
   @Prop({ type: Date, default: null })
   lastMessageAt: Date | null;
@@ -198,3 +202,12 @@ ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },
 );
+// Filters (contract section 20, docs/filters.md): every filterable field on an index led by the company; custom
+// attributes on MongoDB 7's compound wildcard index (one key per attribute a conversation holds).
+ConversationSchema.index({ companyId: 1, 'attributes.$**': 1 });
+ConversationSchema.index({ companyId: 1, channel: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, tags: 1, _id: -1 });
+ConversationSchema.index({ companyId: 1, lastMessageAt: 1 });
+ConversationSchema.index({ companyId: 1, 'sla.breaches': 1 }, { sparse: true });
+ConversationSchema.index({ companyId: 1, 'csat.rating': 1 }, { sparse: true });
+ConversationSchema.index({ companyId: 1, subject: 1 });

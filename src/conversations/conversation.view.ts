@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { attributesView } from '../attributes/attribute-values.js';
 import { isoTime, isoTimeOrNull as iso } from '../common/iso-time.js';
 import { ContactSummaryView } from '../contacts/contact.view.js';
 import { ConversationCsatView } from '../csat/csat.view.js';
@@ -17,6 +19,7 @@ export const CONVERSATION_VIEW_FIELDS = {
   assignedAt: 1,
   assignedBy: 1,
   tags: 1,
+  attributes: 1,
   subject: 1,
   lastMessageAt: 1,
   lastMessage: 1,
@@ -91,6 +94,9 @@ export class ConversationView {
   assignedBy: AssignedByView | null;
   /** @example ["vip"] */
   tags: string[];
+  /** Values of your conversation attribute definitions; dates as ISO-8601. @example {"order_number":"1042"} */
+  @ApiProperty({ additionalProperties: true })
+  attributes: Record<string, unknown>;
   subject: string | null;
   lastMessageAt: string | null;
   /** Its newest message (in events: as of the event); null before the first */
@@ -134,6 +140,7 @@ export class ConversationView {
         ? { kind: conversation.assignedBy.kind, id: conversation.assignedBy.id?.toHexString() ?? null }
         : null,
       tags: conversation.tags,
+      attributes: attributesView(conversation.attributes),
       subject: conversation.subject ?? null,
       lastMessageAt: iso(conversation.lastMessageAt),
       lastMessage: conversation.lastMessage ? LastMessageView.from(conversation.lastMessage) : null,

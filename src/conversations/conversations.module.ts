@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
+import { AttributesModule } from '../attributes/attributes.module.js';
+import { ConversationAttributes } from './conversation-attributes.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
 import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
@@ -21,8 +23,9 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     ]),
     AgentsModule,
     ContactsModule,
+    AttributesModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ConversationAttributes, ReadMarkersRepository],
   exports: [ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -76,6 +76,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       assignedAt: null,
       assignedBy: null,
       tags: [],
+      attributes: {},
       subject: null,
       lastMessageAt: null,
       lastMessage: null,
@@ -160,6 +161,12 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     const later = await record({ ...open, firstResponseAt: { $ne: null } });
     if (later) return later;
     return (await record({ ...open, firstResponseAt: null }, { firstResponseAt: at })) ?? record(open);
+  }
+
+  /** Removes `key` from the attributes of every conversation of the company holding it (its definition was deleted). */
+  async unsetAttribute(companyId: CompanyId, key: string): Promise<number> {
+    const path = `attributes.${key}`;
+    return this.updateMany(companyId, { [path]: { $exists: true } }, withNextRevision({ $unset: { [path]: 1 } }));
   }
 
   /** Replaces the copy of the contact on each of its conversations (null: the contact was deleted). */

@@ -1,6 +1,10 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { attributeChanges, type AttributePatch } from '../attributes/attribute-values.js';
+import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
+import type { FieldChanges } from '../events/domain-events.js';
+import type { PendingEvent } from '../events/pending-event.schema.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -36,6 +40,25 @@ export interface ConversationChanges {
   tags?: string[];
   subject?: string | null;
   status?: 'queued';
+  /** Merged; null removes a key (checked against the company's conversation attribute definitions). */
+  attributes?: Record<string, unknown>;
+}
+
+/** The attributes after `patch`. */
+function patched(attributes: Record<string, unknown> | null | undefined, patch: AttributePatch): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(attributes ?? {}), ...patch.set };
+  for (const key of patch.unset) delete merged[key];
+  return merged;
+}
+
+/** `conversation.updated` when subject, tags or attributes changed (none otherwise). */
+function updatedEvents(before: Stored<Conversation>, after: Stored<Conversation>, patch: AttributePatch | null): PendingEvent[] {
+  const changes: FieldChanges = {};
+  if ((before.subject ?? null) !== (after.subject ?? null)) changes.subject = [before.subject ?? null, after.subject ?? null];
+  if (JSON.stringify(before.tags ?? []) !== JSON.stringify(after.tags ?? [])) changes.tags = [before.tags ?? [], after.tags ?? []];
+  if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
+  if (Object.keys(changes).length === 0) return [];
+  return [stageEvent('conversation.updated', { conversation: ConversationView.from(after), changes }, { occurredAt: after.updatedAt })];
 }
 
 /**
@@ -52,6 +75,7 @@ export class ConversationsService {
     private readonly agents: AgentsRepository,
     private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
+    private readonly attributes: AttributeDefinitionsService,
   ) {}
 
   /** The ids of a contact's conversations (none for a contact of another company). */
@@ -168,26 +192,30 @@ export class ConversationsService {
    * policies match again on it). Nothing to change answers the conversation as it is.
    */
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
+    const patch = await this.attributes.checkPatch(companyId, 'conversation', changes.attributes);
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
       if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
+      if (patch) set.attributes = patched(conversation.attributes, patch);
       const priorityChanged = set.priority !== undefined && set.priority !== conversation.priority;
-      const priorityEvents = (after: Stored<Conversation>) =>
-        priorityChanged
+      const changeEvents = (after: Stored<Conversation>) => [
+        ...(priorityChanged
           ? [stageEvent('conversation.priority_changed', { conversation: ConversationView.from(after), previousPriority: conversation.priority }, { occurredAt: after.updatedAt })]
-          : [];
+          : []),
+        ...updatedEvents(conversation, after, patch),
+      ];
       if (changes.status === undefined) {
         if (Object.keys(set).length === 0) return null;
         // Pinned to the revision it read, so the priority it reports replaced is the one it replaced.
-        return { expected: {}, set, events: priorityEvents };
+        return { expected: {}, set, events: changeEvents };
       }
       assertTransition(conversation.status, changes.status);
       return {
         expected: { status: conversation.status },
         set: { ...set, ...queueEntry() },
-        events: (after) => [...priorityEvents(after), queuedEvent(after, conversation, options)],
+        events: (after) => [...changeEvents(after), queuedEvent(after, conversation, options)],
       };
     });
     return ConversationView.from(updated);
@@ -199,14 +227,11 @@ export class ConversationsService {
 
   /** Adds tags, keeping the ones the conversation has (no duplicates); 400 past MAX_TAGS in all. */
   async addTags(companyId: CompanyId, id: string, tags: string[]): Promise<ConversationView> {
-    const current = await this.findStored(companyId, id);
-    mergeTags(current.tags, tags);
-    const updated = await this.conversations.updateOne(
-      companyId,
-      { _id: current._id },
-      { $addToSet: { tags: { $each: tags } } },
-    );
-    if (!updated) throw this.notFound(id);
+    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+      const merged = mergeTags(conversation.tags, tags);
+      if (merged.length === conversation.tags.length) return null;
+      return { expected: {}, set: { tags: merged }, events: (after) => updatedEvents(conversation, after, null) };
+    });
     return ConversationView.from(updated);
   }
 

@@ -1,3 +1,4 @@
+import type { ContactView } from '../contacts/contact.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -33,6 +34,10 @@ export const EVENT_CATALOGUE = {
   'sla.breached': 'SLA_BREACHED',
   'csat.submitted': 'CSAT_SUBMITTED',
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
+  'contact.created': 'CONTACT_CREATED',
+  'contact.updated': 'CONTACT_UPDATED',
+  'contact.deleted': 'CONTACT_DELETED',
+  'conversation.updated': 'CONVERSATION_UPDATED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -78,7 +83,16 @@ export interface DomainEventData {
   /** An SLA target of the conversation was not met by `dueAt`. */
   'sla.breached': SlaDeadlineEventData;
   'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+  'contact.created': { contact: ContactView };
+  /** `changes`: each changed field (custom attributes as `attributes.<key>`) with its value before and after. */
+  'contact.updated': { contact: ContactView; changes: FieldChanges };
+  'contact.deleted': { contactId: string };
+  /** Subject, tags, custom attributes, team or required skills changed (contract section 20); `changes` as above. */
+  'conversation.updated': { conversation: ConversationView; changes: FieldChanges };
 }
+
+/** `{ field: [before, after] }`, values as answered (null: none); a custom attribute's field is `attributes.<key>`. */
+export type FieldChanges = Record<string, [unknown, unknown]>;
 
 /** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */
 export interface SlaDeadlineEventData {

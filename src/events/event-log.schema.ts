@@ -6,7 +6,7 @@ import type { DomainEventData, DomainEventName } from './domain-events.js';
  * The event log (contract section 10): each event once, append-only, numbered per company in the order it
  * was logged. Its `_id` is the event id, so logging an event again (a republish after a crash) is refused.
  */
-@Schema({ collection: 'events', versionKey: false })
+@Schema({ collection: 'events', versionKey: false, minimize: false })
 export class LoggedEvent {
   @Prop({ type: String, required: true })
   _id: string;

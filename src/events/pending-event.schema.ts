@@ -21,7 +21,8 @@ export function newEventId(): string {
  * An event written in the same single-document write as the change it describes (a standalone MongoDB has
  * no multi-document transaction), until the relay has moved it into the log (EventRelay).
  */
-@Schema({ _id: false })
+// minimize: false keeps the empty objects of a snapshot (a conversation's `attributes: {}`) as the API answers them.
+@Schema({ _id: false, minimize: false })
 export class PendingEvent {
   /** The `evt_...` id, kept by every later copy of the event (the log entry, webhook deliveries). */
   @Prop({ required: true })

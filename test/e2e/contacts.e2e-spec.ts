@@ -36,8 +36,17 @@ describe('/v1/contacts', () => {
     return t.model<Contact>(Contact.name).findOne({ _id: id, companyId: company.companyId }).lean();
   }
 
+  /** Contact attributes must be defined (contract section 20); a definition made by an earlier test stays. */
+  async function defineAttributes(company: TestCompany, types: Record<string, string>): Promise<void> {
+    for (const [key, type] of Object.entries(types)) {
+      const response = await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'contact', key, label: key, type });
+      expect([201, 409]).toContain(response.status);
+    }
+  }
+
   describe('create', () => {
-    it('normalises e-mail, phone and tags and stores attributes', async () => {
+    it('normalises e-mail, phone and tags and stores typed attributes (null leaves a key out)', async () => {
+      await defineAttributes(acme, { plan: 'text', seats: 'number', trial: 'boolean', referrer: 'text' });
       const response = await t.http
         .post('/v1/contacts')
         .set(acme.auth)
@@ -55,13 +64,13 @@ describe('/v1/contacts', () => {
         email: 'grace.hopper@navy.example',
         phone: '+14155552671',
         tags: ['vip', 'beta'],
-        attributes: { plan: 'pro', seats: 12, trial: false, referrer: null },
+        attributes: { plan: 'pro', seats: 12, trial: false },
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
       const record = await stored(acme, response.body.id);
       expect(record).toMatchObject({ email: 'grace.hopper@navy.example', phone: '+14155552671', tags: ['vip', 'beta'] });
-      expect(record?.attributes).toEqual({ plan: 'pro', seats: 12, trial: false, referrer: null });
+      expect(record?.attributes).toEqual({ plan: 'pro', seats: 12, trial: false });
     });
 
     it('reads digits without "+" as an international number and needs no more than one identity field', async () => {
@@ -152,7 +161,8 @@ describe('/v1/contacts', () => {
       expect(JSON.stringify(foreign.body)).not.toContain('ada@example.com');
     });
 
-    it('updates only the fields sent; null clears; tags and attributes are replaced', async () => {
+    it('updates only the fields sent; null clears; tags are replaced, attributes merged', async () => {
+      await defineAttributes(acme, { plan: 'text', seats: 'number' });
       const contact = await create(acme, {
         name: 'Linus',
         email: 'linus@example.com',
@@ -172,13 +182,13 @@ describe('/v1/contacts', () => {
         email: null,
         phone: '+12025550199',
         tags: ['c'],
-        attributes: { plan: 'pro' },
+        attributes: { plan: 'pro', seats: 1 },
         createdAt: contact.createdAt,
       });
       expect(Date.parse(response.body.updatedAt)).toBeGreaterThan(Date.parse(contact.updatedAt));
       const record = await stored(acme, contact.id);
       expect(record).not.toHaveProperty('email');
-      expect(record?.attributes).toEqual({ plan: 'pro' });
+      expect(record?.attributes).toEqual({ plan: 'pro', seats: 1 });
 
       const unchanged = await t.http.patch(`/v1/contacts/${contact.id}`).set(acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(response.body);

@@ -162,9 +162,19 @@ describe('/v1/conversations/:id: assign, close, update', () => {
       expect(await stored(suite.acme, conversation.id)).toMatchObject({ subject: null, tags: [], priority: 'high' });
       const unchanged = await suite.t.http.patch(path).set(suite.acme.auth).send({}).expect(200);
       expect(unchanged.body).toEqual(cleared.body);
-      // The new priority (SLA policies match again on it), once: tags and subject emit nothing.
+      // The new priority (SLA policies match again on it), once; tags and subject as conversation.updated with their
+      // changes (contract section 20); nothing changed, no event.
+      const at = (body: { updatedAt: string }) => new Date(body.updatedAt);
       expect(await suite.recorder.events()).toEqual([
-        loggedEvent('conversation.priority_changed', suite.acme.companyId, new Date(response.body.updatedAt), { conversation: asSnapshot(response.body), previousPriority: 'medium' }),
+        loggedEvent('conversation.priority_changed', suite.acme.companyId, at(response.body), { conversation: asSnapshot(response.body), previousPriority: 'medium' }),
+        loggedEvent('conversation.updated', suite.acme.companyId, at(response.body), {
+          conversation: asSnapshot(response.body),
+          changes: { subject: ['Old subject', 'Refund'], tags: [[], ['vip', 'billing']] },
+        }),
+        loggedEvent('conversation.updated', suite.acme.companyId, at(cleared.body), {
+          conversation: asSnapshot(cleared.body),
+          changes: { subject: ['Refund', null], tags: [['vip', 'billing'], []] },
+        }),
       ]);
     });
 

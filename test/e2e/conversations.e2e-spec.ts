@@ -24,6 +24,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         assignedAt: null,
         assignedBy: null,
         tags: [],
+        attributes: {},
         subject: null,
         lastMessageAt: null,
         lastMessage: null,

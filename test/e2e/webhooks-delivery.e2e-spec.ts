@@ -82,6 +82,8 @@ function message(conversationId: string, overrides: Partial<MessageView> = {}): 
 function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
   const open = conversation();
   const agentId = hex();
+  const at = now();
+  const sampleContact = { id: hex(), name: 'Grace Hopper', email: 'grace@example.com', phone: null, tags: [], attributes: { plan: 'pro' }, createdAt: at, updatedAt: at };
   const assigned = conversation({ id: open.id, status: 'human', assignedAgentId: agentId });
   return {
     'conversation.created': { conversation: open },
@@ -137,6 +139,10 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
       rating: 5,
       comment: 'Great',
     },
+    'contact.created': { contact: sampleContact },
+    'contact.updated': { contact: { ...sampleContact, name: 'Grace B. Hopper' }, changes: { name: ['Grace Hopper', 'Grace B. Hopper'], 'attributes.plan': [null, 'pro'] } },
+    'contact.deleted': { contactId: sampleContact.id },
+    'conversation.updated': { conversation: conversation({ id: open.id, subject: 'Refund' }), changes: { subject: [null, 'Refund'] } },
   };
 }
 

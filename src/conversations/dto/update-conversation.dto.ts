@@ -1,4 +1,6 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ATTRIBUTES_SCHEMA, IsContactAttributes, type AttributeValue } from '../../contacts/dto/contact-fields.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
 import { IsTagList } from '../../tags/tag-list.decorator.js';
@@ -18,6 +20,17 @@ export class UpdateConversationDto {
   @IsString()
   @Length(1, 500)
   subject?: string | null;
+
+  @ApiPropertyOptional({
+    ...ATTRIBUTES_SCHEMA,
+    description:
+      'Merged into its attributes; null removes a key. Each key must be a conversation attribute your company defines ' +
+      '(not archived) and each value of its type (dates as YYYY-MM-DD or ISO-8601): otherwise 400 naming the key',
+    example: { order_number: '1042', refund: true },
+  })
+  @IsOmittable()
+  @IsContactAttributes()
+  attributes?: Record<string, AttributeValue>;
 
   /**
    * Only `queued`: hands a bot conversation off to the queue, or unassigns a human one. Assign with POST

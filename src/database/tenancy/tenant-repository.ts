@@ -122,10 +122,13 @@ export class TenantRepository<T> {
    * exactly the matches, MongoDB counts its keys without reading a record (COUNT_SCAN), as the embedded engine does.
    * (Mongoose's countDocuments runs an aggregation, which reads every match.)
    */
-  async countPlain(companyId: CompanyId, filter: QueryFilter<T>): Promise<number> {
+  async countPlain(companyId: CompanyId, filter: QueryFilter<T>, limit?: number): Promise<number> {
     const db = this.model.db.db;
     if (!db) throw new Error('The database connection is not open');
-    const { n } = (await db.command({ count: this.model.collection.collectionName, query: this.scope(companyId, filter) })) as { n: number };
+    const command: Document = { count: this.model.collection.collectionName, query: this.scope(companyId, filter) };
+    // With a limit, counting stops there: a count that only needs to know "more than N" never reads past N.
+    if (limit !== undefined) command.limit = limit;
+    const { n } = (await db.command(command)) as { n: number };
     return n;
   }
 

@@ -17,7 +17,7 @@ import type { Document } from 'bson';
 import { compareBson, hasStrings, idKey, isPlainObject } from '../bson-values.js';
 import { badValue } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
-import { uniqueSorted, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
+import { uniqueSorted, WILDCARD_PATH, WILDCARD_VALUE, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
 import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter, type Bound, type FieldBounds } from './bounds.js';
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
@@ -175,6 +175,28 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
+/**
+ * The plans of a wildcard index, one per field the query bounds under its prefix, as MongoDB's rules allow: only bounds
+ * that exclude null and missing values (a document without the field has no key), each plan's index multikey when that
+ * path is, and no sort order from the wildcard's value (its entries mix paths).
+ */
+function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, collator: Collator | null): IndexPlan[] {
+  const { prefix, multikeyPaths } = index.wildcard!;
+  const plans: IndexPlan[] = [];
+  for (const [field, b] of bounds) {
+    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b)) continue;
+    // A path with an array anywhere on it (or under it) is multikey for this plan.
+    const multikey = [...multikeyPaths].some((path) => path === field || field.startsWith(`${path}.`) || path.startsWith(`${field}.`));
+    const view = Object.create(index, { multikey: { value: multikey } }) as SecondaryIndex;
+    const wildcardBounds = new Map(bounds);
+    wildcardBounds.set(WILDCARD_PATH, { points: [field] });
+    wildcardBounds.set(WILDCARD_VALUE, b);
+    const p = planIndex(view, wildcardBounds, sort, false, collator);
+    if (p && p.points.length > index.wildcard!.position) plans.push(p);
+  }
+  return plans;
+}
+
 /** The eligible index that serves the most of the query (see `betterPlan`), or null for a collection scan. */
 function choosePlan(coll: Collection, filter: Document, sort: SortSpec | null, collator: Collator | null): IndexPlan | null {
   const bounds = fieldBounds(filter, collator);
@@ -185,6 +207,10 @@ function choosePlan(coll: Collection, filter: Document, sort: SortSpec | null, c
     // query implies its filter, so that it holds every document the query matches.
     if (index.kind !== 'btree' || index.spec.hidden === true) continue;
     if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
+    if (index.wildcard) {
+      for (const p of wildcardPlans(index, bounds, sort, collator)) if (!plan || betterPlan(p, plan)) plan = p;
+      continue;
+    }
     const p = planIndex(index, bounds, sort, false, collator);
     if (p && (!plan || betterPlan(p, plan))) plan = p;
   }

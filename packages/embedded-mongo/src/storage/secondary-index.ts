@@ -5,7 +5,7 @@
  * are interpreted here; the planner decides when an index may serve a query.
  */
 import type { Document } from 'bson';
-import { compareBson, formatValue, toNumber } from '../bson-values.js';
+import { compareBson, formatValue, isPlainObject, toNumber } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
@@ -21,6 +21,37 @@ export interface IndexEntry {
 }
 
 const MAX_KEYS_PER_DOC = 10_000;
+
+/**
+ * A wildcard field (`$**`, `prefix.$**`) takes two key positions, as MongoDB's wildcard indexes store it: the path of
+ * each leaf under the prefix, then its value. The planner binds the path to the one field a query bounds.
+ */
+export const WILDCARD_PATH = '$_path';
+export const WILDCARD_VALUE = '$_value';
+
+/**
+ * Each leaf under `value` as `[path, value]`, as MongoDB's wildcard indexes key it: objects are walked into (an empty
+ * one is a value), array elements are keyed under the array's own path (which is multikey; objects in it walked
+ * into), and `_id` is left out at the top level.
+ */
+function wildcardLeaves(value: unknown, path: string, out: [string, unknown][], multikeyPaths: Set<string>, top: boolean): void {
+  if (Array.isArray(value)) {
+    multikeyPaths.add(path);
+    for (const element of value) {
+      if (isPlainObject(element) && Object.keys(element).length > 0) wildcardLeaves(element, path, out, multikeyPaths, false);
+      else out.push([path, element]);
+    }
+    return;
+  }
+  if (isPlainObject(value) && (Object.keys(value).length > 0 || top)) {
+    for (const [key, child] of Object.entries(value)) {
+      if (top && path === '' && key === '_id') continue;
+      wildcardLeaves(child, path ? `${path}.${key}` : key, out, multikeyPaths, false);
+    }
+    return;
+  }
+  if (value !== undefined) out.push([path, value]);
+}
 
 /** `values` sorted in BSON order, each distinct value (under `collator`) once. */
 export function uniqueSorted(values: unknown[], collator: Collator | null): unknown[] {
@@ -45,21 +76,39 @@ export class SecondaryIndex {
   readonly entries: SortedList<IndexEntry>;
   /** Set once any document produced several keys (or an array key): such an index cannot provide a sort order. */
   multikey = false;
+  /**
+   * A compound wildcard index: where its wildcard field's two key positions start (see WILDCARD_PATH), the path it
+   * covers (`attributes` for `attributes.$**`, '' for `$**`), and the paths some document held an array at.
+   */
+  readonly wildcard: { position: number; prefix: string; multikeyPaths: Set<string> } | null;
   private readonly paths: string[][];
 
   constructor(readonly spec: Document) {
     this.name = spec.name as string;
     const key = spec.key as Document;
-    this.fields = Object.keys(key);
+    const declared = Object.keys(key);
     // `$**` is a wildcard index; after the first part, `$ref`, `$id` and `$db` are a DBRef's fields, which MongoDB indexes.
     const dollar = (f: string) => f.split('.').some((part, i) => part.startsWith('$') && (i === 0 || !['$ref', '$id', '$db'].includes(part)));
-    const wildcard = this.fields.find((f) => f.includes('$**'));
-    if (wildcard) throw new MongoCommandError(67, `Index key '${wildcard}' is not supported by the embedded engine (no wildcard indexes)`);
-    const illegal = this.fields.find(dollar);
+    const wildcards = declared.filter((f) => f.includes('$**'));
+    const position = declared.findIndex((f) => f.includes('$**'));
+    if (wildcards.length > 0) {
+      const field = wildcards[0];
+      if (wildcards.length > 1) throw new MongoCommandError(67, 'A compound wildcard index must have exactly one wildcard component');
+      if (field !== '$**' && !field.endsWith('.$**')) throw new MongoCommandError(67, `Index key contains an illegal field name: '${field}'`);
+      if (key[field] === 'hashed' || key[field] === 'text') throw new MongoCommandError(67, 'A wildcard index field must be ascending or descending');
+      if (spec.unique === true) throw new MongoCommandError(67, "Index type 'wildcard' does not support the unique option");
+      if (spec.sparse === true) throw new MongoCommandError(67, "Index type 'wildcard' does not support the sparse option");
+      if (spec.expireAfterSeconds !== undefined) throw new MongoCommandError(67, "Index type 'wildcard' does not support the expireAfterSeconds option");
+      if (spec.wildcardProjection !== undefined) throw new MongoCommandError(67, 'wildcardProjection is not supported by the embedded engine');
+    }
+    // Each key position: a declared field, or the wildcard field's path and value.
+    this.fields = declared.flatMap((f, i) => (i === position ? [WILDCARD_PATH, WILDCARD_VALUE] : [f]));
+    this.wildcard = position < 0 ? null : { position, prefix: declared[position] === '$**' ? '' : declared[position].slice(0, -4), multikeyPaths: new Set() };
+    const illegal = declared.filter((f, i) => i !== position).find(dollar);
     if (illegal) throw new MongoCommandError(67, "Index key contains an illegal field name: field name starts with '$'.");
     this.hashedField = this.fields.findIndex((f) => key[f] === 'hashed');
     this.dirs = this.fields.map((f) => {
-      const d = key[f];
+      const d = f === WILDCARD_PATH || f === WILDCARD_VALUE ? key[declared[position]] : key[f];
       if (d === 'hashed') return 1;
       const n = typeof d === 'number' ? d : (d as { _bsontype?: string })?._bsontype ? toNumber(d) : Number.NaN;
       if (n === 1 || n === -1) return n;
@@ -69,6 +118,8 @@ export class SecondaryIndex {
     if (this.fields.filter((f) => key[f] === 'hashed').length > 1) throw new MongoCommandError(31303, 'A maximum of one index field is allowed to be hashed');
     if (this.hashedField >= 0 && spec.unique === true) throw new MongoCommandError(16764, 'Currently hashed indexes cannot guarantee uniqueness. Use a regular index.');
     this.paths = this.fields.map((f) => f.split('.'));
+    // The key of a wildcard index always lists several leaves per document: never read it without de-duplicating.
+    if (this.wildcard) this.multikey = true;
     this.unique = spec.unique === true || this.name === '_id_' || spec.prepareUnique === true;
     this.sparse = spec.sparse === true;
     this.collator = parseCollation(spec.collation);
@@ -100,7 +151,21 @@ export class SecondaryIndex {
     if (this.partial && !this.partial.test(doc)) return null;
     let present = false;
     let multikey = false;
+    const leaves: [string, unknown][] = [];
+    if (this.wildcard) {
+      const { prefix, multikeyPaths } = this.wildcard;
+      const root = prefix === '' ? doc : prefix.split('.').reduce<unknown>((v, part) => (isPlainObject(v) ? v[part] : undefined), doc);
+      if (prefix === '' || isPlainObject(root)) wildcardLeaves(root, prefix, leaves, multikeyPaths, prefix === '');
+      else if (root !== undefined) wildcardLeaves(root, prefix, leaves, multikeyPaths, false);
+      // A document without any leaf under the wildcard is not in the index: the planner only uses it for a bound path.
+      if (leaves.length === 0) return null;
+      // An array holding a value twice keys it once, as any multikey index does.
+      leaves.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : compareBson(a[1], b[1], this.collator)));
+      const distinct = leaves.filter((leaf, i) => i === 0 || leaf[0] !== leaves[i - 1][0] || compareBson(leaf[1], leaves[i - 1][1], this.collator) !== 0);
+      leaves.splice(0, leaves.length, ...distinct);
+    }
     const perField = this.paths.map((parts, i) => {
+      if (this.wildcard && (this.fields[i] === WILDCARD_PATH || this.fields[i] === WILDCARD_VALUE)) return [];
       const r = pathValues(doc, parts);
       if (i === this.hashedField && r.multikey)
         throw new MongoCommandError(16766, `Error: hashed indexes do not currently support array values. Found array at path: ${this.fields[i]}`);
@@ -114,9 +179,12 @@ export class SecondaryIndex {
     });
     if (this.sparse && !present) return null;
     let tuples: unknown[][] = [[]];
-    for (const values of perField) {
+    for (let i = 0; i < perField.length; i++) {
+      if (this.fields[i] === WILDCARD_VALUE) continue;
+      // The wildcard's path and value go together: one pair per leaf.
+      const fragments = this.fields[i] === WILDCARD_PATH ? leaves : perField[i].map((v) => [v]);
       const next: unknown[][] = [];
-      for (const t of tuples) for (const v of values) next.push([...t, v]);
+      for (const t of tuples) for (const f of fragments) next.push([...t, ...f]);
       tuples = next;
       if (tuples.length > MAX_KEYS_PER_DOC)
         throw new MongoCommandError(17280, `document produces more than ${MAX_KEYS_PER_DOC} keys for index ${this.name}`);
