@@ -34,6 +34,7 @@ import { SeedModule } from './seed/seed.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
+import { TeamsApiModule } from './teams/teams-api.module.js';
 import { TranscriptsModule } from './transcripts/transcripts.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -67,6 +68,7 @@ export class AppModule {
         InboundModule,
         MediaModule,
         AgentsApiModule,
+        TeamsApiModule,
         SettingsModule,
         BusinessHoursModule,
         FlowsModule,

@@ -1,11 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types } from 'mongoose';
+import type { Model, QueryFilter, Types } from 'mongoose';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { Agent } from './agent.schema.js';
+import { Agent, type HeldConversation } from './agent.schema.js';
 
-type AssignableAgent = Pick<Stored<Agent>, '_id' | 'lastAssignedAt'>;
+/** What routing reads of an agent that may receive conversations. */
+export type AssignableAgent = Pick<
+  Stored<Agent>,
+  '_id' | 'lastAssignedAt' | 'capacity' | 'capacityByChannel' | 'skills' | 'loadTotal' | 'loadByChannel'
+>;
+
+/** The field name of a channel's load: channel keys may hold '.', which a field path cannot ('%' no key holds). */
+export function channelLoadField(channel: string): string {
+  return `loadByChannel.${channel.replace(/\./g, '%2E')}`;
+}
+
+/** The room routing takes from an agent: below `capacity` in all, and below `channelCapacity` on the channel when set. */
+export interface LoadLimits {
+  capacity: number;
+  channelCapacity: number | null;
+}
 
 @Injectable()
 export class AgentsRepository extends TenantRepository<Agent> {
@@ -49,7 +64,65 @@ export class AgentsRepository extends TenantRepository<Agent> {
 
   /** Who may receive conversations automatically: active and online. */
   async findAssignable(companyId: CompanyId): Promise<AssignableAgent[]> {
-    return this.find(companyId, { isActive: true, status: 'online' }, { projection: { _id: 1, lastAssignedAt: 1 } });
+    return this.findPlain(
+      companyId,
+      { isActive: true, status: 'online' },
+      { projection: { _id: 1, lastAssignedAt: 1, capacity: 1, capacityByChannel: 1, skills: 1, loadTotal: 1, loadByChannel: 1 } },
+    );
+  }
+
+  /**
+   * Takes room for `conversation` on the agent, in one conditional write: only while it is active, online, below
+   * `limits` and not holding that conversation already; stamps `lastAssignedAt` (round robin). False when it has no
+   * room (any process may have taken it meanwhile): the capacity rule holds whatever runs concurrently.
+   */
+  async reserve(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string, limits: LoadLimits, at: Date): Promise<boolean> {
+    const filter: Record<string, unknown> = {
+      _id: agentId,
+      isActive: true,
+      status: 'online',
+      // `$not $gte` also matches a record without the counter (nothing held yet).
+      loadTotal: { $not: { $gte: limits.capacity } },
+      'held.c': { $ne: conversation },
+    };
+    if (limits.channelCapacity !== null) filter[channelLoadField(channel)] = { $not: { $gte: limits.channelCapacity } };
+    return this.addHeld(companyId, filter, { c: conversation, ch: channel, at }, { lastAssignedAt: at });
+  }
+
+  /** Counts `conversation` in the agent's load whatever its capacity (a person assigned it); once only. */
+  async hold(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string, at: Date): Promise<boolean> {
+    return this.addHeld(companyId, { _id: agentId, 'held.c': { $ne: conversation } }, { c: conversation, ch: channel, at });
+  }
+
+  /** Takes `conversation` out of the agent's load if it is in it; safe to repeat. */
+  async release(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string): Promise<boolean> {
+    const result = await this.model
+      .updateOne(
+        this.scope(companyId, { _id: agentId, 'held.c': conversation } as QueryFilter<Agent>),
+        { $pull: { held: { c: conversation } }, $inc: { loadTotal: -1, [channelLoadField(channel)]: -1 } },
+        { timestamps: false },
+      )
+      .exec();
+    return result.modifiedCount === 1;
+  }
+
+  /** Agents with holds taken from `from` until before `until`, with those holds (AgentLoadRepair checks them). */
+  async holdsBetween(companyId: CompanyId, from: Date, until: Date, limit: number): Promise<{ agentId: Types.ObjectId; held: HeldConversation[] }[]> {
+    const window = { $gte: from, $lt: until };
+    const rows = await this.findPlain(companyId, { held: { $elemMatch: { at: window } } }, { projection: { _id: 1, held: 1 }, limit });
+    return rows.map((row) => ({ agentId: row._id, held: (row.held ?? []).filter((entry) => entry.at >= from && entry.at < until) }));
+  }
+
+  /** A load write: bookkeeping, not a change of the agent as the API dates it (updatedAt stays). */
+  private async addHeld(companyId: CompanyId, filter: Record<string, unknown>, entry: HeldConversation, set: Record<string, unknown> = {}): Promise<boolean> {
+    const result = await this.model
+      .updateOne(
+        this.scope(companyId, filter as QueryFilter<Agent>),
+        { $push: { held: entry }, $inc: { loadTotal: 1, [channelLoadField(entry.ch)]: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) },
+        { timestamps: false },
+      )
+      .exec();
+    return result.modifiedCount === 1;
   }
 
   /** Bookkeeping of the chooser, not a change of the agent as the API shows it: updatedAt stays. */

@@ -15,6 +15,7 @@ import { AgentsRepository } from './agents.repository.js';
 import type { CreateAgentDto } from './dto/create-agent.dto.js';
 import type { ListAgentsQueryDto } from './dto/list-agents-query.dto.js';
 import type { UpdateAgentDto } from './dto/update-agent.dto.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 
 const CAN_LOG_IN_ELSEWHERE = 'An agent with this e-mail can already log in';
 const LAST_ADMIN = 'The company must keep at least one active admin';
@@ -27,6 +28,7 @@ export class AgentsService {
     private readonly conversations: ConversationsService,
     private readonly autoAssignment: AutoAssignmentConsumer,
     private readonly apiKeys: ApiKeysService,
+    private readonly teams: TeamsRepository,
   ) {}
 
   async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -36,8 +38,10 @@ export class AgentsService {
     return mapPage(await this.agents.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), AgentView.from);
   }
 
+  /** With the teams it is a member of (`teamIds`). */
   async get(companyId: CompanyId, id: string): Promise<AgentView> {
-    return AgentView.from(await this.findStored(companyId, id));
+    const agent = await this.findStored(companyId, id);
+    return { ...AgentView.from(agent), teamIds: await this.teams.idsOfMember(companyId, agent._id) };
   }
 
   /** 409 for an e-mail already used in the company, or, with a password, one that can log in anywhere. */
@@ -102,9 +106,10 @@ export class AgentsService {
       }
     }
     if (isActive === false) return this.deactivateStored(companyId, updated);
-    if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
-      await this.autoAssignment.nudge(companyId);
-    }
+    const cameOnline = updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online');
+    // More capacity or new skills may let it take a waiting conversation.
+    const routingChanged = fields.capacity !== undefined || fields.capacityByChannel !== undefined || fields.skills !== undefined;
+    if (cameOnline || routingChanged) await this.autoAssignment.nudge(companyId);
     return AgentView.from(updated);
   }
 

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgentsModule } from '../agents/agents.module.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { TeamsModule } from '../teams/teams.module.js';
+import { QueueStanding } from './queue-standing.js';
 import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationLists } from './conversation-lists.js';
@@ -21,8 +23,9 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     ]),
     AgentsModule,
     ContactsModule,
+    TeamsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository],
-  exports: [ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ReadMarkersRepository, QueueStanding],
+  exports: [QueueStanding, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -10,6 +10,7 @@ import {
   CHANGE_ATTEMPTS,
   queuedEvent,
   queueEntry,
+  transferredEvent,
   stillMatches,
   type AssignOptions,
   type EventOptions,
@@ -22,6 +23,7 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
@@ -36,6 +38,9 @@ export interface ConversationChanges {
   tags?: string[];
   subject?: string | null;
   status?: 'queued';
+  /** A team of the company, or null for the company queue: a move between queues, with `conversation.transferred`. */
+  teamId?: string | null;
+  requiredSkills?: string[];
 }
 
 /**
@@ -52,6 +57,7 @@ export class ConversationsService {
     private readonly agents: AgentsRepository,
     private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
+    private readonly teams: TeamsRepository,
   ) {}
 
   /** The ids of a contact's conversations (none for a contact of another company). */
@@ -129,6 +135,10 @@ export class ConversationsService {
         ],
       };
     });
+    // A person's (or a flow's) choice counts in the agent's load at once; routing counts its own as it reserves.
+    if (actor.kind !== 'auto' && updated.assignedAgentId?.equals(agent._id)) {
+      await this.agents.hold(companyId, agent._id, updated._id, updated.channel, this.clock.now());
+    }
     return ConversationView.from(updated);
   }
 
@@ -168,19 +178,26 @@ export class ConversationsService {
    * policies match again on it). Nothing to change answers the conversation as it is.
    */
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
-    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+    const current = await this.findStored(companyId, id);
+    const teamId = changes.teamId === undefined ? undefined : await this.teamOrThrow(companyId, changes.teamId);
+    const updated = await this.change(companyId, current, (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
       if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
+      if (changes.requiredSkills !== undefined) set.requiredSkills = [...new Set(changes.requiredSkills)];
+      const teamMoved = teamId !== undefined && String(teamId) !== String(conversation.teamId ?? null);
+      if (teamMoved) set.teamId = teamId;
       const priorityChanged = set.priority !== undefined && set.priority !== conversation.priority;
-      const priorityEvents = (after: Stored<Conversation>) =>
-        priorityChanged
+      const priorityEvents = (after: Stored<Conversation>) => [
+        ...(priorityChanged
           ? [stageEvent('conversation.priority_changed', { conversation: ConversationView.from(after), previousPriority: conversation.priority }, { occurredAt: after.updatedAt })]
-          : [];
+          : []),
+        ...(teamMoved ? [transferredEvent(after, conversation)] : []),
+      ];
       if (changes.status === undefined) {
         if (Object.keys(set).length === 0) return null;
-        // Pinned to the revision it read, so the priority it reports replaced is the one it replaced.
+        // Pinned to the revision it read, so the priority (and team) it reports replaced is the one it replaced.
         return { expected: {}, set, events: priorityEvents };
       }
       assertTransition(conversation.status, changes.status);
@@ -273,6 +290,14 @@ export class ConversationsService {
       }
       current = now;
     }
+  }
+
+  /** The id of a team of the company (null stays null); 400 naming `teamId` otherwise. */
+  async teamOrThrow(companyId: CompanyId, teamId: string | null): Promise<Types.ObjectId | null> {
+    if (teamId === null) return null;
+    const team = await this.teams.findById(companyId, teamId, { _id: 1 });
+    if (!team) throw new RequestValidationException([{ field: 'teamId', message: 'teamId must be a team of your company' }]);
+    return team._id;
   }
 
   private notFound(id: string): NotFoundException {

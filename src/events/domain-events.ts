@@ -33,6 +33,8 @@ export const EVENT_CATALOGUE = {
   'sla.breached': 'SLA_BREACHED',
   'csat.submitted': 'CSAT_SUBMITTED',
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
+  'conversation.transferred': 'CONVERSATION_TRANSFERRED',
+  'conversation.queue_timeout': 'CONVERSATION_QUEUE_TIMEOUT',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -78,6 +80,16 @@ export interface DomainEventData {
   /** An SLA target of the conversation was not met by `dueAt`. */
   'sla.breached': SlaDeadlineEventData;
   'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+  /** Moved to a team's queue or to an agent (contract section 19): where it was and where it went. */
+  'conversation.transferred': { conversation: ConversationView; from: QueuePlace; to: QueuePlace };
+  /** Still waiting `maxWaitSeconds` after entering `teamId`'s queue: the team's overflow `action` applied, once per queue entry. */
+  'conversation.queue_timeout': { conversation: ConversationView; teamId: string; action: 'team' | 'message' | 'close' };
+}
+
+/** A conversation's team and agent (each null when none). */
+export interface QueuePlace {
+  teamId: string | null;
+  agentId: string | null;
 }
 
 /** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */
