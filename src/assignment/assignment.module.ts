@@ -5,6 +5,7 @@ import { MessagesModule } from '../messages/messages.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
 import { TeamsModule } from '../teams/teams.module.js';
 import { AgentLoadRepair } from './agent-load-repair.js';
+import { AssignTeamStep } from './assign-team.step.js';
 import { AutoAssigner } from './auto-assigner.js';
 import { AutoAssignmentConsumer } from './auto-assignment.consumer.js';
 import { ConversationTransfers } from './conversation-transfers.js';
@@ -16,7 +17,7 @@ import { ExternalQueueController, RoutingController } from './routing.controller
 @Module({
   imports: [AgentsModule, ConversationsModule, SettingsModule, TeamsModule, MessagesModule],
   controllers: [RoutingController, ExternalQueueController],
-  providers: [AutoAssigner, AutoAssignmentConsumer, AgentLoadRepair, QueueTimeouts, QueueViews, ConversationTransfers],
+  providers: [AssignTeamStep, AutoAssigner, AutoAssignmentConsumer, AgentLoadRepair, QueueTimeouts, QueueViews, ConversationTransfers],
   exports: [AutoAssigner, AutoAssignmentConsumer, ConversationTransfers],
 })
 export class AssignmentModule {}

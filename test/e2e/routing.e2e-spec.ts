@@ -171,6 +171,22 @@ describe('routing', () => {
     expect(JSON.stringify(foreignAgent.body)).toContain('agentId');
   });
 
+  it("the flow step assign_team moves a conversation to the team's queue; a bad teamId is refused when the flow is written", async () => {
+    const acme = await company('Flow team');
+    const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Flowed', strategy: 'manual' }).expect(201)).body;
+    const refused = await t.http.post('/v1/flows').set(acme.auth).send({ name: 'Bad', steps: [{ type: 'assign_team', teamId: 'nope' }] }).expect(400);
+    expect(JSON.stringify(refused.body)).toContain('teamId');
+    const flow = (await t.http.post('/v1/flows').set(acme.auth).send({ name: 'To team', steps: [{ type: 'assign_team', teamId: team.id }] }).expect(201)).body;
+    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('contact'), name: 'Ada' });
+    const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
+    const run = await t.http.post(`/v1/flows/${flow.id}/execute`).set(acme.auth).send({ conversationId: body.id }).expect(200);
+    expect(run.body).toMatchObject({ status: 'completed', steps: [{ type: 'assign_team', status: 'completed' }] });
+    expect(await stored(acme, body.id)).toMatchObject({ status: 'queued', assignedAgentId: null });
+    expect((await stored(acme, body.id))!.teamId?.toHexString()).toBe(team.id);
+    const queue = await t.http.get(`/v1/teams/${team.id}/queue`).set(acme.auth).expect(200);
+    expect(queue.body.data.map((entry: { conversation: { id: string } }) => entry.conversation.id)).toEqual([body.id]);
+  });
+
   it('applies a team overflow once when the maximum wait passes, also after a restart', async () => {
     const acme = await company('Overflow');
     const closing = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Closing', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'close' } }).expect(201)).body;
