@@ -3,13 +3,17 @@ import type { Types } from 'mongoose';
 import { ROLES, type Role } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
 export const AGENT_STATUSES = ['online', 'offline', 'away', 'busy'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
+/** Who changed an agent's status: itself, an admin, or its idleness (contract section 19). */
+export const STATUS_CHANGE_REASONS = ['agent', 'admin', 'idle'] as const;
+export type StatusChangeReason = (typeof STATUS_CHANGE_REASONS)[number];
 
 /** A company's person: logs in when it has a password, works conversations by role. */
 @Schema({ collection: 'agents', timestamps: true })
-export class Agent {
+export class Agent extends EventSource {
   @Prop({ required: true, trim: true, maxlength: 200 })
   name: string;
 
@@ -75,6 +79,8 @@ export interface HeldConversation {
 
 export const AgentSchema = SchemaFactory.createForClass(Agent);
 AgentSchema.plugin(tenantScopePlugin);
+// Status changes carry `agent.status_changed` (AgentsRepository.changeStatus).
+indexPendingEvents(AgentSchema);
 /** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
 export const AGENT_WRITES = writeGenerationOf(AgentSchema);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });

@@ -2,8 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, QueryFilter, Types } from 'mongoose';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
-import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { Agent, type HeldConversation } from './agent.schema.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { EventRelay } from '../events/event-relay.js';
+import { EventSourceRepository } from '../events/event-source.repository.js';
+import { stageEvent } from '../events/pending-event.schema.js';
+import { AgentView } from './agent.view.js';
+import { Agent, type AgentStatus, type HeldConversation, type StatusChangeReason } from './agent.schema.js';
 
 /** What routing reads of an agent that may receive conversations. */
 export type AssignableAgent = Pick<
@@ -23,9 +27,26 @@ export interface LoadLimits {
 }
 
 @Injectable()
-export class AgentsRepository extends TenantRepository<Agent> {
-  constructor(@InjectModel(Agent.name) model: Model<Agent>) {
-    super(model);
+export class AgentsRepository extends EventSourceRepository<Agent> {
+  constructor(@InjectModel(Agent.name) model: Model<Agent>, relay: EventRelay) {
+    super(model, relay);
+  }
+
+  /**
+   * Sets the agent's status from `current.status` to `status`, with `agent.status_changed` in the same write; only if
+   * it is still active and in that status (of two concurrent changes one applies). Null when it moved meanwhile.
+   */
+  async changeStatus(companyId: CompanyId, current: Stored<Agent>, status: AgentStatus, reason: StatusChangeReason): Promise<Stored<Agent> | null> {
+    const updatedAt = new Date();
+    const after = { ...current, status, updatedAt, pendingEvents: undefined } as Stored<Agent>;
+    const event = stageEvent('agent.status_changed', { agent: AgentView.from(after), previousStatus: current.status, reason }, { occurredAt: updatedAt });
+    return this.updateWithEvents(
+      companyId,
+      { _id: current._id, status: current.status, isActive: current.isActive } as QueryFilter<Agent>,
+      { $set: { status, updatedAt } },
+      [event],
+      { timestamps: false },
+    );
   }
 
   /** Login is the one lookup made before the company is known: by e-mail, among agents that have a password. */
@@ -42,15 +63,23 @@ export class AgentsRepository extends TenantRepository<Agent> {
     return (await this.findLoginCandidate(email)) !== null;
   }
 
-  /** True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. */
-  async deactivate(companyId: CompanyId, agentId: Types.ObjectId): Promise<boolean> {
-    const result = await this.model
-      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), {
-        $set: { isActive: false, status: 'offline' },
-        $inc: { tokenVersion: 1 },
-      })
-      .exec();
-    return result.modifiedCount === 1;
+  /**
+   * True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. Going
+   * offline from another status is a status change by an admin, with `agent.status_changed`.
+   */
+  async deactivate(companyId: CompanyId, current: Stored<Agent>): Promise<boolean> {
+    const updatedAt = new Date();
+    const after = { ...current, isActive: false, status: 'offline', updatedAt, pendingEvents: undefined } as Stored<Agent>;
+    const events =
+      current.status === 'offline' ? [] : [stageEvent('agent.status_changed', { agent: AgentView.from(after), previousStatus: current.status, reason: 'admin' }, { occurredAt: updatedAt })];
+    const updated = await this.updateWithEvents(
+      companyId,
+      { _id: current._id, isActive: true, status: current.status } as QueryFilter<Agent>,
+      { $set: { isActive: false, status: 'offline', updatedAt }, $inc: { tokenVersion: 1 } },
+      events,
+      { timestamps: false },
+    );
+    return updated !== null;
   }
 
   /** The same password at a higher cost (login upgrades old hashes): not a change the API shows, updatedAt stays. */

@@ -76,9 +76,9 @@ export class AgentsService {
     const current = await this.findStored(companyId, id);
     this.authorize(actor, current, dto);
 
-    const { password, isActive, ...fields } = dto;
+    const { password, isActive, status, ...fields } = dto;
     const staysInactive = !current.isActive && isActive !== true;
-    if (staysInactive && fields.status !== undefined && fields.status !== 'offline') {
+    if (staysInactive && status !== undefined && status !== 'offline') {
       throw new BadRequestException(`Agent ${id} is deactivated and stays offline; reactivate it with isActive: true`);
     }
     const set: UpdateQuery<Agent> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
@@ -106,6 +106,10 @@ export class AgentsService {
       }
     }
     if (isActive === false) return this.deactivateStored(companyId, updated);
+    if (status !== undefined && status !== updated.status) {
+      const reason = actor.agentId === id ? 'agent' : 'admin';
+      updated = (await this.agents.changeStatus(companyId, updated, status, reason)) ?? this.statusMoved(id);
+    }
     const cameOnline = updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online');
     // More capacity or new skills may let it take a waiting conversation.
     const routingChanged = fields.capacity !== undefined || fields.capacityByChannel !== undefined || fields.skills !== undefined;
@@ -126,7 +130,7 @@ export class AgentsService {
   private async deactivateStored(companyId: CompanyId, current: Stored<Agent>): Promise<AgentView> {
     const id = current._id.toHexString();
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
-    if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
+    if (!(await this.agents.deactivate(companyId, current))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
     await this.apiKeys.revokeCreatedBy(companyId, current._id, 'creator_deactivated');
     // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
@@ -158,6 +162,10 @@ export class AgentsService {
       { $set: { role: previous.role, isActive: previous.isActive, status: previous.status, tokenVersion: previous.tokenVersion ?? 0 } },
     );
     throw new ConflictException(LAST_ADMIN);
+  }
+
+  private statusMoved(id: string): never {
+    throw new ConflictException(`Agent ${id} was changed by another request; read it again and retry`);
   }
 
   private rethrowDuplicate(error: unknown, email: string): never {

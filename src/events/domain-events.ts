@@ -1,3 +1,5 @@
+import type { AgentStatus, StatusChangeReason } from '../agents/agent.schema.js';
+import type { AgentView } from '../agents/agent.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -35,6 +37,7 @@ export const EVENT_CATALOGUE = {
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
   'conversation.transferred': 'CONVERSATION_TRANSFERRED',
   'conversation.queue_timeout': 'CONVERSATION_QUEUE_TIMEOUT',
+  'agent.status_changed': 'AGENT_STATUS_CHANGED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -84,6 +87,8 @@ export interface DomainEventData {
   'conversation.transferred': { conversation: ConversationView; from: QueuePlace; to: QueuePlace };
   /** Still waiting `maxWaitSeconds` after entering `teamId`'s queue: the team's overflow `action` applied, once per queue entry. */
   'conversation.queue_timeout': { conversation: ConversationView; teamId: string; action: 'team' | 'message' | 'close' };
+  /** Every status change: by the agent itself, an admin, or idleness (`autoAssignment.awayAfterIdleSeconds`). */
+  'agent.status_changed': { agent: AgentView; previousStatus: AgentStatus; reason: StatusChangeReason };
 }
 
 /** A conversation's team and agent (each null when none). */

@@ -215,6 +215,46 @@ describe('routing', () => {
     );
   });
 
+  it('sets an idle online agent away on a durable timer, and logs every status change with its reason', async () => {
+    const acme = await company('Presence');
+    for (const bad of [59, 86_401, 'soon']) {
+      const refused = await t.http.patch('/v1/settings').set(acme.auth).send({ autoAssignment: { awayAfterIdleSeconds: bad } }).expect(400);
+      expect(JSON.stringify(refused.body)).toContain('awayAfterIdleSeconds');
+    }
+    expect((await t.http.get('/v1/settings').set(acme.auth).expect(200)).body.autoAssignment.awayAfterIdleSeconds).toBeNull();
+    await t.http.patch('/v1/settings').set(acme.auth).send({ autoAssignment: { awayAfterIdleSeconds: 60 } }).expect(200);
+    const idle = await offlineAgent(acme);
+    const busy = await offlineAgent(acme);
+    await t.http.patch(`/v1/agents/${idle.agentId}`).set(idle.auth).send({ status: 'online' }).expect(200);
+    await t.http.patch(`/v1/agents/${busy.agentId}`).set(acme.auth).send({ status: 'online' }).expect(200);
+
+    // One agent keeps working; the other is silent past the limit.
+    clock.advance(40_000);
+    await t.http.get('/v1/teams').set(busy.auth).expect(200);
+    clock.advance(40_000);
+    await t.http.get('/v1/teams').set(busy.auth).expect(200);
+    clock.advance(20_000);
+    await waitFor(async () => (await t.model<Agent>(Agent.name).findOne({ _id: idle.agentId, companyId: acme.companyId }).lean())!.status === 'away', {
+      timeoutMs: 5000,
+      message: 'the idle agent to be away',
+    });
+    expect((await t.model<Agent>(Agent.name).findOne({ _id: busy.agentId, companyId: acme.companyId }).lean())!.status).toBe('online');
+
+    await settle(t);
+    const changes = (await events(acme, 'agent.status_changed')).map((event) => event.data as { agent: { id: string; status: string }; previousStatus: string; reason: string });
+    const of = (agent: TestAgentLogin) => changes.filter((change) => change.agent.id === agent.agentId).map(({ agent: { status }, previousStatus, reason }) => [previousStatus, status, reason]);
+    // Created online, then set offline by the admin (the test's helper), then online.
+    expect(of(idle)).toEqual([
+      ['online', 'offline', 'admin'],
+      ['offline', 'online', 'agent'],
+      ['online', 'away', 'idle'],
+    ]);
+    expect(of(busy)).toEqual([
+      ['online', 'offline', 'admin'],
+      ['offline', 'online', 'admin'],
+    ]);
+  });
+
   it('releases a hold whose assignment was never written (a process killed between the two writes)', async () => {
     const acme = await company('Crash');
     const agent = await offlineAgent(acme);
