@@ -70,8 +70,8 @@ export class QueueTimeouts implements OnModuleInit {
     }
     const stored = await this.conversations.findStored(companyId, conversationId);
     await this.conversations.change(companyId, stored, (conversation) => {
-      if (!this.stillWaitingStored(conversation, payload) || conversation.queueTimeoutKey === timer.key) return null;
-      const set: Partial<Conversation> = { queueTimeoutKey: timer.key };
+      if (!this.stillWaitingStored(conversation, payload) || conversation.queueTimeout?.key === timer.key) return null;
+      const set: Partial<Conversation> = { queueTimeout: { key: timer.key, at: timer.firedAt, teamId: toObjectId(payload.teamId) } };
       if (overflow.action === 'team' && overflow.teamId) set.teamId = overflow.teamId;
       const closes = overflow.action === 'close';
       if (closes) {

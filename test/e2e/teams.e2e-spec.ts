@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent } from '../../src/agents/agent.schema.js';
+import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { Team } from '../../src/teams/team.schema.js';
-import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
+import { addAgent, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 describe('teams (/v1/teams)', () => {
@@ -114,6 +115,34 @@ describe('teams (/v1/teams)', () => {
     expect(JSON.stringify(self.body)).toContain('overflow.teamId');
     expect(await teamsOf(company)).toBe(1);
     expect((await t.http.get(`/v1/teams/${existing.body.id}`).set(company.auth).expect(200)).body.overflow).toBeNull();
+  });
+
+  it('reports per team: queued, waits, assigned, closed (GET /v1/analytics/teams)', async () => {
+    const company = await registerCompany(t.http, 'Reported');
+    const worker = await addAgent(t, company, 'agent');
+    const team = (await t.http.post('/v1/teams').set(company.auth).send({ name: 'Desk', strategy: 'manual' }).expect(201)).body;
+    const quiet = (await t.http.post('/v1/teams').set(company.auth).send({ name: 'Quiet' }).expect(201)).body;
+    const ids: string[] = [];
+    for (let n = 0; n < 2; n += 1) {
+      const contact = await t.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Lin' });
+      const { body } = await t.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201);
+      await t.http.patch(`/v1/conversations/${body.id}`).set(company.auth).send({ teamId: team.id, status: 'queued' }).expect(200);
+      ids.push(body.id);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await t.http.post(`/v1/conversations/${ids[0]}/transfer`).set(company.auth).send({ agentId: worker.agentId }).expect(200);
+    await t.http.post(`/v1/conversations/${ids[0]}/close`).set(company.auth).send({}).expect(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const report = await t.http.get(`/v1/analytics/teams?startDate=${today}&endDate=${today}`).set(worker.auth).expect(200);
+    const desk = report.body.data.find((row: { teamId: string }) => row.teamId === team.id);
+    expect(desk).toMatchObject({ name: 'Desk', queued: 2, assigned: 1, closed: 1, queueTimeouts: 0, slaBreaches: 0 });
+    expect(desk.avgWaitSeconds).toBeGreaterThanOrEqual(1);
+    expect(desk.maxWaitSeconds).toBe(desk.avgWaitSeconds);
+    expect(report.body.data.find((row: { teamId: string }) => row.teamId === quiet.id)).toMatchObject({ queued: 0, assigned: 0, avgWaitSeconds: null });
+    const other = (await t.http.get(`/v1/analytics/teams?startDate=${today}&endDate=${today}`).set(globex.auth).expect(200)).body.data;
+    expect(other.map((row: { teamId: string }) => row.teamId)).not.toContain(team.id);
+    const bad = await t.http.get(`/v1/analytics/teams?startDate=${today}&endDate=yesterday`).set(worker.auth).expect(400);
+    expect(JSON.stringify(bad.body)).toContain('endDate');
   });
 
   it('lets admins set capacity, capacityByChannel and skills, refusing bad ones and other roles', async () => {
