@@ -6,14 +6,14 @@ import { SERVER_CPU } from '../../harness/pinning.mjs';
 const CLOCK_TICKS_PER_SECOND = Number(execSync('getconf CLK_TCK').toString().trim());
 
 /**
- * A Node.js server started as a child process on the servers' core. `taskset` execs node, so the
+ * A Node.js server started as a child process on the servers' core (or on `cpu`). `taskset` execs node, so the
  * child's pid is the server's own (for its RSS and its sockets).
  */
 export class PinnedServer {
-  constructor(name, script, args, env, { cwd, nodeArgs = [] } = {}) {
+  constructor(name, script, args, env, { cwd, nodeArgs = [], cpu = SERVER_CPU } = {}) {
     this.name = name;
     this.output = '';
-    this.child = spawn('taskset', ['-c', SERVER_CPU, process.execPath, ...nodeArgs, script, ...args], {
+    this.child = spawn('taskset', ['-c', cpu, process.execPath, ...nodeArgs, script, ...args], {
       cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
