@@ -152,6 +152,7 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     allowRegistration: boolean(env, 'ALLOW_REGISTRATION', !production),
     docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    contactMergeUndoDays: integer(env, 'CONTACT_MERGE_UNDO_DAYS', 30, 0, 3650),
     eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
     // which keep-alives are written.

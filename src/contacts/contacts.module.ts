@@ -9,6 +9,6 @@ import { ContactsService } from './contacts.service.js';
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }])],
   controllers: [ContactsController],
   providers: [ContactsRepository, ContactsService],
-  exports: [ContactsService],
+  exports: [ContactsService, ContactsRepository],
 })
 export class ContactsModule {}

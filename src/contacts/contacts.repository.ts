@@ -20,4 +20,9 @@ export class ContactsRepository extends TenantRepository<Contact> {
   async findByIdentity(companyId: CompanyId, field: ContactIdentityField, value: string): Promise<Stored<Contact> | null> {
     return this.findOnePlain(companyId, { [field]: { $eq: value, $type: 'string' } } as QueryFilter<Contact>);
   }
+
+  /** The merged source (tombstone) that held this e-mail or phone, on the partial index of `mergedIdentity`. */
+  async findMergedByIdentity(companyId: CompanyId, field: ContactIdentityField, value: string): Promise<Stored<Contact> | null> {
+    return this.findOnePlain(companyId, { [`mergedIdentity.${field}`]: { $eq: value, $type: 'string' } } as QueryFilter<Contact>);
+  }
 }

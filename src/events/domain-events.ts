@@ -1,3 +1,4 @@
+import type { ContactView } from '../contacts/contact.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -33,6 +34,8 @@ export const EVENT_CATALOGUE = {
   'sla.breached': 'SLA_BREACHED',
   'csat.submitted': 'CSAT_SUBMITTED',
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
+  'contact.merged': 'CONTACT_MERGED',
+  'contact.merge_undone': 'CONTACT_MERGE_UNDONE',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -78,6 +81,10 @@ export interface DomainEventData {
   /** An SLA target of the conversation was not met by `dueAt`. */
   'sla.breached': SlaDeadlineEventData;
   'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+  /** Contacts `sourceIds` were merged into `contact` (as it is after the merge) by merge `mergeId` (contract section 22). */
+  'contact.merged': { contact: ContactView; sourceIds: string[]; mergeId: string };
+  /** Merge `mergeId` was undone: `sourceIds` are contacts again, and `contact` (the target) is as the undo left it. */
+  'contact.merge_undone': { mergeId: string; contact: ContactView; sourceIds: string[] };
 }
 
 /** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */
