@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { ContactNameKeys } from './contact-name-keys.js';
 import { Contact, ContactSchema } from './contact.schema.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
@@ -8,7 +9,7 @@ import { ContactsService } from './contacts.service.js';
 @Module({
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }])],
   controllers: [ContactsController],
-  providers: [ContactsRepository, ContactsService],
+  providers: [ContactsRepository, ContactsService, ContactNameKeys],
   exports: [ContactsService, ContactsRepository],
 })
 export class ContactsModule {}
