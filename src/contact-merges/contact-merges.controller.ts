@@ -28,7 +28,8 @@ export class ContactMergesController {
       '404 for a contact of another company, 410 for a merged one, 409 while a merge of one of them is under way.',
   })
   @ApiOkResponse({ type: ContactMergeView })
-  @ApiProblemResponses(notFound('Contact'), 409, MERGED_CONTACT)
+  // The example body's target, which names nothing.
+  @ApiProblemResponses(notFound('Contact', '6650f0c2a1b2c3d4e5f60719'), 409, MERGED_CONTACT)
   merge(@CurrentAgent() agent: AgentPrincipal, @Body() dto: MergeContactsDto): Promise<ContactMergeView> {
     return this.merges.merge(agent.companyId, agent.agentId, dto);
   }

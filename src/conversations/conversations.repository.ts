@@ -180,7 +180,8 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   async moveBackToContact(companyId: CompanyId, mergeId: Types.ObjectId, to: Types.ObjectId, contact: ConversationContact): Promise<void> {
     await this.updateMany(
       companyId,
-      { mergeHistory: { $elemMatch: { mergeId, from: to } } },
+      // The equality lets the planner take the partial index on `mergeHistory.mergeId`.
+      { 'mergeHistory.mergeId': mergeId, mergeHistory: { $elemMatch: { mergeId, from: to } } },
       withNextRevision({ $set: { contactId: to, contact }, $pull: { mergeHistory: { mergeId } } }),
     );
     // Back with the contact it began with and moved by no other merge: it never moved, as far as it shows.
