@@ -1,6 +1,6 @@
 // Contact merge crash drill (contract section 22): two API processes on one engine; each round merges a contact with
 // open conversations on many channels (so that the merge takes a while: each clashing conversation is closed, then
-// all move) through process A, `kill -9`s A at a random moment of it, restarts A, and checks once the recovery timer
+// all move) through process A, `kill -9`s A at a random moment once its record is written, restarts A, and checks once the recovery timer
 // has fired: the merge either never started (the source untouched) or is finished (the source a tombstone answering
 // 410, every conversation on the target, one open per channel, exactly one contact.merged), never half done, and no
 // contact is left locked. Then the same for the merge's undo. Exits 1 on a violation.
@@ -59,11 +59,15 @@ async function contactWithConversations(name, phone) {
   return contact;
 }
 
-/** Sends `path` to process A, kills it at a random moment of the request, and starts it again on the same port. */
-async function killDuring(path, json) {
+/**
+ * Sends `path` to process A, kills it at a random moment once `started` sees the operation's record (or after 10 s),
+ * and starts it again on the same port.
+ */
+async function killDuring(path, json, started) {
   const a = client(0);
   const answer = a.call('POST', path, { token: company.token, json }).catch((error) => ({ status: 'cut', error }));
-  await sleep(Math.floor(Math.random() * 400));
+  await waitUntil(started, 10_000, 'the operation to start').catch(() => undefined);
+  await sleep(Math.floor(Math.random() * 300));
   await apis[0].process.kill();
   const status = (await answer).status;
   apis[0].process = await startApi({ port: apis[0].port, mongodbUri });
@@ -81,12 +85,15 @@ async function loggedFor(type, mergeId) {
 
 let finished = 0;
 let neverStarted = 0;
+let cutShort = 0;
 for (let round = 1; round <= ROUNDS; round += 1) {
   const target = await contactWithConversations(`Target ${round}`, `+1415600${String(round).padStart(4, '0')}`);
   const source = await contactWithConversations(`Source ${round}`, `+1415700${String(round).padStart(4, '0')}`);
   const ids = [new ObjectId(target.id), new ObjectId(source.id)];
 
-  const mergeStatus = await killDuring('/v1/contacts/merge', { targetId: target.id, sourceIds: [source.id] });
+  const mergeStatus = await killDuring('/v1/contacts/merge', { targetId: target.id, sourceIds: [source.id] }, () =>
+    db.collection('contact_merges').findOne({ companyId, targetId: ids[0] }),
+  );
   const merge = await waitUntil(
     async () => {
       const record = await db.collection('contact_merges').findOne({ companyId, targetId: ids[0] });
@@ -105,6 +112,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
     continue;
   }
   finished += 1;
+  if (mergeStatus !== 200) cutShort += 1;
   const mergeId = merge._id.toHexString();
   const gone = await survivor.call('GET', `/v1/contacts/${source.id}`, { token: company.token });
   if (gone.status !== 410 || gone.json?.mergedInto !== target.id) violation(`round ${round}: the merged source answers ${gone.status}`);
@@ -115,7 +123,9 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   if ((await loggedFor('contact.merged', mergeId)) !== 1) violation(`round ${round}: contact.merged is not logged exactly once`);
   await checkNoLocks(ids, round);
 
-  await killDuring(`/v1/contacts/merges/${mergeId}/undo`, {});
+  await killDuring(`/v1/contacts/merges/${mergeId}/undo`, {}, () =>
+    db.collection('contact_merges').findOne({ companyId, _id: merge._id, status: { $ne: 'done' } }),
+  );
   const undone = await waitUntil(
     async () => {
       const record = await db.collection('contact_merges').findOne({ companyId, _id: merge._id });
@@ -137,7 +147,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   await checkNoLocks(ids, round);
 }
 
-console.log(`Contact merge crash drill: ${ROUNDS} rounds, ${finished} merges finished after a kill, ${neverStarted} never started; ${violations.length} violation(s)`);
+console.log(`Contact merge crash drill: ${ROUNDS} rounds, ${finished} merges finished after a kill (${cutShort} of them cut short), ${neverStarted} never started; ${violations.length} violation(s)`);
 await mongo.close();
 for (const api of apis) await api.process.stop();
 await engine.stop();
