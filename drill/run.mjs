@@ -1,4 +1,4 @@
-// npm run drill [-- crash bad-input load crafted-flows startup engine-crash engine-limits engine-regex]: runs the reliability
+// npm run drill [-- crash bad-input load crafted-flows startup contact-merge-crash engine-crash engine-limits engine-regex]: runs the reliability
 // drills (all of them by default), one after another, each as its own process holding /tmp/parley-load.lock (flock), so
 // that no benchmark measures at the same time. The engine-* drills are the @parley/embedded-mongo package's (its drill/).
 // Exits 1 if any drill found a violation or failed to run.
@@ -14,6 +14,7 @@ const DRILLS = {
   load: new URL('load.mjs', import.meta.url),
   'crafted-flows': new URL('crafted-flows.mjs', import.meta.url),
   startup: new URL('startup.mjs', import.meta.url),
+  'contact-merge-crash': new URL('contact-merge-crash.mjs', import.meta.url),
   ...Object.fromEntries(['engine-crash', 'engine-limits', 'engine-regex'].map((name) => [name, new URL(`${name}.mjs`, engineDrills)])),
 };
 

@@ -18,6 +18,7 @@ import { RouteMetadataModule } from './common/route-metadata.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { AppConfigModule } from './config/app-config.module.js';
+import { ContactMergesModule } from './contact-merges/contact-merges.module.js';
 import { ContactsModule } from './contacts/contacts.module.js';
 import { ConversationsApiModule } from './conversations/conversations-api.module.js';
 import { CsatModule } from './csat/csat.module.js';
@@ -65,6 +66,7 @@ export class AppModule {
         ApiKeysModule,
         AttributesModule,
         ContactsModule,
+        ContactMergesModule,
         ConversationsApiModule,
         SearchModule,
         SavedViewsModule,

@@ -64,6 +64,8 @@ export class AppConfig {
   readonly allowRegistration: boolean;
   /** How long the event log keeps an event (the feed answers 410 for a cursor older than that). */
   readonly eventRetentionDays: number;
+  /** How long a contact merge can be undone (contract section 22). */
+  readonly contactMergeUndoDays: number;
   /** Open event streams a company may hold at once, across the deployment's processes. */
   readonly eventStreamsPerCompany: number;
   /** Of those, the most one agent or API key may hold, so that one cannot lock the others out. */

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { SchemaTypes, type Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
@@ -36,6 +37,25 @@ export class Contact extends EventSource {
    */
   @Prop({ type: Date })
   deletedAt?: Date;
+  /** The name compared for duplicates (nameKeyOf): lower-cased, without accents or spaces; absent without a name. */
+  @Prop({ type: String })
+  nameKey?: string;
+
+  /** Set on a merged source (contract section 22): the target it was merged into; it answers 410 from then on. */
+  @Prop({ type: SchemaTypes.ObjectId })
+  mergedInto?: Types.ObjectId;
+
+  /** The merge that made this contact a tombstone (see mergedInto). */
+  @Prop({ type: SchemaTypes.ObjectId })
+  mergeId?: Types.ObjectId;
+
+  /** A merged source's e-mail and phone, out of the unique fields, still leading to its target. */
+  @Prop({ type: Object })
+  mergedIdentity?: { email?: string; phone?: string };
+
+  /** The merge or undo under way on this contact: set atomically, so a second one on the same contact answers 409. */
+  @Prop({ type: SchemaTypes.ObjectId })
+  mergeLock?: Types.ObjectId;
 }
 
 export const ContactSchema = SchemaFactory.createForClass(Contact);
@@ -50,3 +70,8 @@ ContactSchema.index({ companyId: 1, phone: 1 }, { unique: true, partialFilterExp
 ContactSchema.index({ companyId: 1, 'attributes.$**': 1 });
 ContactSchema.index({ companyId: 1, name: 1, _id: 1 });
 ContactSchema.index({ companyId: 1, createdAt: 1 });
+// Duplicate candidates: contacts by their name key.
+ContactSchema.index({ companyId: 1, nameKey: 1, _id: 1 }, { partialFilterExpression: { nameKey: { $type: 'string' } } });
+// A merged source's e-mail and phone, which keep leading to its target.
+ContactSchema.index({ companyId: 1, 'mergedIdentity.email': 1 }, { partialFilterExpression: { 'mergedIdentity.email': { $type: 'string' } } });
+ContactSchema.index({ companyId: 1, 'mergedIdentity.phone': 1 }, { partialFilterExpression: { 'mergedIdentity.phone': { $type: 'string' } } });

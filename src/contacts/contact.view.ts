@@ -61,3 +61,17 @@ export class DeletedContactView {
   /** @example true */
   deleted: true;
 }
+
+/** Contacts that may be one person (contract section 22), for a person to review and merge. */
+export class DuplicateCandidatesView {
+  /** Two or more contacts */
+  contacts: ContactView[];
+  /** Why they are candidates: `same_name` (equal ignoring case, accents and spaces, with no conflicting e-mail or phone) */
+  reason: 'same_name';
+}
+
+export class DuplicateCandidatesPage {
+  data: DuplicateCandidatesView[];
+  /** Pass as `cursor` for the next page; null on the last */
+  nextCursor: string | null;
+}

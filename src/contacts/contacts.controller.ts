@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
-import { ContactView, DeletedContactView } from './contact.view.js';
+import { CanonicalContactLink, MERGED_CONTACT } from './contact-merged.exception.js';
+import { ContactView, DeletedContactView, DuplicateCandidatesPage } from './contact.view.js';
+import { ListDuplicatesQueryDto } from './dto/list-duplicates-query.dto.js';
 import { ContactsService } from './contacts.service.js';
 import { CreateContactDto } from './dto/create-contact.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
@@ -14,6 +16,7 @@ import { UpdateContactDto } from './dto/update-contact.dto.js';
 @ApiTags('Contacts')
 @ApiBearerAuth()
 @ApiProblemResponses(400, 401, 429)
+@UseInterceptors(CanonicalContactLink)
 @Controller('contacts')
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
@@ -41,13 +44,26 @@ export class ContactsController {
     return this.contacts.create(agent.companyId, dto);
   }
 
+  @Get('duplicates')
+  @ApiOperation({
+    summary: 'List duplicate candidates: contacts that may be one person',
+    description:
+      'Contacts whose names are equal ignoring case, accents and spaces and whose e-mails and phones do not ' +
+      'conflict (present on both and different), grouped, for a person to review and merge. In name order; pass ' +
+      '`nextCursor` back as `cursor`.',
+  })
+  @ApiOkResponse({ type: DuplicateCandidatesPage })
+  duplicates(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListDuplicatesQueryDto): Promise<DuplicateCandidatesPage> {
+    return this.contacts.duplicates(agent.companyId, query);
+  }
+
   @Get(':id')
   @ApiOperation({
     summary: 'Get one contact',
-    description: "A missing, malformed or other company's id answers 404.",
+    description: "A missing, malformed or other company's id answers 404; a merged one 410, naming the contact it was merged into.",
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(notFound('Contact'))
+  @ApiProblemResponses(notFound('Contact'), MERGED_CONTACT)
   get(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ContactView> {
     return this.contacts.get(agent.companyId, id);
   }
@@ -60,7 +76,7 @@ export class ContactsController {
       'tags and attributes replace the whole list or object. E-mail and phone stay unique within the company (409).',
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(notFound('Contact'), 409)
+  @ApiProblemResponses(notFound('Contact'), 409, MERGED_CONTACT)
   update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -79,7 +95,7 @@ export class ContactsController {
       'its contactId; a later inbound message from the same phone or e-mail creates a new contact and conversation.',
   })
   @ApiOkResponse({ type: DeletedContactView })
-  @ApiProblemResponses(notFound('Contact'))
+  @ApiProblemResponses(notFound('Contact'), MERGED_CONTACT)
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedContactView> {
     return this.contacts.remove(agent.companyId, id);
   }

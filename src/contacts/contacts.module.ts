@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AttributesModule } from '../attributes/attributes.module.js';
 import { ContactAttributes } from './contact-attributes.js';
+import { ContactNameKeys } from './contact-name-keys.js';
 import { Contact, ContactSchema } from './contact.schema.js';
 import { ContactsController } from './contacts.controller.js';
 import { ContactsRepository } from './contacts.repository.js';
@@ -10,7 +11,7 @@ import { ContactsService } from './contacts.service.js';
 @Module({
   imports: [MongooseModule.forFeature([{ name: Contact.name, schema: ContactSchema }]), AttributesModule],
   controllers: [ContactsController],
-  providers: [ContactsRepository, ContactsService, ContactAttributes],
-  exports: [ContactsService],
+  providers: [ContactsRepository, ContactsService, ContactAttributes, ContactNameKeys],
+  exports: [ContactsService, ContactsRepository],
 })
 export class ContactsModule {}

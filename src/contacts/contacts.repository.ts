@@ -128,4 +128,28 @@ export class ContactsRepository extends EventSourceRepository<Contact> {
       .lean<Pick<Stored<Contact>, '_id' | 'companyId' | 'attributes'>[]>()
       .exec();
   }
+  /** The merged source (tombstone) that held this e-mail or phone, on the partial index of `mergedIdentity`. */
+  async findMergedByIdentity(companyId: CompanyId, field: ContactIdentityField, value: string): Promise<Stored<Contact> | null> {
+    return this.findOnePlain(companyId, { [`mergedIdentity.${field}`]: { $eq: value, $type: 'string' } } as QueryFilter<Contact>);
+  }
+
+  /** Named contacts stored before names had a key (duplicates), across companies, after `after` in `_id` order. */
+  async withoutNameKey(after: Types.ObjectId | null, limit: number): Promise<{ _id: Types.ObjectId; name: string }[]> {
+    return this.model
+      .find({ ...(after ? { _id: { $gt: after } } : {}), name: { $type: 'string' }, nameKey: { $exists: false } }, { name: 1 })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .setOptions({ [CROSS_TENANT]: true })
+      .lean<{ _id: Types.ObjectId; name: string }[]>()
+      .exec();
+  }
+
+  /** Sets each contact's name key, if it still has none (see withoutNameKey). */
+  async setNameKeys(keys: { _id: Types.ObjectId; nameKey: string }[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.model.bulkWrite(
+      keys.map(({ _id, nameKey }) => ({ updateOne: { filter: { _id, nameKey: { $exists: false } }, update: { $set: { nameKey } } } })) as never,
+      { ordered: false },
+    );
+  }
 }

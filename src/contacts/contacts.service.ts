@@ -14,12 +14,16 @@ import { stageEvent } from '../events/pending-event.schema.js';
 import type { Contact } from './contact.schema.js';
 import { CONTACT_SUMMARY_CHANGED, contactSummaryOf, type ContactSummaryChange } from './contact-summary-changed.js';
 import { contactListFilter } from './contact-search.js';
-import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView } from './contact.view.js';
+import { CONTACT_SUMMARY_FIELDS, ContactSummaryView, ContactView, DeletedContactView, type DuplicateCandidatesPage } from './contact.view.js';
+import { candidateGroups, decodeNameCursor as decodeDuplicateCursor, encodeNameCursor as encodeDuplicateCursor } from './contact-duplicates.js';
+import type { ListDuplicatesQueryDto } from './dto/list-duplicates-query.dto.js';
 import { ContactsRepository, type ContactIdentityField, type ContactUpdate } from './contacts.repository.js';
 import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
 import { normalizePhone } from './phone-number.js';
+import { ContactMergedException } from './contact-merged.exception.js';
+import { nameKeyOf } from './name-key.js';
 
 export const CONTACT_SORTS = ['created', 'name'] as const;
 export type ContactSort = (typeof CONTACT_SORTS)[number];
@@ -76,6 +80,13 @@ function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: A
   if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
   return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt })];
 }
+/** Contacts read at a time when looking for duplicates, and at most this many reads per page. */
+const DUPLICATE_SCAN_BATCH = 500;
+const DUPLICATE_SCAN_READS = 10;
+/** How many merges a merged source's phone or e-mail is followed through to the contact that has it now. */
+const MAX_MERGE_HOPS = 10;
+/** Contacts that are not merged sources (tombstones): what lists, searches and lookups see. */
+export const LIVE_CONTACT = { mergedInto: null } as const;
 
 function invalidPhone(): RequestValidationException {
   return new RequestValidationException([
@@ -111,9 +122,10 @@ export class ContactsService {
     private readonly attributes: AttributeDefinitionsService,
   ) {}
 
-  /** A malformed, missing or foreign id answers null. */
+  /** A malformed, missing or foreign id, or a merged source's, answers null. */
   async findById(companyId: CompanyId, id: string): Promise<Stored<Contact> | null> {
-    return this.contacts.findById(companyId, id);
+    const contact = await this.contacts.findById(companyId, id);
+    return contact && !contact.mergedInto ? contact : null;
   }
 
   /** The summaries of these contacts by id, in one query; a deleted contact is missing from the map. */
@@ -143,7 +155,7 @@ export class ContactsService {
     const existing = await this.findByIdentity(companyId, normalized);
     if (existing) return this.fillMissing(companyId, existing, normalized);
     try {
-      return await this.contacts.insertContact(companyId, { ...normalized, tags: [], attributes: {} }, created);
+      return await this.contacts.insertContact(companyId, { ...normalized, ...(nameKeyOf(normalized.name) ? { nameKey: nameKeyOf(normalized.name) } : {}), tags: [], attributes: {} }, created);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const winner = await this.findByIdentity(companyId, normalized);
@@ -158,14 +170,14 @@ export class ContactsService {
   }
 
   async list(companyId: CompanyId, query: ListContactsQueryDto): Promise<Page<ContactView>> {
-    const filter = contactListFilter({ search: query.search, tags: query.tags });
+    const filter = { ...contactListFilter({ search: query.search, tags: query.tags }), ...LIVE_CONTACT };
     const page = await this.contacts.page(companyId, filter, { limit: query.limit, cursor: query.cursor });
     return mapPage(page, ContactView.from);
   }
 
   /** The ids of the contacts `query` matches (stored types), at most `max` + 1: the caller learns there are more. */
   async idsMatching(companyId: CompanyId, query: QueryFilter<Contact>, max: number): Promise<Types.ObjectId[]> {
-    const rows = await this.contacts.findPlain(companyId, query, { projection: { _id: 1 }, limit: max + 1, sort: { _id: 1 } });
+    const rows = await this.contacts.findPlain(companyId, { ...query, ...LIVE_CONTACT }, { projection: { _id: 1 }, limit: max + 1, sort: { _id: 1 } });
     return rows.map((row) => row._id);
   }
 
@@ -173,7 +185,9 @@ export class ContactsService {
    * A page of the contacts `query` matches (stored types): `created` newest first, or `name` A to Z (contacts without
    * a name first, as MongoDB orders null), continuing strictly after the cursor's contact.
    */
-  async searchPage(companyId: CompanyId, query: QueryFilter<Contact>, sort: ContactSort, limit: number, cursor?: string): Promise<Page<ContactView>> {
+  async searchPage(companyId: CompanyId, filter: QueryFilter<Contact>, sort: ContactSort, limit: number, cursor?: string): Promise<Page<ContactView>> {
+    // Merged sources (tombstones) are left out, as from the list.
+    const query: QueryFilter<Contact> = { ...filter, ...LIVE_CONTACT };
     if (sort === 'created') return mapPage(await this.contacts.page(companyId, query, { limit, cursor, plain: true }), ContactView.from);
     const after = cursor === undefined ? null : decodeNameCursor(cursor);
     const window: QueryFilter<Contact> = after
@@ -194,7 +208,39 @@ export class ContactsService {
 
   /** How many contacts `query` matches (stored types), counting no further than `cap` (saved views' counts). */
   async countUpTo(companyId: CompanyId, query: QueryFilter<Contact>, cap: number): Promise<number> {
-    return this.contacts.countPlain(companyId, query, cap);
+    return this.contacts.countPlain(companyId, { ...query, ...LIVE_CONTACT }, cap);
+  }
+
+  /**
+   * Duplicate candidates, by name key on its index: the contacts of each name, read in name-key order, split into
+   * groups without a conflicting e-mail or phone. A page ends after a whole name, so it may hold a few more groups than
+   * `limit` when one name gives several; it also ends after DUPLICATE_SCAN_READS reads, to answer in bounded time.
+   */
+  async duplicates(companyId: CompanyId, query: ListDuplicatesQueryDto): Promise<DuplicateCandidatesPage> {
+    let after = query.cursor === undefined ? null : decodeDuplicateCursor(query.cursor);
+    const data: DuplicateCandidatesPage['data'] = [];
+    for (let read = 0; read < DUPLICATE_SCAN_READS; read += 1) {
+      const rows = await this.contacts.findPlain(
+        companyId,
+        { nameKey: after === null ? { $type: 'string' } : { $gt: after, $type: 'string' } } as never,
+        { sort: { nameKey: 1, _id: 1 }, limit: DUPLICATE_SCAN_BATCH },
+      );
+      const byKey = new Map<string, Stored<Contact>[]>();
+      for (const row of rows) byKey.set(row.nameKey!, [...(byKey.get(row.nameKey!) ?? []), row]);
+      const keys = [...byKey.keys()];
+      // A full batch may have cut its last name short: that name is read whole by the next read.
+      const whole = rows.length === DUPLICATE_SCAN_BATCH && keys.length > 1 ? keys.slice(0, -1) : keys;
+      for (const key of whole) {
+        const sameName = rows.length === DUPLICATE_SCAN_BATCH && keys.length === 1
+          ? await this.contacts.findPlain(companyId, { nameKey: { $eq: key, $type: 'string' } } as never, { sort: { nameKey: 1, _id: 1 }, limit: DUPLICATE_SCAN_BATCH * 4 })
+          : byKey.get(key)!;
+        for (const group of candidateGroups(sameName)) data.push({ contacts: group.map((contact) => ContactView.from(contact)), reason: 'same_name' });
+        after = key;
+        if (data.length >= query.limit) return { data, nextCursor: encodeDuplicateCursor(key) };
+      }
+      if (rows.length < DUPLICATE_SCAN_BATCH) return { data, nextCursor: null };
+    }
+    return { data, nextCursor: after === null ? null : encodeDuplicateCursor(after) };
   }
 
   async get(companyId: CompanyId, id: string): Promise<ContactView> {
@@ -211,8 +257,13 @@ export class ContactsService {
       throw new BadRequestException('A contact needs at least one of name, email or phone');
     }
     const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes);
+    await this.refuseMergedIdentity(companyId, identity);
     try {
-      const stored = await this.contacts.insertContact(companyId, { ...identity, tags: dto.tags ?? [], attributes: patch?.set ?? {} }, created);
+      const stored = await this.contacts.insertContact(
+        companyId,
+        { ...identity, ...(nameKeyOf(identity.name) ? { nameKey: nameKeyOf(identity.name) } : {}), tags: dto.tags ?? [], attributes: patch?.set ?? {} },
+        created,
+      );
       return ContactView.from(stored);
     } catch (error) {
       throw this.conflictOr(error);
@@ -234,6 +285,9 @@ export class ContactsService {
       else if (value !== undefined) set[field] = normalizeField(field, value);
     }
     if (dto.tags) set.tags = dto.tags;
+    const nameKey = set.name === undefined ? undefined : nameKeyOf(set.name as string);
+    if (nameKey) set.nameKey = nameKey;
+    else if (unset.name || set.name !== undefined) unset.nameKey = 1;
     const attributeWrites = patch ? attributeUpdate(patch) : {};
     const update: ContactUpdate = {};
     if (Object.keys(set).length || attributeWrites.$set) update.$set = { ...set, ...attributeWrites.$set };
@@ -269,7 +323,10 @@ export class ContactsService {
    */
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.contacts.removeWithEvent(companyId, _id))) throw this.notFound(id);
+    if (!_id) throw this.notFound(id);
+    // A merged source answers 410 (existing), never a silent delete of the tombstone.
+    await this.existing(companyId, id);
+    if (!(await this.contacts.removeWithEvent(companyId, _id))) throw this.notFound(id);
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };
   }
@@ -279,10 +336,32 @@ export class ContactsService {
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: contact._id, summary } satisfies ContactSummaryChange);
   }
 
-  private async existing(companyId: CompanyId, id: string): Promise<Stored<Contact>> {
+  /** The live contact; 404 when missing, 410 (naming its target) for a merged source. */
+  async existing(companyId: CompanyId, id: string): Promise<Stored<Contact>> {
     const contact = await this.contacts.findById(companyId, id);
     if (!contact) throw this.notFound(id);
+    if (contact.mergedInto) throw new ContactMergedException(id, contact.mergedInto.toHexString());
     return contact;
+  }
+
+  /** 409 naming the contact a merged source's e-mail or phone among `identity` leads to: it is that person's. */
+  private async refuseMergedIdentity(companyId: CompanyId, identity: Pick<NormalizedIdentity, ContactIdentityField>): Promise<void> {
+    for (const field of IDENTITY_FIELDS) {
+      const value = identity[field];
+      const merged = value ? await this.contacts.findMergedByIdentity(companyId, field, value) : null;
+      if (!merged) continue;
+      const holder = (await this.followMerges(companyId, merged)) ?? merged;
+      throw new ConflictException(`This ${field} belongs to contact ${holder._id.toHexString()} (a contact merged into it had it)`);
+    }
+  }
+
+  /** The live contact a merged source now lives on, through later merges of its target; null when none is left. */
+  private async followMerges(companyId: CompanyId, contact: Stored<Contact>): Promise<Stored<Contact> | null> {
+    let current: Stored<Contact> | null = contact;
+    for (let hop = 0; current?.mergedInto && hop < MAX_MERGE_HOPS; hop += 1) {
+      current = await this.contacts.findById(companyId, current.mergedInto.toHexString());
+    }
+    return current && !current.mergedInto ? current : null;
   }
 
   private notFound(id: string): NotFoundException {
@@ -307,11 +386,18 @@ export class ContactsService {
     };
   }
 
+  /** The contact holding the phone, else the e-mail; else the one a merged source holding them was merged into. */
   private async findByIdentity(companyId: CompanyId, identity: NormalizedIdentity): Promise<Stored<Contact> | null> {
     for (const field of IDENTITY_FIELDS) {
       const value = identity[field];
       const found = value ? await this.contacts.findByIdentity(companyId, field, value) : null;
       if (found) return found;
+    }
+    for (const field of IDENTITY_FIELDS) {
+      const value = identity[field];
+      const merged = value ? await this.contacts.findMergedByIdentity(companyId, field, value) : null;
+      const holder = merged && (await this.followMerges(companyId, merged));
+      if (holder) return holder;
     }
     return null;
   }
@@ -323,12 +409,16 @@ export class ContactsService {
     identity: NormalizedIdentity,
   ): Promise<Stored<Contact>> {
     const fill: Partial<Contact> = {};
-    if (!contact.name && identity.name) fill.name = identity.name;
+    if (!contact.name && identity.name) {
+      fill.name = identity.name;
+      const nameKey = nameKeyOf(identity.name);
+      if (nameKey) fill.nameKey = nameKey;
+    }
     for (const field of IDENTITY_FIELDS) {
       const value = identity[field];
       if (!contact[field] && value && !(await this.contacts.findByIdentity(companyId, field, value))) fill[field] = value;
     }
-    const fields = Object.keys(fill);
+    const fields = Object.keys(fill).filter((field) => field !== 'nameKey');
     if (!fields.length) return contact;
     const stillEmpty = Object.fromEntries(fields.map((field) => [field, null]));
     try {

@@ -43,6 +43,12 @@ export interface ConversationLastMessage {
   createdAt: Date;
 }
 
+/** A merge that moved a conversation, and the contact it moved it from. */
+export interface ConversationMove {
+  mergeId: Types.ObjectId;
+  from: Types.ObjectId;
+}
+
 /** A conversation with one contact on one channel (contract section 4); its changes carry their events. */
 @Schema({ collection: 'conversations', timestamps: true, minimize: false })
 export class Conversation extends EventSource {
@@ -52,6 +58,14 @@ export class Conversation extends EventSource {
 
   @Prop({ type: Object, default: null })
   contact: ConversationContact | null;
+
+  /** The contact it began with, once a merge moved it to another (contract section 22); absent until then. */
+  @Prop({ type: SchemaTypes.ObjectId })
+  originalContactId?: Types.ObjectId;
+
+  /** The merges that moved it, each with the contact it was moved from: what an undo moves it back by. */
+  @Prop({ type: [Object], default: undefined })
+  mergeHistory?: ConversationMove[];
 
   /** The messaging channel, e.g. "whatsapp", "sms", "email", "web", "api". */
   @Prop({ required: true, trim: true, lowercase: true, maxlength: 64, default: 'api' })
@@ -231,3 +245,5 @@ ConversationSchema.index({ companyId: 1, lastMessageAt: 1 });
 ConversationSchema.index({ companyId: 1, 'sla.breaches': 1 }, { sparse: true });
 ConversationSchema.index({ companyId: 1, 'csat.rating': 1 }, { sparse: true });
 ConversationSchema.index({ companyId: 1, subject: 1 });
+// The conversations a merge moved, which its undo moves back.
+ConversationSchema.index({ companyId: 1, 'mergeHistory.mergeId': 1 }, { partialFilterExpression: { 'mergeHistory.mergeId': { $exists: true } } });

@@ -11,6 +11,7 @@ import type { AssignerKind, Conversation, ConversationLastMessage, ConversationS
 /** The stored fields ConversationView shows (with `_id`): what a read made only for the view projects. */
 export const CONVERSATION_VIEW_FIELDS = {
   contactId: 1,
+  originalContactId: 1,
   contact: 1,
   channel: 1,
   status: 1,
@@ -95,6 +96,8 @@ export class ConversationView {
   contactId: string;
   /** Its contact (in events: as it was when the event was written); null once the contact has been deleted */
   contact: ContactSummaryView | null;
+  /** The contact it began with when a contact merge moved it to `contactId`; null when it never moved */
+  originalContactId: string | null;
   /** @example whatsapp */
   channel: string;
   status: ConversationStatus;
@@ -147,6 +150,7 @@ export class ConversationView {
       id: conversation._id.toHexString(),
       contactId,
       contact: conversation.contact ? { id: contactId, ...conversation.contact } : null,
+      originalContactId: conversation.originalContactId?.toHexString() ?? null,
       channel: conversation.channel,
       status: conversation.status,
       priority: conversation.priority,

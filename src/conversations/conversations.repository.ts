@@ -186,6 +186,32 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
     return this.updateMany(companyId, { contactId }, withNextRevision({ $set: { contact } }));
   }
 
+  /**
+   * Moves every conversation of contact `from` to contact `to` (a merge), each keeping the contact it began with as
+   * `originalContactId` and the move in `mergeHistory`. Idempotent: a repeat finds nothing left on `from`.
+   */
+  async moveToContact(companyId: CompanyId, from: Types.ObjectId, to: Types.ObjectId, contact: ConversationContact, mergeId: Types.ObjectId): Promise<void> {
+    await this.updateMany(companyId, { contactId: from, originalContactId: null }, withNextRevision({ $set: { originalContactId: from } }));
+    await this.updateMany(companyId, { contactId: from }, withNextRevision({ $set: { contactId: to, contact }, $push: { mergeHistory: { mergeId, from } } }));
+  }
+
+  /** Undoes `moveToContact` of merge `mergeId` for the conversations it moved from `to`. Idempotent. */
+  async moveBackToContact(companyId: CompanyId, mergeId: Types.ObjectId, to: Types.ObjectId, contact: ConversationContact): Promise<void> {
+    await this.updateMany(
+      companyId,
+      // The equality lets the planner take the partial index on `mergeHistory.mergeId`.
+      { 'mergeHistory.mergeId': mergeId, mergeHistory: { $elemMatch: { mergeId, from: to } } },
+      withNextRevision({ $set: { contactId: to, contact }, $pull: { mergeHistory: { mergeId } } }),
+    );
+    // Back with the contact it began with and moved by no other merge: it never moved, as far as it shows.
+    await this.updateMany(companyId, { contactId: to, originalContactId: to, mergeHistory: { $size: 0 } }, withNextRevision({ $unset: { originalContactId: 1, mergeHistory: 1 } }));
+  }
+
+  /** The contact's open conversations (a merge closes those the target has one open on the same channel of). */
+  async openOfContact(companyId: CompanyId, contactId: Types.ObjectId): Promise<Stored<Conversation>[]> {
+    return this.find(companyId, { contactId, isOpen: true });
+  }
+
   /** Contacts (with their company) of conversations stored before conversations kept a copy of their contact. */
   async withoutContactCopy(limit: number): Promise<{ companyId: Types.ObjectId; contactId: Types.ObjectId }[]> {
     return this.model

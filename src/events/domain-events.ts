@@ -43,6 +43,8 @@ export const EVENT_CATALOGUE = {
   'conversation.transferred': 'CONVERSATION_TRANSFERRED',
   'conversation.queue_timeout': 'CONVERSATION_QUEUE_TIMEOUT',
   'agent.status_changed': 'AGENT_STATUS_CHANGED',
+  'contact.merged': 'CONTACT_MERGED',
+  'contact.merge_undone': 'CONTACT_MERGE_UNDONE',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -100,6 +102,10 @@ export interface DomainEventData {
   'conversation.queue_timeout': { conversation: ConversationView; teamId: string; action: 'team' | 'message' | 'close' };
   /** Every status change: by the agent itself, an admin, or idleness (`autoAssignment.awayAfterIdleSeconds`). */
   'agent.status_changed': { agent: AgentView; previousStatus: AgentStatus; reason: StatusChangeReason };
+  /** Contacts `sourceIds` were merged into `contact` (as it is after the merge) by merge `mergeId` (contract section 22). */
+  'contact.merged': { contact: ContactView; sourceIds: string[]; mergeId: string };
+  /** Merge `mergeId` was undone: `sourceIds` are contacts again, and `contact` (the target) is as the undo left it. */
+  'contact.merge_undone': { mergeId: string; contact: ContactView; sourceIds: string[] };
 }
 
 /** A conversation's team and agent (each null when none). */

@@ -17,6 +17,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       expect(response.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{24}$/),
         contactId,
+        originalContactId: null,
         channel: 'api',
         status: 'bot',
         priority: 'medium',

@@ -1,3 +1,4 @@
+import type { ContactView } from '../../src/contacts/contact.view.js';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Types } from 'mongoose';
@@ -163,7 +164,13 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'contact.updated': { contact: { ...sampleContact, name: 'Grace B. Hopper' }, changes: { name: ['Grace Hopper', 'Grace B. Hopper'], 'attributes.plan': [null, 'pro'] } },
     'contact.deleted': { contactId: sampleContact.id },
     'conversation.updated': { conversation: conversation({ id: open.id, subject: 'Refund' }), changes: { subject: [null, 'Refund'] } },
+    'contact.merged': { contact: contactView(), sourceIds: [hex()], mergeId: hex() },
+    'contact.merge_undone': { mergeId: hex(), contact: contactView(), sourceIds: [hex()] },
   };
+}
+
+function contactView(): ContactView {
+  return { id: hex(), name: 'Ada', email: 'ada@example.com', phone: '+14155550100', tags: ['vip'], attributes: {}, createdAt: now(), updatedAt: now() };
 }
 
 describe('webhook delivery', () => {

@@ -1,0 +1,107 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Types } from 'mongoose';
+import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { AppConfig } from '../config/app-config.js';
+import { ContactView } from '../contacts/contact.view.js';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
+import { ContactsService } from '../contacts/contacts.service.js';
+import { parseObjectId } from '../database/object-id.js';
+import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import { Clock } from '../lanes/clock.js';
+import { ContactMergeRunner } from './contact-merge-runner.js';
+import { ContactMergeUndoneView, ContactMergeView } from './contact-merge.view.js';
+import { ContactMergesRepository } from './contact-merges.repository.js';
+import type { MergeContactsDto } from './dto/merge-contacts.dto.js';
+
+const DAY_MS = 86_400_000;
+const IDENTITY_FIELDS = ['email', 'phone'] as const;
+
+/**
+ * Contact merges (contract section 22): checks a request, writes the merge's durable record and runs it
+ * (ContactMergeRunner), which a crash only delays. One merge is one operation for its caller: it answers once done.
+ */
+@Injectable()
+export class ContactMergesService {
+  private readonly undoWindowMs: number;
+
+  constructor(
+    config: AppConfig,
+    private readonly merges: ContactMergesRepository,
+    private readonly contacts: ContactsService,
+    private readonly contactRecords: ContactsRepository,
+    private readonly runner: ContactMergeRunner,
+    private readonly clock: Clock,
+  ) {
+    this.undoWindowMs = config.contactMergeUndoDays * DAY_MS;
+  }
+
+  /**
+   * 400 (nothing changed) when a source is the target; 404 for a contact not of the company; 410 for a merged one;
+   * 409 while another merge or undo holds one of them.
+   */
+  async merge(companyId: CompanyId, agentId: string, dto: MergeContactsDto): Promise<ContactMergeView> {
+    if (dto.sourceIds.includes(dto.targetId)) {
+      throw new RequestValidationException([{ field: 'sourceIds', message: 'sourceIds must not include targetId: a contact is not merged into itself' }]);
+    }
+    const target = await this.contacts.existing(companyId, dto.targetId);
+    const sources = [];
+    for (const id of dto.sourceIds) sources.push(await this.contacts.existing(companyId, id));
+    const busy = [target, ...sources].find((contact) => contact.mergeLock);
+    if (busy) throw this.busy(busy._id.toHexString());
+    const record = await this.merges.insert(companyId, {
+      _id: new Types.ObjectId(),
+      targetId: target._id,
+      sourceIds: sources.map((source) => source._id),
+      agentId: new Types.ObjectId(agentId),
+    });
+    await this.runner.arm(companyId, record._id);
+    await this.runner.finish(companyId, record);
+    const merged = await this.contacts.existing(companyId, dto.targetId);
+    return { mergeId: record._id.toHexString(), contact: ContactView.from(merged) };
+  }
+
+  /**
+   * Undoes a merge within CONTACT_MERGE_UNDO_DAYS: 404 for a merge not of the company; 409 after the window, when it
+   * was undone already or is under way, when its target was merged away since, or when a source's e-mail or phone
+   * belongs to another contact now.
+   */
+  async undo(companyId: CompanyId, id: string): Promise<ContactMergeUndoneView> {
+    const merge = await this.merges.findById(companyId, id);
+    if (!merge) throw new NotFoundException(`Contact merge ${id} not found`);
+    if (merge.status === 'undone') throw new ConflictException(`Contact merge ${id} was undone already, at ${merge.undoneAt?.toISOString()}`);
+    if (merge.status !== 'done') throw new ConflictException(`Contact merge ${id} is under way; try again when it is done`);
+    const until = new Date(merge.mergedAt!.getTime() + this.undoWindowMs);
+    if (this.clock.now() > until) {
+      throw new ConflictException(`Contact merge ${id} can no longer be undone: it could until ${until.toISOString()} (CONTACT_MERGE_UNDO_DAYS)`);
+    }
+    const plan = merge.plan!;
+    const target = await this.contactRecords.findById(companyId, plan.target.id.toHexString());
+    if (!target || target.mergedInto) {
+      throw new ConflictException(`Contact merge ${id} cannot be undone: its target ${plan.target.id.toHexString()} was ${target ? 'merged into another contact' : 'deleted'} since`);
+    }
+    for (const source of plan.sources) {
+      for (const field of IDENTITY_FIELDS) {
+        const value = source[field];
+        const holder = value ? await this.contactRecords.findByIdentity(companyId, field, value) : null;
+        const filledByMerge = holder?._id.equals(target._id) && plan.filled[field] === value;
+        if (holder && !filledByMerge) {
+          throw new ConflictException(`Contact merge ${id} cannot be undone: the ${field} of contact ${source.id.toHexString()} belongs to contact ${holder._id.toHexString()} now`);
+        }
+      }
+    }
+    const undoing = await this.merges.transition(companyId, merge._id, 'done', 'undoing');
+    if (!undoing) throw new ConflictException(`Contact merge ${id} is being undone already`);
+    await this.runner.arm(companyId, merge._id);
+    await this.runner.finish(companyId, undoing);
+    const [after, ...sources] = await Promise.all([plan.target.id, ...plan.sources.map((source) => source.id)].map((contact) => this.contactRecords.findById(companyId, contact.toHexString())));
+    return {
+      mergeId: id,
+      contact: ContactView.from(after!),
+      sources: sources.filter((source) => source !== null).map((source) => ContactView.from(source)),
+    };
+  }
+
+  private busy(contactId: string): ConflictException {
+    return new ConflictException(`Contact ${contactId} is in a merge or undo under way; try again when it is done`);
+  }
+}
