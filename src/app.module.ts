@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AgentsApiModule } from './agents/agents-api.module.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
@@ -53,6 +54,7 @@ export class AppModule {
         DatabaseModule,
         LanesModule,
         EventsModule,
+        AuditModule,
         RateLimitModule,
         IdempotencyModule,
         AuthModule,

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { auditedPlugin } from '../audit/audited.js';
 import { ROLES, type Role } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
@@ -42,6 +43,7 @@ export class Agent {
 
 export const AgentSchema = SchemaFactory.createForClass(Agent);
 AgentSchema.plugin(tenantScopePlugin);
+AgentSchema.plugin(auditedPlugin);
 /** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
 export const AGENT_WRITES = writeGenerationOf(AgentSchema);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });

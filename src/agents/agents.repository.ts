@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, Types } from 'mongoose';
+import type { StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
 import { Agent } from './agent.schema.js';
@@ -28,12 +30,10 @@ export class AgentsRepository extends TenantRepository<Agent> {
   }
 
   /** True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. */
-  async deactivate(companyId: CompanyId, agentId: Types.ObjectId): Promise<boolean> {
+  async deactivate(companyId: CompanyId, agentId: Types.ObjectId, audit?: StagedAuditEntry): Promise<boolean> {
+    const update = { $set: { isActive: false, status: 'offline' }, $inc: { tokenVersion: 1 } };
     const result = await this.model
-      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), {
-        $set: { isActive: false, status: 'offline' },
-        $inc: { tokenVersion: 1 },
-      })
+      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), audit ? withAudit(update, audit) : update)
       .exec();
     return result.modifiedCount === 1;
   }

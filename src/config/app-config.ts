@@ -50,6 +50,10 @@ export class AppConfig {
   readonly allowRegistration: boolean;
   /** How long the event log keeps an event (the feed answers 410 for a cursor older than that). */
   readonly eventRetentionDays: number;
+  /** How long the audit log keeps an entry (contract section 23). */
+  readonly auditRetentionDays: number;
+  /** How long an erasure waits before it is carried out (it can be cancelled meanwhile). */
+  readonly privacyEraseDelayHours: number;
   /** Open event streams a company may hold at once, across the deployment's processes. */
   readonly eventStreamsPerCompany: number;
   /** Longest silence on an open event stream before a `: keep-alive` comment. */

@@ -152,6 +152,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     allowRegistration: boolean(env, 'ALLOW_REGISTRATION', !production),
     docsEnabled: boolean(env, 'DOCS_ENABLED', !production),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
+    privacyEraseDelayHours: integer(env, 'PRIVACY_ERASE_DELAY_HOURS', 0, 0, 720),
     eventStreamsPerCompany: integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on
     // which keep-alives are written.

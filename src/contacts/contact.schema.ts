@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 /** A customer of the company (contract section 5). */
 @Schema({ collection: 'contacts', timestamps: true, minimize: false })
@@ -25,6 +26,7 @@ export class Contact {
 
 export const ContactSchema = SchemaFactory.createForClass(Contact);
 ContactSchema.plugin(tenantScopePlugin);
+ContactSchema.plugin(auditedPlugin);
 ContactSchema.index({ companyId: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, tags: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, email: 1 }, { unique: true, partialFilterExpression: { email: { $type: 'string' } } });

@@ -19,7 +19,7 @@ export class MessageTemplatesRepository extends EventSourceRepository<MessageTem
   /** Inserts the template with the events `stage` makes of it, complete before the write so the events show it as stored. */
   async insert(companyId: CompanyId, data: NewMessageTemplate, stage: (stored: Stored<MessageTemplate>) => PendingEvent[]): Promise<Stored<MessageTemplate>> {
     const now = new Date();
-    const record = { ...data, _id: new Types.ObjectId(), companyId: new Types.ObjectId(String(companyId)), createdAt: now, updatedAt: now } as Stored<MessageTemplate>;
+    const record = { _id: new Types.ObjectId(), ...data, companyId: new Types.ObjectId(String(companyId)), createdAt: now, updatedAt: now } as Stored<MessageTemplate>;
     return this.insertWithEvents(companyId, record, stage(record));
   }
 

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { WEEKDAYS, type BusinessHoursRules } from '../business-hours/business-calendar.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const ASSIGNMENT_STRATEGIES = ['round_robin', 'least_busy'] as const;
 export type AssignmentStrategy = (typeof ASSIGNMENT_STRATEGIES)[number];
@@ -65,6 +66,7 @@ export class Settings {
 
 export const SettingsSchema = SchemaFactory.createForClass(Settings);
 SettingsSchema.plugin(tenantScopePlugin);
+SettingsSchema.plugin(auditedPlugin);
 /** Bumped by every write to settings in this process: SettingsRepository's cache follows it. */
 export const SETTINGS_WRITES = writeGenerationOf(SettingsSchema);
 SettingsSchema.index({ companyId: 1 }, { unique: true });
