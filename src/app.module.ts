@@ -31,6 +31,7 @@ import { InboundModule } from './inbound/inbound.module.js';
 import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
+import { PrivacyModule } from './privacy/privacy.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -77,6 +78,7 @@ export class AppModule {
         ServiceLevelsModule,
         CsatModule,
         WebhooksModule,
+        PrivacyModule,
         EventFeedModule,
         AnalyticsModule,
         HealthModule,

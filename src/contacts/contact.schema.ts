@@ -22,6 +22,14 @@ export class Contact {
   /** Free-form key/values from the integrator (keys never start with "$": the global pipe refuses them). */
   @Prop({ type: Object, default: {} })
   attributes: Record<string, unknown>;
+
+  /** Set by an admin (contract section 23): erasure is refused (409) and retention skips its conversations. */
+  @Prop({ type: Boolean })
+  legalHold?: boolean;
+
+  /** When its personal data was erased (contract section 23): it stays as an id, reads show the erased shape, writes 410. */
+  @Prop({ type: Date })
+  erasedAt?: Date;
 }
 
 export const ContactSchema = SchemaFactory.createForClass(Contact);

@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, ForbiddenException, GoneException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
 import type { UpdateQuery } from 'mongoose';
@@ -16,6 +16,11 @@ import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
 import { normalizePhone } from './phone-number.js';
+import { stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import type { Role } from '../auth/auth-principal.js';
+import { roleAllows } from '../auth/guards/permissions.guard.js';
 
 /** Who wrote in, as a channel reports it (e.g. the `from` of an inbound message). */
 export interface ContactIdentity {
@@ -66,6 +71,7 @@ export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly emitter: EventEmitter2,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** A malformed, missing or foreign id answers null. */
@@ -146,8 +152,13 @@ export class ContactsService {
   }
 
   /** Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. */
-  async update(companyId: CompanyId, id: string, dto: UpdateContactDto): Promise<ContactView> {
+  /**
+   * `legalHold` needs an admin (403 otherwise) and is audited by field name; an erased contact answers 410.
+   */
+  async update(companyId: CompanyId, id: string, dto: UpdateContactDto, caller?: { role: Role; origin: AuditOrigin }): Promise<ContactView> {
+    if (dto.legalHold !== undefined && caller && !roleAllows(caller.role, 'admin')) throw new ForbiddenException('Only admins may set a legal hold');
     const existing = await this.existing(companyId, id);
+    if (existing.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     const set: Partial<Contact> = {};
     const unset: Partial<Record<keyof Contact, 1>> = {};
     for (const field of NAME_FIELDS) {
@@ -157,21 +168,27 @@ export class ContactsService {
     }
     if (dto.tags) set.tags = dto.tags;
     if (dto.attributes) set.attributes = dto.attributes;
+    if (dto.legalHold !== undefined) set.legalHold = dto.legalHold;
 
-    const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
+    const remains = dto.legalHold !== undefined && Object.keys(set).length === 1 && Object.keys(unset).length === 0 ? true : NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
     if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
 
     const update: UpdateQuery<Contact> = {};
     if (Object.keys(set).length) update.$set = set;
     if (Object.keys(unset).length) update.$unset = unset;
     if (!update.$set && !update.$unset) return ContactView.from(existing);
+    const entry =
+      caller && dto.legalHold !== undefined && dto.legalHold !== (existing.legalHold ?? false)
+        ? stageAudit(caller.origin, 'contact.legal_hold_changed', { type: 'contact', id }, { legalHold: [existing.legalHold ?? false, dto.legalHold] })
+        : null;
     let updated: Stored<Contact> | null;
     try {
-      updated = await this.contacts.updateOne(companyId, { _id: existing._id }, update);
+      updated = await this.contacts.updateOne(companyId, { _id: existing._id, erasedAt: { $exists: false } }, entry ? withAudit(update, entry) : update);
     } catch (error) {
       throw this.conflictOr(error);
     }
     if (!updated) throw this.notFound(id);
+    if (entry) this.audit.written(companyId, this.contacts.collectionName, existing._id, [entry]);
     // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
     if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
     return ContactView.from(updated);
@@ -184,7 +201,10 @@ export class ContactsService {
    */
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.contacts.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    if (!_id || !(await this.contacts.deleteOne(companyId, { _id, erasedAt: { $exists: false } }))) {
+      if (_id && (await this.contacts.findOne(companyId, { _id }, { _id: 1 }))) throw new GoneException(`Contact ${id} has been erased`);
+      throw this.notFound(id);
+    }
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };
   }

@@ -3,6 +3,7 @@ import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
+import type { PrivacyRequestView } from '../privacy/privacy-request.view.js';
 import type { SlaMetric } from '../sla-policies/sla-metrics.js';
 import type { TemplateStatus } from '../message-templates/message-template.schema.js';
 import type { MessageTemplateView } from '../message-templates/message-template.view.js';
@@ -33,6 +34,8 @@ export const EVENT_CATALOGUE = {
   'sla.breached': 'SLA_BREACHED',
   'csat.submitted': 'CSAT_SUBMITTED',
   'template.status_changed': 'TEMPLATE_STATUS_CHANGED',
+  'contact.erased': 'CONTACT_ERASED',
+  'privacy_request.completed': 'PRIVACY_REQUEST_COMPLETED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -78,6 +81,10 @@ export interface DomainEventData {
   /** An SLA target of the conversation was not met by `dueAt`. */
   'sla.breached': SlaDeadlineEventData;
   'csat.submitted': { conversation: ConversationView; rating: number; comment: string | null };
+  /** The contact's personal data and message texts are gone (contract section 23): erase your copies. No personal data. */
+  'contact.erased': { contactId: string; requestId: string };
+  /** An export or an erasure finished (`status` completed or failed). */
+  'privacy_request.completed': { request: PrivacyRequestView };
 }
 
 /** What `sla.warning` and `sla.breached` carry: which target of which policy, and when it is (was) due. */

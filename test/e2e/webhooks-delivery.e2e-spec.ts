@@ -137,6 +137,21 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
       rating: 5,
       comment: 'Great',
     },
+    'contact.erased': { contactId: hex(), requestId: hex() },
+    'privacy_request.completed': {
+      request: {
+        id: hex(),
+        type: 'erase',
+        contactId: hex(),
+        status: 'completed',
+        reason: null,
+        includeNotes: false,
+        dueAt: now(),
+        failureReason: null,
+        createdAt: now(),
+        completedAt: now(),
+      },
+    },
   };
 }
 
