@@ -20,9 +20,10 @@ const FIRING_BUDGET_MS = 10_000;
 /** What an erasure works on: the contact, its conversations, and the words to look for in kept answers. */
 interface Subject {
   companyId: Types.ObjectId;
-  contactId: Types.ObjectId;
+  /** null: only some conversations' messages (retention), not a contact. */
+  contactId: Types.ObjectId | null;
   conversationIds: Types.ObjectId[];
-  request: Stored<PrivacyRequest>;
+  request: Stored<PrivacyRequest> | null;
 }
 
 type Step = (subject: Subject, now: Date) => Promise<boolean>;
@@ -65,7 +66,7 @@ export function scrubEventData(value: unknown): unknown {
 @Injectable()
 export class ContactErasure implements OnModuleInit {
   private readonly logger = new Logger(ContactErasure.name);
-  private readonly steps: Step[] = [
+  private readonly steps: ((subject: Subject & { contactId: Types.ObjectId }, now: Date) => Promise<boolean>)[] = [
     (subject) => this.keptAnswers(subject),
     (subject, now) => this.messages(subject, now),
     (subject) => this.conversations(subject),
@@ -89,6 +90,26 @@ export class ContactErasure implements OnModuleInit {
     this.timers.register(ERASE_TIMER, (timer) => this.fire(timer));
   }
 
+  /**
+   * Retention (contract section 23): the messages of these conversations erased as an erasure erases them, with their
+   * copies (previews, the event log, webhook deliveries); the conversations and their contact stay. False when the
+   * budget ran out first: call again (every step goes on where it stopped).
+   */
+  async eraseMessagesOf(companyId: Types.ObjectId, conversationIds: Types.ObjectId[], budgetMs = FIRING_BUDGET_MS): Promise<boolean> {
+    const started = Date.now();
+    const subject: Subject = { companyId, contactId: null, conversationIds, request: null };
+    const steps: Step[] = [
+      (s, now) => this.messages(s, now),
+      (s) => this.conversations(s),
+      (s, now) => this.events(s, now),
+      (s, now) => this.deliveries(s, now),
+    ];
+    for (const step of steps) {
+      while (!(await step(subject, this.clock.now()))) if (Date.now() - started > budgetMs) return false;
+    }
+    return true;
+  }
+
   /** Runs the erasure of the timer's request as far as one firing's budget allows. */
   async fire(timer: FiredTimer): Promise<void> {
     const started = Date.now();
@@ -100,7 +121,7 @@ export class ContactErasure implements OnModuleInit {
       request = await this.requests.transition(timer.companyId, { _id: request._id, status: 'pending' }, { $set: { status: 'running' } });
       if (!request) return;
     }
-    const subject: Subject = {
+    const subject = {
       companyId: request.companyId,
       contactId: request.contactId,
       conversationIds: await this.conversationIdsOf(request.companyId, request.contactId),
@@ -157,7 +178,7 @@ export class ContactErasure implements OnModuleInit {
   }
 
   /** Removes the kept idempotent answers that show the contact (a replay then runs as a new request). */
-  private async keptAnswers({ companyId, contactId, conversationIds }: Subject): Promise<boolean> {
+  private async keptAnswers({ companyId, contactId, conversationIds }: Subject & { contactId: Types.ObjectId }): Promise<boolean> {
     const contact = await this.collection('contacts').findOne({ _id: contactId, companyId }, { projection: { name: 1, email: 1, phone: 1 } });
     const needles = [contactId.toHexString(), ...conversationIds.map((id) => id.toHexString()), contact?.name, contact?.email, contact?.phone].filter(
       (needle): needle is string => typeof needle === 'string' && needle.length > 0,
@@ -200,11 +221,12 @@ export class ContactErasure implements OnModuleInit {
   }
 
   /** Their copies of the contact and of its words; status, times, priority, assignment, SLA and rating stay. */
-  private async conversations({ companyId, contactId }: Subject): Promise<boolean> {
+  private async conversations({ companyId, contactId, conversationIds }: Subject): Promise<boolean> {
     const conversations = this.collection('conversations');
-    await conversations.updateMany({ companyId, contactId }, { $set: { contact: null, subject: null }, $unset: { pendingEvents: 1 } });
-    await conversations.updateMany({ companyId, contactId, lastMessage: { $type: 'object' } }, { $set: { 'lastMessage.preview': '' } });
-    await conversations.updateMany({ companyId, contactId, csat: { $type: 'object' } }, { $set: { 'csat.comment': null } });
+    const scope = { companyId, _id: { $in: conversationIds } };
+    if (contactId) await conversations.updateMany(scope, { $set: { contact: null, subject: null }, $unset: { pendingEvents: 1 } });
+    await conversations.updateMany({ ...scope, lastMessage: { $type: 'object' } }, { $set: { 'lastMessage.preview': '' } });
+    await conversations.updateMany({ ...scope, csat: { $type: 'object' } }, { $set: { 'csat.comment': null } });
     return true;
   }
 
@@ -216,7 +238,7 @@ export class ContactErasure implements OnModuleInit {
         { 'data.conversation.id': { $in: ids } },
         { 'data.message.conversationId': { $in: ids } },
         { 'data.execution.conversationId': { $in: ids } },
-        { 'data.contact.id': contactId.toHexString() },
+        ...(contactId ? [{ 'data.contact.id': contactId.toHexString() }] : []),
       ],
     };
   }
@@ -262,7 +284,7 @@ export class ContactErasure implements OnModuleInit {
   }
 
   /** Finished exports of the contact: the ZIP goes, the request stays (without a download). */
-  private async exports({ companyId, contactId }: Subject): Promise<boolean> {
+  private async exports({ companyId, contactId }: Subject & { contactId: Types.ObjectId }): Promise<boolean> {
     const built = await this.requests.find(companyId, { contactId, type: 'export', fileId: { $ne: null } }, { projection: { fileId: 1 } });
     for (const request of built) {
       await this.exportFiles.delete(companyId, request.fileId!);
@@ -272,7 +294,7 @@ export class ContactErasure implements OnModuleInit {
   }
 
   /** The record stays as an id: a later message from the same phone or e-mail finds no contact and starts a new one. */
-  private async contact({ companyId, contactId }: Subject, now: Date): Promise<boolean> {
+  private async contact({ companyId, contactId }: Subject & { contactId: Types.ObjectId }, now: Date): Promise<boolean> {
     await this.collection('contacts').updateOne(
       { _id: contactId, companyId, erasedAt: { $exists: false } },
       { $set: { tags: [], attributes: {}, erasedAt: now, updatedAt: now }, $unset: { name: 1, email: 1, phone: 1 } },

@@ -4,6 +4,7 @@ import { AnswerSeal } from '../common/idempotency/answer-seal.js';
 import { MediaStorageModule } from '../media/media-storage.module.js';
 import { ContactErasure } from './contact-erasure.js';
 import { ContactExport } from './contact-export.js';
+import { ConversationRetention } from './conversation-retention.js';
 import { ExportFiles } from './export-files.js';
 import { ExportLinks } from './export-links.js';
 import { PrivacyController, SignedExportController } from './privacy.controller.js';
@@ -15,7 +16,7 @@ import { PrivacyRequestsService } from './privacy-requests.service.js';
 @Module({
   imports: [MongooseModule.forFeature([{ name: PrivacyRequest.name, schema: PrivacyRequestSchema }]), MediaStorageModule],
   controllers: [PrivacyController, SignedExportController],
-  providers: [PrivacyRequestsRepository, PrivacyRequestsService, ContactErasure, ContactExport, ExportFiles, ExportLinks, AnswerSeal],
+  providers: [PrivacyRequestsRepository, PrivacyRequestsService, ContactErasure, ContactExport, ConversationRetention, ExportFiles, ExportLinks, AnswerSeal],
   exports: [PrivacyRequestsService],
 })
 export class PrivacyModule {}

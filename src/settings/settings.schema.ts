@@ -31,6 +31,13 @@ export const DEFAULT_BUSINESS_HOURS: BusinessHours = {
   holidays: [],
 };
 
+/** Contract section 23: closed conversations have their messages erased after `closedConversationDays`; null keeps them. */
+export interface RetentionSettings {
+  closedConversationDays: number | null;
+}
+export const MIN_RETENTION_DAYS = 30;
+export const MAX_RETENTION_DAYS = 3650;
+
 export const DEFAULT_CSAT: CsatSettings = { enabled: false, message: 'How would you rate our help, from 1 to 5?' };
 
 /** One per company, created with it (contract section 5). */
@@ -58,6 +65,10 @@ export class Settings {
 
   @Prop({ default: 'en' })
   language: string;
+
+  /** Unset on older records: keep everything. */
+  @Prop({ type: Object })
+  retention?: RetentionSettings;
 
   /** Minutes before a reply window closes that `conversation.reply_window_closing` fires; unset on older records. */
   @Prop({ default: DEFAULT_REPLY_WINDOW_WARNING_MINUTES, min: 1, max: MAX_REPLY_WINDOW_WARNING_MINUTES })

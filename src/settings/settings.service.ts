@@ -12,6 +12,8 @@ import { SettingsRepository } from './settings.repository.js';
 import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
+import { DurableTimers } from '../lanes/durable-timers.js';
+import { RETENTION_TIMER } from '../privacy/retention-timer.js';
 
 /**
  * The welcome message every company was created with before welcome messages were sent: nothing read it, so no company
@@ -26,6 +28,7 @@ export class SettingsService implements OnApplicationBootstrap {
     private readonly consumers: EventConsumers,
     private readonly migrations: DataMigrations,
     private readonly audit: AuditTrail,
+    private readonly timers: DurableTimers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -64,6 +67,7 @@ export class SettingsService implements OnApplicationBootstrap {
     for (const [key, value] of Object.entries(dto.csat ?? {})) {
       if (value !== undefined) set[`csat.${key}`] = value;
     }
+    if (dto.retention?.closedConversationDays !== undefined) set['retention.closedConversationDays'] = dto.retention.closedConversationDays;
     for (const [key, value] of Object.entries(dto.autoAssignment ?? {})) {
       if (value !== undefined) set[`autoAssignment.${key as keyof AutoAssignment}`] = value;
     }
@@ -78,6 +82,8 @@ export class SettingsService implements OnApplicationBootstrap {
     if (dto.autoAssignment?.enabled === true || dto.autoAssignment?.maxConversationsPerAgent !== undefined) {
       await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
     }
+    // Every retention timer of the company is due now, and is set again against the new setting (see ConversationRetention).
+    if (changes['retention.closedConversationDays']) await this.timers.dueAllNow(companyId, RETENTION_TIMER);
     // The deadlines of SLA policies that count business hours move with them.
     if (dto.timezone !== undefined || dto.businessHours !== undefined) await this.consumers.nudge(SLA_CONSUMER, String(companyId));
     return updated;

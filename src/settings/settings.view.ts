@@ -31,6 +31,11 @@ export class CsatSettingsView {
   message: string;
 }
 
+export class RetentionSettingsView {
+  /** Days after a conversation closes that its messages are erased; null keeps them */
+  closedConversationDays: number | null;
+}
+
 export class AutoAssignmentView {
   enabled: boolean;
   strategy: AssignmentStrategy;
@@ -61,6 +66,7 @@ export class SettingsView {
   outOfHoursMessage: string;
   csat: CsatSettingsView;
   autoAssignment: AutoAssignmentView;
+  retention: RetentionSettingsView;
   /** @example en */
   language: string;
   /**
@@ -88,6 +94,7 @@ export class SettingsView {
         strategy: settings.autoAssignment.strategy,
         maxConversationsPerAgent: settings.autoAssignment.maxConversationsPerAgent,
       },
+      retention: { closedConversationDays: settings.retention?.closedConversationDays ?? null },
       language: settings.language,
       replyWindowWarningMinutes: settings.replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES,
       createdAt: settings.createdAt.toISOString(),

@@ -12,10 +12,12 @@ import {
   MaxLength,
   Min,
   MinLength,
+  IsOptional,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
-import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy } from '../settings.schema.js';
+import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, type AssignmentStrategy } from '../settings.schema.js';
 import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
@@ -92,6 +94,16 @@ export class CsatPatchDto {
   message?: string;
 }
 
+export class RetentionPatchDto {
+  /** Days after a conversation closes that its messages are erased (metadata kept); null keeps them */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(MIN_RETENTION_DAYS)
+  @Max(MAX_RETENTION_DAYS)
+  closedConversationDays?: number | null;
+}
+
 export class AutoAssignmentPatchDto {
   /** Assign conversations entering the queue to an available agent */
   @IsOmittable()
@@ -144,6 +156,12 @@ export class UpdateSettingsDto {
   @ValidateNested()
   @Type(() => CsatPatchDto)
   csat?: CsatPatchDto;
+
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RetentionPatchDto)
+  retention?: RetentionPatchDto;
 
   @IsOmittable()
   @IsObject()
