@@ -91,13 +91,15 @@ export class MessageTemplatesService {
    * The channel's verdict, as the connector reports it: a new status is written with `template.status_changed`
    * (`rejectionReason` kept only with `rejected`); the status it has already changes nothing and emits nothing.
    */
-  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto): Promise<MessageTemplateView> {
+  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto, origin?: AuditOrigin): Promise<MessageTemplateView> {
     let current = await this.stored(companyId, id);
     for (let attempt = 1; ; attempt += 1) {
       if (current.status === dto.status) return MessageTemplateView.from(current);
       const previous = current.status;
       const set = { status: dto.status, rejectionReason: dto.status === 'rejected' ? (dto.rejectionReason ?? null) : null };
-      const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)]);
+      const entry = origin && stageAudit(origin, 'template.status_reported', { type: 'template', id: current._id.toHexString() }, diff(current, { ...current, ...set }, ['status', 'rejectionReason']));
+      const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)], entry);
+      if (changed && entry) this.audit.written(companyId, this.templates.collectionName, current._id, [entry]);
       if (changed) return MessageTemplateView.from(changed);
       if (attempt === REPORT_ATTEMPTS) throw new ConflictException(`Template ${id} was changed by another request; report again`);
       current = await this.stored(companyId, id);

@@ -82,6 +82,12 @@ describe('/v1/audit-log', () => {
       .send({ channel: 'line', name: 'hello', language: 'en', category: 'utility', body: 'Hello {{1}}' })
       .expect(201);
     await entryOf('template.created', template.body.id);
+    const templatesKey = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'Templates', scopes: ['templates:manage'] }).expect(201);
+    await t.http.patch(`/api/external/message-templates/${template.body.id}`).set('x-api-key', templatesKey.body.key).send({ status: 'approved' }).expect(200);
+    expect(await entryOf('template.status_reported', template.body.id)).toMatchObject({
+      actor: { type: 'api_key', id: templatesKey.body.id },
+      changes: { status: ['pending', 'approved'] },
+    });
     await t.http.delete(`/v1/message-templates/${template.body.id}`).set(acme.auth).expect(200);
     await entryOf('template.deleted', template.body.id);
     await t.http.delete(`/v1/channels/${channel.body.id}`).set(acme.auth).expect(200);
