@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AgentsApiModule } from './agents/agents-api.module.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AttributesModule } from './attributes/attributes.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -34,6 +35,7 @@ import { MediaModule } from './media/media.module.js';
 import { MessageTemplatesModule } from './message-templates/message-templates.module.js';
 import { MessagesModule } from './messages/messages.module.js';
 import { SearchModule } from './search/search.module.js';
+import { PrivacyModule } from './privacy/privacy.module.js';
 import { SeedModule } from './seed/seed.module.js';
 import { SavedViewsModule } from './views/saved-views.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
@@ -60,6 +62,7 @@ export class AppModule {
         LanesModule,
         MetricsModule,
         EventsModule,
+        AuditModule,
         RateLimitModule,
         IdempotencyModule,
         AuthModule,
@@ -87,6 +90,7 @@ export class AppModule {
         ServiceLevelsModule,
         CsatModule,
         WebhooksModule,
+        PrivacyModule,
         EventFeedModule,
         AnalyticsModule,
         HealthModule,

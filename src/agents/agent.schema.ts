@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Types } from 'mongoose';
+import { auditedPlugin } from '../audit/audited.js';
 import { ROLES, type Role } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
@@ -81,6 +82,7 @@ export const AgentSchema = SchemaFactory.createForClass(Agent);
 AgentSchema.plugin(tenantScopePlugin);
 // Status changes carry `agent.status_changed` (AgentsRepository.changeStatus).
 indexPendingEvents(AgentSchema);
+AgentSchema.plugin(auditedPlugin);
 /** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
 export const AGENT_WRITES = writeGenerationOf(AgentSchema);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });

@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
@@ -69,8 +71,8 @@ export class AgentsController {
   })
   @ApiCreatedResponse({ type: AgentView })
   @ApiProblemResponses(400, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAgentDto): Promise<AgentView> {
-    return this.agents.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAgentDto, @AuditOriginOf() origin: AuditOrigin): Promise<AgentView> {
+    return this.agents.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -86,8 +88,13 @@ export class AgentsController {
   })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(400, [403, 'Only admins may change other agents'], notFound('Agent'), 409)
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAgentDto): Promise<AgentView> {
-    return this.agents.update(agent, agentIdOf(agent, id), dto);
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateAgentDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<AgentView> {
+    return this.agents.update(agent, agentIdOf(agent, id), dto, origin);
   }
 
   @Delete(':id')
@@ -103,7 +110,7 @@ export class AgentsController {
   })
   @ApiOkResponse({ type: AgentView })
   @ApiProblemResponses(notFound('Agent'), 409)
-  deactivate(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<AgentView> {
-    return this.agents.deactivate(agent.companyId, agentIdOf(agent, id));
+  deactivate(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<AgentView> {
+    return this.agents.deactivate(agent.companyId, agentIdOf(agent, id), origin);
   }
 }

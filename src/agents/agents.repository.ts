@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model, QueryFilter, Types } from 'mongoose';
+import type { StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { EventRelay } from '../events/event-relay.js';
@@ -36,14 +38,20 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
    * Sets the agent's status from `current.status` to `status`, with `agent.status_changed` in the same write; only if
    * it is still active and in that status (of two concurrent changes one applies). Null when it moved meanwhile.
    */
-  async changeStatus(companyId: CompanyId, current: Stored<Agent>, status: AgentStatus, reason: StatusChangeReason): Promise<Stored<Agent> | null> {
+  async changeStatus(
+    companyId: CompanyId,
+    current: Stored<Agent>,
+    status: AgentStatus,
+    reason: StatusChangeReason,
+    audit?: StagedAuditEntry,
+  ): Promise<Stored<Agent> | null> {
     const updatedAt = new Date();
     const after = { ...current, status, updatedAt, pendingEvents: undefined } as Stored<Agent>;
     const event = stageEvent('agent.status_changed', { agent: AgentView.from(after), previousStatus: current.status, reason }, { occurredAt: updatedAt });
     return this.updateWithEvents(
       companyId,
       { _id: current._id, status: current.status, isActive: current.isActive } as QueryFilter<Agent>,
-      { $set: { status, updatedAt } },
+      withAuditOf({ $set: { status, updatedAt } }, audit),
       [event],
       { timestamps: false },
     );
@@ -67,7 +75,7 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
    * True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. Going
    * offline from another status is a status change by an admin, with `agent.status_changed`.
    */
-  async deactivate(companyId: CompanyId, current: Stored<Agent>): Promise<boolean> {
+  async deactivate(companyId: CompanyId, current: Stored<Agent>, audit?: StagedAuditEntry): Promise<boolean> {
     const updatedAt = new Date();
     const after = { ...current, isActive: false, status: 'offline', updatedAt, pendingEvents: undefined } as Stored<Agent>;
     const events =
@@ -75,7 +83,7 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
     const updated = await this.updateWithEvents(
       companyId,
       { _id: current._id, isActive: true, status: current.status } as QueryFilter<Agent>,
-      { $set: { isActive: false, status: 'offline', updatedAt }, $inc: { tokenVersion: 1 } },
+      withAuditOf({ $set: { isActive: false, status: 'offline', updatedAt }, $inc: { tokenVersion: 1 } }, audit),
       events,
       { timestamps: false },
     );
@@ -160,4 +168,9 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
       .updateOne(this.scope(companyId, { _id: agentId }), { $set: { lastAssignedAt: at } }, { timestamps: false })
       .exec();
   }
+}
+
+/** The update with the audit entry written in the same single-document write, when there is one. */
+function withAuditOf<U extends Record<string, unknown>>(update: U, audit: StagedAuditEntry | undefined): U {
+  return audit ? withAudit(update, audit) : update;
 }

@@ -3,6 +3,7 @@ import { SchemaTypes, Types } from 'mongoose';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const API_KEY_REVOCATION_REASONS = ['revoked', 'creator_deactivated', 'creator_demoted'] as const;
 export type ApiKeyRevocationReason = (typeof API_KEY_REVOCATION_REASONS)[number];
@@ -52,6 +53,7 @@ export class ApiKey {
 
 export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
 ApiKeySchema.plugin(tenantScopePlugin);
+ApiKeySchema.plugin(auditedPlugin);
 /** Bumped by every write to API keys in this process: ApiKeysRepository's lookup cache follows it. */
 export const API_KEY_WRITES = writeGenerationOf(ApiKeySchema);
 ApiKeySchema.index({ keyHash: 1 }, { unique: true });

@@ -9,6 +9,8 @@ import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import { CreateApiKeyDto } from './dto/create-api-key.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 @ApiTags('API keys')
 @ApiBearerAuth()
@@ -29,8 +31,8 @@ export class ApiKeysController {
       '`expiresAt`, when revoked, and when the admin who created it is deactivated.',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
-    return this.apiKeys.create(agent, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateApiKeyDto, @AuditOriginOf() origin: AuditOrigin): Promise<CreatedApiKeyView> {
+    return this.apiKeys.create(agent, dto, origin);
   }
 
   @Get()
@@ -53,7 +55,7 @@ export class ApiKeysController {
   })
   @ApiOkResponse({ type: ApiKeyView })
   @ApiProblemResponses(notFound('API key'))
-  revoke(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<ApiKeyView> {
-    return this.apiKeys.revoke(agent.companyId, id);
+  revoke(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<ApiKeyView> {
+    return this.apiKeys.revoke(agent.companyId, id, origin);
   }
 }

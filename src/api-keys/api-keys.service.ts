@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { AgentPrincipal, ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
@@ -13,8 +13,14 @@ import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeyView, CreatedApiKeyView } from './api-key.view.js';
 import type { CreateApiKeyDto } from './dto/create-api-key.dto.js';
 import { BoundedMap } from '../common/bounded-map.js';
+import { diff, stageAudit, SYSTEM_ORIGIN, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import type { ApiKey } from './api-key.schema.js';
 
 const KEY_PREFIX = 'pk_';
+/** What an API key's audit entries show (never the key or its hash). */
+const AUDITED_FIELDS = ['name', 'scopes', 'channels', 'expiresAt'] as const;
 /** `lastUsedAt` is written at most this often per key. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 /** How many keys this process remembers having marked used, before it forgets the oldest. */
@@ -38,28 +44,38 @@ export class ApiKeysService {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async create(agent: AgentPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
-    return this.issue(agent.companyId, dto, agent.agentId);
+  async create(agent: AgentPrincipal, dto: CreateApiKeyDto, origin: AuditOrigin): Promise<CreatedApiKeyView> {
+    return this.issue(agent.companyId, dto, agent.agentId, origin);
   }
 
   /**
    * Also used by the demo seed. At most API_KEYS_PER_COMPANY keys of a company may be active (neither
    * revoked nor expired), also under concurrent creates: minting keys buys no extra rate-limit room.
    */
-  async issue(companyId: CompanyId, dto: CreateApiKeyDto, createdBy: string): Promise<CreatedApiKeyView> {
+  async issue(companyId: CompanyId, dto: CreateApiKeyDto, createdBy: string, origin: AuditOrigin = SYSTEM_ORIGIN): Promise<CreatedApiKeyView> {
     const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw new RequestValidationException([{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
     }
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const cap = this.config.apiKeysPerCompany;
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(
+      origin,
+      'api_key.created',
+      { type: 'api_key', id: _id.toHexString() },
+      diff(null, { name: dto.name, scopes: dto.scopes, channels: dto.channels ?? null, expiresAt }, AUDITED_FIELDS),
+    );
     const stored = await insertWithinCap({
       cap,
       count: () => this.apiKeys.countActive(companyId, new Date()),
       insert: () =>
         this.apiKeys.create(companyId, {
+          _id,
+          pendingAudit: [entry],
           name: dto.name,
           scopes: dto.scopes,
           ...(dto.channels ? { channels: dto.channels } : {}),
@@ -70,10 +86,11 @@ export class ApiKeysService {
           lastUsedAt: null,
           revokedAt: null,
           revokedReason: null,
-        }),
+        } as Partial<ApiKey>),
       undo: async (created) => void (await this.apiKeys.deleteOne(companyId, { _id: created._id })),
     });
     if (!stored) throw new BadRequestException(`A company can have at most ${cap} active API keys: revoke one first`);
+    this.audit.written(companyId, this.apiKeys.collectionName, _id, [entry]);
     return { ...ApiKeyView.from(stored), key };
   }
 
@@ -82,11 +99,17 @@ export class ApiKeysService {
   }
 
   /** Revocation is immediate: the next request with the key is refused. Revoking twice is harmless. */
-  async revoke(companyId: CompanyId, id: string): Promise<ApiKeyView> {
+  async revoke(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<ApiKeyView> {
     const existing = await this.apiKeys.findById(companyId, id);
     if (!existing) throw new NotFoundException(`API key ${id} not found`);
     if (existing.revokedAt) return ApiKeyView.from(existing);
-    const revoked = await this.apiKeys.updateOne(companyId, { _id: existing._id }, { revokedAt: new Date(), revokedReason: 'revoked' });
+    const entry = stageAudit(origin, 'api_key.revoked', { type: 'api_key', id: existing._id.toHexString() }, null);
+    const revoked = await this.apiKeys.updateOne(
+      companyId,
+      { _id: existing._id, revokedAt: null },
+      withAudit({ $set: { revokedAt: new Date(), revokedReason: 'revoked' } }, entry),
+    );
+    if (revoked) this.audit.written(companyId, this.apiKeys.collectionName, existing._id, [entry]);
     return ApiKeyView.from(revoked ?? existing);
   }
 

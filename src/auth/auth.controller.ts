@@ -8,6 +8,8 @@ import { Public } from './decorators/public.decorator.js';
 import { LoginResponseDto, RegisterResponseDto } from './dto/auth-response.dto.js';
 import { LoginDto } from './dto/login.dto.js';
 import { RegisterDto } from './dto/register.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 /** What one call of each route counts against the rate limits: both hash a password (scrypt, ~0.3 s of CPU). */
 export const LOGIN_WEIGHT = 5;
@@ -53,7 +55,7 @@ export class AuthController {
   })
   @ApiOkResponse({ type: LoginResponseDto })
   @ApiProblemResponses(400, [401, 'Invalid e-mail or password'], 429)
-  login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
-    return this.auth.login(dto);
+  login(@Body() dto: LoginDto, @AuditOriginOf() origin: AuditOrigin): Promise<LoginResponseDto> {
+    return this.auth.login(dto, origin);
   }
 }

@@ -13,6 +13,8 @@ import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponseDto, RegisterResponseDto } from './dto/auth-response.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
 import { PasswordHasher } from './password-hasher.js';
+import { SYSTEM_ORIGIN, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 /**
  * Registration refused because the e-mail can already log in. The answer names no cause, and the
@@ -30,6 +32,7 @@ export class AuthService {
     private readonly settings: SettingsRepository,
     private readonly passwords: PasswordHasher,
     private readonly tokens: AccessTokenService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async register(dto: RegisterDto): Promise<RegisterResponseDto> {
@@ -63,11 +66,20 @@ export class AuthService {
     }
   }
 
-  async login(dto: LoginDto): Promise<LoginResponseDto> {
+  /**
+   * Logins and failed logins are audited in the company of the agent the e-mail belongs to (an e-mail no agent logs
+   * in with belongs to no company: nothing to record it in).
+   */
+  async login(dto: LoginDto, origin: AuditOrigin = SYSTEM_ORIGIN): Promise<LoginResponseDto> {
     const agent = await this.agents.findLoginCandidate(dto.email);
     const passwordMatches = await this.passwords.verify(dto.password, agent?.passwordHash);
-    if (!agent || !passwordMatches) throw new UnauthorizedException('Invalid e-mail or password');
-    if (!agent.isActive) throw new UnauthorizedException('This agent is deactivated');
+    if (!agent) throw new UnauthorizedException('Invalid e-mail or password');
+    const self = { ...origin, actor: { type: 'agent' as const, id: agent._id.toHexString() } };
+    if (!passwordMatches || !agent.isActive) {
+      await this.audit.record(agent.companyId, stageAudit(self, 'auth.login_failed', { type: 'login', id: dto.email.trim().toLowerCase() }));
+      throw new UnauthorizedException(passwordMatches ? 'This agent is deactivated' : 'Invalid e-mail or password');
+    }
+    await this.audit.record(agent.companyId, stageAudit(self, 'auth.login', { type: 'agent', id: agent._id.toHexString() }));
     if (agent.passwordHash && this.passwords.needsRehash(agent.passwordHash)) {
       // The password is at hand only now: store it again at today's cost (the token version stays).
       await this.agents.replacePasswordHash(agent.companyId, agent._id, await this.passwords.hash(dto.password));

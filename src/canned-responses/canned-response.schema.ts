@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 /** At most this many per company: a search matches titles and contents within them (a bounded scan). */
 export const MAX_CANNED_RESPONSES_PER_COMPANY = 1000;
@@ -22,5 +23,6 @@ export class CannedResponse {
 
 export const CannedResponseSchema = SchemaFactory.createForClass(CannedResponse);
 CannedResponseSchema.plugin(tenantScopePlugin);
+CannedResponseSchema.plugin(auditedPlugin);
 // Unique short codes; the list's order and its keyset; a shortCode prefix search is a range of it.
 CannedResponseSchema.index({ companyId: 1, shortCode: 1 }, { unique: true });

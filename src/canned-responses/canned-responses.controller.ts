@@ -11,6 +11,8 @@ import { CannedResponsesService } from './canned-responses.service.js';
 import { CreateCannedResponseDto } from './dto/create-canned-response.dto.js';
 import { ListCannedResponsesQueryDto } from './dto/list-canned-responses-query.dto.js';
 import { UpdateCannedResponseDto } from './dto/update-canned-response.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const SENDING =
   'Send one with POST /conversations/{id}/messages `{ cannedResponseId }`: its placeholders are filled in for that ' +
@@ -53,8 +55,8 @@ export class CannedResponsesController {
   })
   @ApiCreatedResponse({ type: CannedResponseView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateCannedResponseDto): Promise<CannedResponseView> {
-    return this.responses.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateCannedResponseDto, @AuditOriginOf() origin: AuditOrigin): Promise<CannedResponseView> {
+    return this.responses.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -65,8 +67,8 @@ export class CannedResponsesController {
   })
   @ApiOkResponse({ type: CannedResponseView })
   @ApiProblemResponses(403, notFound('Canned response'), 409)
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateCannedResponseDto): Promise<CannedResponseView> {
-    return this.responses.update(agent.companyId, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateCannedResponseDto, @AuditOriginOf() origin: AuditOrigin): Promise<CannedResponseView> {
+    return this.responses.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -75,7 +77,7 @@ export class CannedResponsesController {
   @ApiOperation({ summary: 'Delete a canned response (supervisor or admin)', description: 'Messages already sent with it stay as they are.' })
   @ApiOkResponse({ type: DeletedCannedResponseView })
   @ApiProblemResponses(403, notFound('Canned response'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedCannedResponseView> {
-    return this.responses.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedCannedResponseView> {
+    return this.responses.remove(agent.companyId, id, origin);
   }
 }

@@ -12,6 +12,10 @@ import type { CreateCannedResponseDto } from './dto/create-canned-response.dto.j
 import type { ListCannedResponsesQueryDto } from './dto/list-canned-responses-query.dto.js';
 import type { UpdateCannedResponseDto } from './dto/update-canned-response.dto.js';
 import { placeholderProblem, renderPlaceholders, type PlaceholderValues } from './placeholders.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { Types } from 'mongoose';
 
 /**
  * Canned responses (contract section 15): short codes unique per company (the unique index refuses a duplicate, also
@@ -20,7 +24,10 @@ import { placeholderProblem, renderPlaceholders, type PlaceholderValues } from '
  */
 @Injectable()
 export class CannedResponsesService {
-  constructor(private readonly responses: CannedResponsesRepository) {}
+  constructor(
+    private readonly responses: CannedResponsesRepository,
+    private readonly audit: AuditTrail,
+  ) {}
 
   async list(companyId: CompanyId, query: ListCannedResponsesQueryDto): Promise<Page<CannedResponseView>> {
     const page = await this.responses.pageByShortCode(companyId, { search: query.search, cursor: query.cursor, limit: query.limit });
@@ -31,24 +38,28 @@ export class CannedResponsesService {
     return CannedResponseView.from(await this.existing(companyId, id));
   }
 
-  async create(companyId: CompanyId, dto: CreateCannedResponseDto): Promise<CannedResponseView> {
+  async create(companyId: CompanyId, dto: CreateCannedResponseDto, origin: AuditOrigin): Promise<CannedResponseView> {
     assertPlaceholders(dto.content);
+    const record = { shortCode: dto.shortCode, title: dto.title, content: dto.content };
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'canned_response.created', { type: 'canned_response', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
     const created = await this.conflictOr(dto.shortCode, () =>
       insertWithinCap({
         cap: MAX_CANNED_RESPONSES_PER_COMPANY,
         count: () => this.responses.count(companyId),
-        insert: () => this.responses.create(companyId, { shortCode: dto.shortCode, title: dto.title, content: dto.content }),
+        insert: () => this.responses.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<CannedResponse>),
         undo: async (response) => void (await this.responses.deleteOne(companyId, { _id: response._id })),
       }),
     );
     if (!created) {
       throw new BadRequestException(`A company can have at most ${MAX_CANNED_RESPONSES_PER_COMPANY} canned responses; delete one first`);
     }
+    this.audit.written(companyId, this.responses.collectionName, _id, [entry]);
     return CannedResponseView.from(created);
   }
 
   /** Only the fields sent change. */
-  async update(companyId: CompanyId, id: string, dto: UpdateCannedResponseDto): Promise<CannedResponseView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateCannedResponseDto, origin: AuditOrigin): Promise<CannedResponseView> {
     const existing = await this.existing(companyId, id);
     if (dto.content !== undefined) assertPlaceholders(dto.content);
     const set: Partial<CannedResponse> = {};
@@ -56,16 +67,19 @@ export class CannedResponsesService {
     if (dto.title !== undefined) set.title = dto.title;
     if (dto.content !== undefined) set.content = dto.content;
     if (Object.keys(set).length === 0) return CannedResponseView.from(existing);
+    const entry = stageAudit(origin, 'canned_response.updated', { type: 'canned_response', id: existing._id.toHexString() }, diff(existing, { ...existing, ...set }, Object.keys(set)));
     const updated = await this.conflictOr(dto.shortCode ?? existing.shortCode, () =>
-      this.responses.updateOne(companyId, { _id: existing._id }, { $set: set }),
+      this.responses.updateOne(companyId, { _id: existing._id }, withAudit({ $set: set }, entry)),
     );
     if (!updated) throw this.notFound(id);
+    this.audit.written(companyId, this.responses.collectionName, existing._id, [entry]);
     return CannedResponseView.from(updated);
   }
 
-  async remove(companyId: CompanyId, id: string): Promise<DeletedCannedResponseView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedCannedResponseView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.responses.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'canned_response.deleted', { type: 'canned_response', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const CHANNEL_TYPES = ['whatsapp', 'sms', 'email', 'web', 'api', 'other'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -41,6 +42,7 @@ export class Channel {
 
 export const ChannelSchema = SchemaFactory.createForClass(Channel);
 ChannelSchema.plugin(tenantScopePlugin);
+ChannelSchema.plugin(auditedPlugin);
 /** Bumped by every write to channels in this process: ChannelsRepository's cache follows it. */
 export const CHANNEL_WRITES = writeGenerationOf(ChannelSchema);
 // One record per key; also the per-company read of every channel the cache makes, in key order.

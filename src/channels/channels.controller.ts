@@ -10,6 +10,8 @@ import { ChannelView, DeletedChannelView } from './channel.view.js';
 import { ChannelsService } from './channels.service.js';
 import { CreateChannelDto } from './dto/create-channel.dto.js';
 import { UpdateChannelDto } from './dto/update-channel.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60730' };
 
@@ -53,8 +55,8 @@ export class ChannelsController {
   })
   @ApiCreatedResponse({ type: ChannelView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateChannelDto): Promise<ChannelView> {
-    return this.channels.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateChannelDto, @AuditOriginOf() origin: AuditOrigin): Promise<ChannelView> {
+    return this.channels.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -68,8 +70,8 @@ export class ChannelsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: ChannelView })
   @ApiProblemResponses(403, notFound('Channel', ID_PARAM.example))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto): Promise<ChannelView> {
-    return this.channels.update(agent.companyId, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto, @AuditOriginOf() origin: AuditOrigin): Promise<ChannelView> {
+    return this.channels.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -82,7 +84,7 @@ export class ChannelsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedChannelView })
   @ApiProblemResponses(403, notFound('Channel', ID_PARAM.example))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedChannelView> {
-    return this.channels.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedChannelView> {
+    return this.channels.remove(agent.companyId, id, origin);
   }
 }

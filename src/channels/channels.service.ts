@@ -10,6 +10,10 @@ import { ChannelView, DeletedChannelView } from './channel.view.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { CreateChannelDto } from './dto/create-channel.dto.js';
 import type { UpdateChannelDto } from './dto/update-channel.dto.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { Types } from 'mongoose';
 
 function defaultReplyWindowHours(type: ChannelType): number | null {
   return type === 'whatsapp' ? WHATSAPP_REPLY_WINDOW_HOURS : null;
@@ -21,7 +25,10 @@ function defaultReplyWindowHours(type: ChannelType): number | null {
  */
 @Injectable()
 export class ChannelsService {
-  constructor(private readonly channels: ChannelsRepository) {}
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly audit: AuditTrail,
+  ) {}
 
   /** The channel record of a key, or null when the key has none. */
   async find(companyId: CompanyId, key: string): Promise<Stored<Channel> | null> {
@@ -49,7 +56,7 @@ export class ChannelsService {
   }
 
   /** 409 when the key is taken; 400 past MAX_CHANNELS_PER_COMPANY (which holds under concurrent creates too). */
-  async create(companyId: CompanyId, dto: CreateChannelDto): Promise<ChannelView> {
+  async create(companyId: CompanyId, dto: CreateChannelDto, origin: AuditOrigin): Promise<ChannelView> {
     const record: Partial<Channel> = {
       key: dto.key,
       type: dto.type,
@@ -58,12 +65,14 @@ export class ChannelsService {
       replyWindowHours: dto.replyWindowHours !== undefined ? dto.replyWindowHours : defaultReplyWindowHours(dto.type),
       isActive: dto.isActive ?? true,
     };
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'channel.created', { type: 'channel', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
     let created: Stored<Channel> | null;
     try {
       created = await insertWithinCap({
         cap: MAX_CHANNELS_PER_COMPANY,
         count: () => this.channels.count(companyId),
-        insert: () => this.channels.create(companyId, record),
+        insert: () => this.channels.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<Channel>),
         undo: async (channel) => void (await this.channels.deleteOne(companyId, { _id: channel._id })),
       });
     } catch (error) {
@@ -71,10 +80,11 @@ export class ChannelsService {
       throw error;
     }
     if (!created) throw new BadRequestException(`A company can have at most ${MAX_CHANNELS_PER_COMPANY} channels`);
+    this.audit.written(companyId, this.channels.collectionName, _id, [entry]);
     return ChannelView.from(created);
   }
 
-  async update(companyId: CompanyId, id: string, dto: UpdateChannelDto): Promise<ChannelView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateChannelDto, origin: AuditOrigin): Promise<ChannelView> {
     const current = await this.stored(companyId, id);
     const set: Partial<Channel> = {};
     if (dto.name !== undefined) set.name = dto.name;
@@ -82,15 +92,18 @@ export class ChannelsService {
     if (dto.replyWindowHours !== undefined) set.replyWindowHours = dto.replyWindowHours;
     if (dto.isActive !== undefined) set.isActive = dto.isActive;
     if (Object.keys(set).length === 0) return ChannelView.from(current);
-    const updated = await this.channels.updateOne(companyId, { _id: current._id }, { $set: set });
+    const entry = stageAudit(origin, 'channel.updated', { type: 'channel', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const updated = await this.channels.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
     if (!updated) throw this.notFound(id);
+    this.audit.written(companyId, this.channels.collectionName, current._id, [entry]);
     return ChannelView.from(updated);
   }
 
   /** Its conversations stay, and behave as on a key without a record from then on (no reply window). */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedChannelView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedChannelView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.channels.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'channel.deleted', { type: 'channel', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -66,6 +66,10 @@ export class AppConfig {
   readonly eventRetentionDays: number;
   /** How long a contact merge can be undone (contract section 22). */
   readonly contactMergeUndoDays: number;
+  /** How long the audit log keeps an entry (contract section 23). */
+  readonly auditRetentionDays: number;
+  /** How long an erasure waits before it is carried out (it can be cancelled meanwhile). */
+  readonly privacyEraseDelayHours: number;
   /** Open event streams a company may hold at once, across the deployment's processes. */
   readonly eventStreamsPerCompany: number;
   /** Of those, the most one agent or API key may hold, so that one cannot lock the others out. */

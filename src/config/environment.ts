@@ -195,6 +195,8 @@ export function loadAppConfig(env: Env = process.env): AppConfig {
     docsEnabled: check(() => boolean(env, 'DOCS_ENABLED', !production)),
     eventRetentionDays: check(() => integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650)),
     contactMergeUndoDays: check(() => integer(env, 'CONTACT_MERGE_UNDO_DAYS', 30, 0, 3650)),
+    auditRetentionDays: check(() => integer(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650)),
+    privacyEraseDelayHours: check(() => integer(env, 'PRIVACY_ERASE_DELAY_HOURS', 0, 0, 720)),
     eventStreamsPerCompany: check(() => integer(env, 'EVENT_STREAMS_PER_COMPANY', 20, 1, 10_000)),
     eventStreamsPerPrincipal: check(() => integer(env, 'EVENT_STREAMS_PER_PRINCIPAL', 5, 1, 10_000)),
     // At most 15 s: the contract promises a keep-alive at least that often; at least the scheduler's poll, on

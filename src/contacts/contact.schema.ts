@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, type Types } from 'mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 /** A customer of the company (contract section 5); its changes carry their events (contract section 20). */
 @Schema({ collection: 'contacts', timestamps: true, minimize: false })
@@ -56,11 +57,19 @@ export class Contact extends EventSource {
   /** The merge or undo under way on this contact: set atomically, so a second one on the same contact answers 409. */
   @Prop({ type: SchemaTypes.ObjectId })
   mergeLock?: Types.ObjectId;
+  /** Set by an admin (contract section 23): erasure is refused (409) and retention skips its conversations. */
+  @Prop({ type: Boolean })
+  legalHold?: boolean;
+
+  /** When its personal data was erased (contract section 23): it stays as an id, reads show the erased shape, writes 410. */
+  @Prop({ type: Date })
+  erasedAt?: Date;
 }
 
 export const ContactSchema = SchemaFactory.createForClass(Contact);
 ContactSchema.plugin(tenantScopePlugin);
 indexPendingEvents(ContactSchema);
+ContactSchema.plugin(auditedPlugin);
 ContactSchema.index({ companyId: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, tags: 1, _id: -1 });
 ContactSchema.index({ companyId: 1, email: 1 }, { unique: true, partialFilterExpression: { email: { $type: 'string' } } });

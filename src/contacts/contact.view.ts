@@ -18,11 +18,21 @@ export class ContactView {
   /** Values of your contact attribute definitions; dates as ISO-8601. @example {"plan":"pro"} */
   @ApiProperty({ additionalProperties: true })
   attributes: Record<string, unknown>;
+  /** Only on an erased contact (contract section 23): true, with name, e-mail, phone and attributes gone */
+  erased?: true;
+  erasedAt?: string;
+  /** Only while an admin holds it: erasure answers 409 and retention skips it */
+  legalHold?: true;
   createdAt: string;
   updatedAt: string;
 
   static from(contact: Stored<Contact>): ContactView {
+    if (contact.erasedAt) {
+      const at = contact.erasedAt.toISOString();
+      return { id: contact._id.toHexString(), erased: true, erasedAt: at, name: null, email: null, phone: null, tags: [], attributes: {}, createdAt: contact.createdAt.toISOString(), updatedAt: at };
+    }
     return {
+      ...(contact.legalHold ? { legalHold: true as const } : {}),
       id: contact._id.toHexString(),
       name: contact.name ?? null,
       email: contact.email ?? null,

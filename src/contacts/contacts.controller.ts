@@ -12,6 +12,8 @@ import { ContactsService } from './contacts.service.js';
 import { CreateContactDto } from './dto/create-contact.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import { UpdateContactDto } from './dto/update-contact.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 @ApiTags('Contacts')
 @ApiBearerAuth()
@@ -81,8 +83,9 @@ export class ContactsController {
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateContactDto,
+    @AuditOriginOf() origin: AuditOrigin,
   ): Promise<ContactView> {
-    return this.contacts.update(agent.companyId, id, dto);
+    return this.contacts.update(agent.companyId, id, dto, { role: agent.role, origin });
   }
 
   @Delete(':id')

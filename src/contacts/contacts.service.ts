@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, ForbiddenException, GoneException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { isEmail } from 'class-validator';
 import { Types, type QueryFilter } from 'mongoose';
@@ -22,6 +22,11 @@ import type { CreateContactDto } from './dto/create-contact.dto.js';
 import type { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import type { UpdateContactDto } from './dto/update-contact.dto.js';
 import { normalizePhone } from './phone-number.js';
+import { stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import type { Role } from '../auth/auth-principal.js';
+import { roleAllows } from '../auth/guards/permissions.guard.js';
 import { ContactMergedException } from './contact-merged.exception.js';
 import { nameKeyOf } from './name-key.js';
 
@@ -120,6 +125,7 @@ export class ContactsService {
     private readonly contacts: ContactsRepository,
     private readonly emitter: EventEmitter2,
     private readonly attributes: AttributeDefinitionsService,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** A malformed, missing or foreign id, or a merged source's, answers null. */
@@ -273,9 +279,12 @@ export class ContactsService {
   /**
    * Only the fields sent change; null clears name, e-mail or phone, but one of them must remain. `attributes` merge:
    * null removes a key. A change emits `contact.updated` with what changed; nothing changed emits nothing.
+   * `legalHold` needs an admin (403 otherwise) and is audited by field name; an erased contact answers 410.
    */
-  async update(companyId: CompanyId, id: string, dto: UpdateContactDto): Promise<ContactView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateContactDto, caller?: { role: Role; origin: AuditOrigin }): Promise<ContactView> {
+    if (dto.legalHold !== undefined && caller && !roleAllows(caller.role, 'admin')) throw new ForbiddenException('Only admins may set a legal hold');
     let current = await this.existing(companyId, id);
+    if (current.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes ?? undefined);
     const set: Record<string, unknown> = {};
     const unset: Record<string, 1> = {};
@@ -285,6 +294,7 @@ export class ContactsService {
       else if (value !== undefined) set[field] = normalizeField(field, value);
     }
     if (dto.tags) set.tags = dto.tags;
+    if (dto.legalHold !== undefined) set.legalHold = dto.legalHold;
     const nameKey = set.name === undefined ? undefined : nameKeyOf(set.name as string);
     if (nameKey) set.nameKey = nameKey;
     else if (unset.name || set.name !== undefined) unset.nameKey = 1;
@@ -292,14 +302,19 @@ export class ContactsService {
     const update: ContactUpdate = {};
     if (Object.keys(set).length || attributeWrites.$set) update.$set = { ...set, ...attributeWrites.$set };
     if (Object.keys(unset).length || attributeWrites.$unset) update.$unset = { ...unset, ...attributeWrites.$unset };
+    const onlyLegalHold = dto.legalHold !== undefined && Object.keys(set).length === 1 && Object.keys(unset).length === 0 && !patch;
     for (let attempt = 1; ; attempt += 1) {
       const existing = current;
-      const remains = NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
+      const remains = onlyLegalHold || NAME_FIELDS.some((field) => set[field] !== undefined || (!unset[field] && existing[field]));
       if (!remains) throw new BadRequestException('A contact needs at least one of name, email or phone');
       if (!update.$set && !update.$unset) return ContactView.from(existing);
+      const entry =
+        caller && dto.legalHold !== undefined && dto.legalHold !== (existing.legalHold ?? false)
+          ? stageAudit(caller.origin, 'contact.legal_hold_changed', { type: 'contact', id }, { legalHold: [existing.legalHold ?? false, dto.legalHold] })
+          : null;
       let updated: Stored<Contact> | null;
       try {
-        updated = await this.contacts.change(companyId, existing, {}, update, (after) => {
+        updated = await this.contacts.change(companyId, existing, { erasedAt: { $exists: false } }, entry ? withAudit(update, entry) : update, (after) => {
           const events = updatedEvents(existing, after, patch);
           return Object.keys((events[0].data as { changes: FieldChanges }).changes).length ? events : [];
         });
@@ -307,12 +322,14 @@ export class ContactsService {
         throw this.conflictOr(error);
       }
       if (updated) {
+        if (entry) this.audit.written(companyId, this.contacts.collectionName, existing._id, [entry]);
         // Also when the values are the same: a retry of a request that died before the copies were updated heals them.
         if (NAME_FIELDS.some((field) => field in set || field in unset)) await this.summaryChanged(companyId, updated);
         return ContactView.from(updated);
       }
       if (attempt === CHANGE_ATTEMPTS) throw new ConflictException(`Contact ${id} was changed by another request; read it again and retry`);
       current = await this.existing(companyId, id);
+      if (current.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     }
   }
 
@@ -324,8 +341,9 @@ export class ContactsService {
   async remove(companyId: CompanyId, id: string): Promise<DeletedContactView> {
     const _id = parseObjectId(id);
     if (!_id) throw this.notFound(id);
-    // A merged source answers 410 (existing), never a silent delete of the tombstone.
-    await this.existing(companyId, id);
+    // A merged source answers 410 (existing), never a silent delete of the tombstone; so does an erased contact.
+    const existing = await this.existing(companyId, id);
+    if (existing.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     if (!(await this.contacts.removeWithEvent(companyId, _id))) throw this.notFound(id);
     await this.emitter.emitAsync(CONTACT_SUMMARY_CHANGED, { companyId: String(companyId), contactId: _id, summary: null } satisfies ContactSummaryChange);
     return { id: _id.toHexString(), deleted: true };

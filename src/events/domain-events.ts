@@ -6,6 +6,7 @@ import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { DeliveryStatus } from '../messages/message.schema.js';
 import type { MessageView } from '../messages/message.view.js';
+import type { PrivacyRequestView } from '../privacy/privacy-request.view.js';
 import type { SlaMetric } from '../sla-policies/sla-metrics.js';
 import type { TemplateStatus } from '../message-templates/message-template.schema.js';
 import type { MessageTemplateView } from '../message-templates/message-template.view.js';
@@ -45,6 +46,8 @@ export const EVENT_CATALOGUE = {
   'agent.status_changed': 'AGENT_STATUS_CHANGED',
   'contact.merged': 'CONTACT_MERGED',
   'contact.merge_undone': 'CONTACT_MERGE_UNDONE',
+  'contact.erased': 'CONTACT_ERASED',
+  'privacy_request.completed': 'PRIVACY_REQUEST_COMPLETED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -106,6 +109,10 @@ export interface DomainEventData {
   'contact.merged': { contact: ContactView; sourceIds: string[]; mergeId: string };
   /** Merge `mergeId` was undone: `sourceIds` are contacts again, and `contact` (the target) is as the undo left it. */
   'contact.merge_undone': { mergeId: string; contact: ContactView; sourceIds: string[] };
+  /** The contact's personal data and message texts are gone (contract section 23): erase your copies. No personal data. */
+  'contact.erased': { contactId: string; requestId: string };
+  /** An export or an erasure finished (`status` completed or failed). */
+  'privacy_request.completed': { request: PrivacyRequestView };
 }
 
 /** A conversation's team and agent (each null when none). */

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Priority } from '../conversations/conversation.schema.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const FLOW_STEP_TYPES = ['send_message', 'send_template', 'assign', 'set_priority', 'add_tags', 'handoff', 'close'] as const;
 export type FlowStepType = (typeof FLOW_STEP_TYPES)[number];
@@ -60,6 +61,7 @@ export class Flow {
 
 export const FlowSchema = SchemaFactory.createForClass(Flow);
 FlowSchema.plugin(tenantScopePlugin);
+FlowSchema.plugin(auditedPlugin);
 FlowSchema.index({ companyId: 1, _id: -1 });
 FlowSchema.index({ companyId: 1, isActive: 1, _id: -1 });
 // The flows an inbound message may trigger, in creation order.

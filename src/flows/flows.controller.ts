@@ -20,6 +20,8 @@ import { DeletedFlowView, FlowView } from './flow.view.js';
 import { ListFlowsQueryDto } from './dto/list-flows-query.dto.js';
 import { WriteFlowDto } from './dto/write-flow.dto.js';
 import { FlowsService } from './flows.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 @ApiTags('Flows')
 @ApiBearerAuth()
@@ -62,8 +64,8 @@ export class FlowsController {
   })
   @ApiCreatedResponse({ type: FlowView })
   @ApiProblemResponses(400)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: WriteFlowDto): Promise<FlowView> {
-    return this.flows.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: WriteFlowDto, @AuditOriginOf() origin: AuditOrigin): Promise<FlowView> {
+    return this.flows.create(agent.companyId, dto, origin);
   }
 
   @Put(':id')
@@ -74,8 +76,8 @@ export class FlowsController {
   })
   @ApiOkResponse({ type: FlowView })
   @ApiProblemResponses(400, notFound('Flow'))
-  replace(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: WriteFlowDto): Promise<FlowView> {
-    return this.flows.replace(agent.companyId, id, dto);
+  replace(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: WriteFlowDto, @AuditOriginOf() origin: AuditOrigin): Promise<FlowView> {
+    return this.flows.replace(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -87,8 +89,8 @@ export class FlowsController {
   })
   @ApiOkResponse({ type: DeletedFlowView })
   @ApiProblemResponses(notFound('Flow'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedFlowView> {
-    return this.flows.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedFlowView> {
+    return this.flows.remove(agent.companyId, id, origin);
   }
 
   @Post(':id/execute')

@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import type { QueryFilter } from 'mongoose';
+import { Types, type QueryFilter } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
@@ -16,6 +16,9 @@ import { isBuiltInStep, MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from '
 import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 /** A plain copy without the fields left out, at every level (a step's `template` is an object). */
 function withoutOmitted(value: object): Record<string, unknown> {
@@ -38,6 +41,7 @@ export class FlowsService {
     private readonly agents: AgentsRepository,
     private readonly conversations: ConversationsService,
     private readonly runner: FlowRunner,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(companyId: CompanyId, query: ListFlowsQueryDto): Promise<Page<FlowView>> {
@@ -49,25 +53,33 @@ export class FlowsService {
     return FlowView.from(await this.findStored(companyId, id));
   }
 
-  async create(companyId: CompanyId, dto: WriteFlowDto): Promise<FlowView> {
+  async create(companyId: CompanyId, dto: WriteFlowDto, origin: AuditOrigin): Promise<FlowView> {
     const flow = await this.toFlow(companyId, dto);
     if ((await this.flows.count(companyId)) >= MAX_FLOWS_PER_COMPANY) {
       throw new BadRequestException(`A company can have at most ${MAX_FLOWS_PER_COMPANY} flows`);
     }
-    return FlowView.from(await this.flows.create(companyId, flow));
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'flow.created', { type: 'flow', id: _id.toHexString() }, diff(null, flow, Object.keys(flow)));
+    const created = await this.flows.create(companyId, { _id, ...flow, pendingAudit: [entry] } as Partial<Flow>);
+    this.audit.written(companyId, this.flows.collectionName, _id, [entry]);
+    return FlowView.from(created);
   }
 
   /** PUT: every field is replaced; what the body leaves out takes its default again. */
-  async replace(companyId: CompanyId, id: string, dto: WriteFlowDto): Promise<FlowView> {
+  async replace(companyId: CompanyId, id: string, dto: WriteFlowDto, origin: AuditOrigin): Promise<FlowView> {
     const current = await this.findStored(companyId, id);
-    const replaced = await this.flows.updateOne(companyId, { _id: current._id }, { $set: await this.toFlow(companyId, dto) });
+    const flow = await this.toFlow(companyId, dto);
+    const entry = stageAudit(origin, 'flow.replaced', { type: 'flow', id: current._id.toHexString() }, diff(current, { ...current, ...flow }, Object.keys(flow)));
+    const replaced = await this.flows.updateOne(companyId, { _id: current._id }, withAudit({ $set: flow }, entry));
+    if (replaced) this.audit.written(companyId, this.flows.collectionName, current._id, [entry]);
     return FlowView.from(replaced ?? this.notFound(id));
   }
 
   /** Its past executions stay: they are the history analytics counts. */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedFlowView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedFlowView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.flows.deleteOne(companyId, { _id }))) this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'flow.deleted', { type: 'flow', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -35,3 +35,5 @@ export const DurableTimerSchema = SchemaFactory.createForClass(DurableTimer);
 DurableTimerSchema.plugin(tenantScopePlugin);
 // The worker's claim: timers due longest first.
 DurableTimerSchema.index({ nextDueAt: 1 }, { sparse: true });
+// Moving every timer of a kind of one company at once (DurableTimers.dueAllNow).
+DurableTimerSchema.index({ companyId: 1, kind: 1 });

@@ -119,6 +119,18 @@ export class DurableTimers implements OnModuleInit {
     if (dueAt.getTime() <= this.clock.now().getTime() + POLL_INTERVAL_MS) this.worker.wake(DURABLE_TIMER);
   }
 
+  /**
+   * Makes every timer of the company's `kind` due now, in one write: for a setting every such deadline depends on, so
+   * that each fires and sets itself again against the new value (see ConversationRetention).
+   */
+  async dueAllNow(companyId: CompanyId, kind: string): Promise<void> {
+    const dueAt = this.clock.now();
+    await this.model
+      .updateMany({ companyId: toObjectId(String(companyId)), kind }, { $set: { dueAt, nextDueAt: dueAt, failures: 0 }, $inc: { queueVersion: 1 } })
+      .exec();
+    this.worker.wake(DURABLE_TIMER);
+  }
+
   /** Cancels the timer, whether or not it was set; a firing under way finishes, and must find nothing to do. */
   async cancel(companyId: CompanyId, kind: string, key: string): Promise<void> {
     await this.model.deleteOne({ _id: timerId(kind, key), companyId: toObjectId(String(companyId)) }).exec();

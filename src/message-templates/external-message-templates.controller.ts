@@ -11,6 +11,8 @@ import { ReportTemplateStatusDto } from './dto/report-template-status.dto.js';
 import { MessageTemplateView } from './message-template.view.js';
 import { TEMPLATE_LIFE_CYCLE } from './message-templates.controller.js';
 import { MessageTemplatesService } from './message-templates.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60740' };
 
@@ -77,7 +79,7 @@ export class ExternalMessageTemplatesController {
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, MessageTemplateView, { description: 'The template as it stands' })
   @ApiEnvelopeErrorResponses(notFound('Message template', ID_PARAM.example), 409)
-  async report(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: ReportTemplateStatusDto): Promise<DataEnvelope<MessageTemplateView>> {
-    return envelope(await this.templates.report(key.companyId, id, dto, key.channels));
+  async report(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string, @Body() dto: ReportTemplateStatusDto, @AuditOriginOf() origin: AuditOrigin): Promise<DataEnvelope<MessageTemplateView>> {
+    return envelope(await this.templates.report(key.companyId, id, dto, origin, key.channels));
   }
 }

@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const TEMPLATE_CATEGORIES = ['marketing', 'utility', 'authentication'] as const;
 export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
@@ -47,6 +48,7 @@ export class MessageTemplate extends EventSource {
 
 export const MessageTemplateSchema = SchemaFactory.createForClass(MessageTemplate);
 MessageTemplateSchema.plugin(tenantScopePlugin);
+MessageTemplateSchema.plugin(auditedPlugin);
 indexPendingEvents(MessageTemplateSchema);
 // One template per channel, name and language; also the lookup of a send by name.
 MessageTemplateSchema.index({ companyId: 1, channel: 1, name: 1, language: 1 }, { unique: true });

@@ -9,6 +9,8 @@ import { CreateMessageTemplateDto } from './dto/create-message-template.dto.js';
 import { ListMessageTemplatesQueryDto } from './dto/list-message-templates-query.dto.js';
 import { DeletedMessageTemplateView, MessageTemplateView } from './message-template.view.js';
 import { MessageTemplatesService } from './message-templates.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60740' };
 
@@ -53,8 +55,8 @@ export class MessageTemplatesController {
   })
   @ApiCreatedResponse({ type: MessageTemplateView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateMessageTemplateDto): Promise<MessageTemplateView> {
-    return this.templates.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateMessageTemplateDto, @AuditOriginOf() origin: AuditOrigin): Promise<MessageTemplateView> {
+    return this.templates.create(agent.companyId, dto, origin);
   }
 
   @Delete(':id')
@@ -67,7 +69,7 @@ export class MessageTemplatesController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedMessageTemplateView })
   @ApiProblemResponses(403, notFound('Message template', ID_PARAM.example))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedMessageTemplateView> {
-    return this.templates.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedMessageTemplateView> {
+    return this.templates.remove(agent.companyId, id, origin);
   }
 }

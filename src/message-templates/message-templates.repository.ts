@@ -6,6 +6,8 @@ import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import { MessageTemplate } from './message-template.schema.js';
+import type { StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
 
 /** A template about to be inserted, without the fields the repository sets. */
 export type NewMessageTemplate = Omit<MessageTemplate, 'pendingEvents'>;
@@ -19,7 +21,7 @@ export class MessageTemplatesRepository extends EventSourceRepository<MessageTem
   /** Inserts the template with the events `stage` makes of it, complete before the write so the events show it as stored. */
   async insert(companyId: CompanyId, data: NewMessageTemplate, stage: (stored: Stored<MessageTemplate>) => PendingEvent[]): Promise<Stored<MessageTemplate>> {
     const now = new Date();
-    const record = { ...data, _id: new Types.ObjectId(), companyId: new Types.ObjectId(String(companyId)), createdAt: now, updatedAt: now } as Stored<MessageTemplate>;
+    const record = { _id: new Types.ObjectId(), ...data, companyId: new Types.ObjectId(String(companyId)), createdAt: now, updatedAt: now } as Stored<MessageTemplate>;
     return this.insertWithEvents(companyId, record, stage(record));
   }
 
@@ -32,11 +34,13 @@ export class MessageTemplatesRepository extends EventSourceRepository<MessageTem
     current: Stored<MessageTemplate>,
     set: Pick<MessageTemplate, 'status' | 'rejectionReason'>,
     stage: (after: Stored<MessageTemplate>) => PendingEvent[],
+    audit?: StagedAuditEntry,
   ): Promise<Stored<MessageTemplate> | null> {
     const updatedAt = new Date();
     const after = { ...current, ...set, updatedAt, pendingEvents: undefined } as Stored<MessageTemplate>;
     const filter = { _id: current._id, status: current.status } as QueryFilter<MessageTemplate>;
-    return this.updateWithEvents(companyId, filter, { $set: { ...set, updatedAt } }, stage(after), { timestamps: false });
+    const update = { $set: { ...set, updatedAt } };
+    return this.updateWithEvents(companyId, filter, audit ? withAudit(update, audit) : update, stage(after), { timestamps: false });
   }
 
   /** The template a send names; served by the unique index. */

@@ -1,5 +1,5 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import type { QueryFilter } from 'mongoose';
+import { Types, type QueryFilter } from 'mongoose';
 import { ChannelsService } from '../channels/channels.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
@@ -17,8 +17,11 @@ import type { ReportTemplateStatusDto } from './dto/report-template-status.dto.j
 import type { SendTemplateDto } from './dto/send-template.dto.js';
 import type { MessageTemplate, TemplateStatus } from './message-template.schema.js';
 import { DeletedMessageTemplateView, MessageTemplateView } from './message-template.view.js';
-import { MessageTemplatesRepository } from './message-templates.repository.js';
+import { MessageTemplatesRepository, type NewMessageTemplate } from './message-templates.repository.js';
 import { countPlaceholders, renderTemplate } from './template-body.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 /** Tries of a status report whose template another report moved meanwhile. */
 const REPORT_ATTEMPTS = 3;
@@ -39,6 +42,7 @@ export class MessageTemplatesService {
   constructor(
     private readonly templates: MessageTemplatesRepository,
     private readonly channels: ChannelsService,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** `scope`: the channels the caller's key is limited to: only their templates, and 403 when asked for another. */
@@ -59,7 +63,7 @@ export class MessageTemplatesService {
   }
 
   /** 400 for a channel without a record or a body whose placeholders have a gap; 409 when channel + name + language is taken. */
-  async create(companyId: CompanyId, dto: CreateMessageTemplateDto): Promise<MessageTemplateView> {
+  async create(companyId: CompanyId, dto: CreateMessageTemplateDto, origin: AuditOrigin): Promise<MessageTemplateView> {
     const channel = channelOf(dto.channel);
     const placeholderCount = countPlaceholders(dto.body);
     if (typeof placeholderCount === 'string') throw new RequestValidationException([{ field: 'body', message: placeholderCount }]);
@@ -70,11 +74,11 @@ export class MessageTemplatesService {
     }
     const language = canonicalLanguage(dto.language)!;
     try {
-      const stored = await this.templates.insert(
-        companyId,
-        { channel, name: dto.name, language, category: dto.category, body: dto.body, placeholderCount, status: 'pending', rejectionReason: null },
-        (template) => [statusChanged(template, null)],
-      );
+      const record = { channel, name: dto.name, language, category: dto.category, body: dto.body, placeholderCount, status: 'pending' as const, rejectionReason: null };
+      const _id = new Types.ObjectId();
+      const entry = stageAudit(origin, 'template.created', { type: 'template', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
+      const stored = await this.templates.insert(companyId, { _id, ...record, pendingAudit: [entry] } as NewMessageTemplate, (template) => [statusChanged(template, null)]);
+      this.audit.written(companyId, this.templates.collectionName, _id, [entry]);
       return MessageTemplateView.from(stored);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
@@ -83,9 +87,10 @@ export class MessageTemplatesService {
   }
 
   /** Messages already sent with it keep what they sent. */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedMessageTemplateView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedMessageTemplateView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.templates.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'template.deleted', { type: 'template', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
   }
 
@@ -93,13 +98,15 @@ export class MessageTemplatesService {
    * The channel's verdict, as the connector reports it: a new status is written with `template.status_changed`
    * (`rejectionReason` kept only with `rejected`); the status it has already changes nothing and emits nothing.
    */
-  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto, scope: ChannelScope = null): Promise<MessageTemplateView> {
+  async report(companyId: CompanyId, id: string, dto: ReportTemplateStatusDto, origin?: AuditOrigin, scope: ChannelScope = null): Promise<MessageTemplateView> {
     let current = await this.stored(companyId, id, scope);
     for (let attempt = 1; ; attempt += 1) {
       if (current.status === dto.status) return MessageTemplateView.from(current);
       const previous = current.status;
       const set = { status: dto.status, rejectionReason: dto.status === 'rejected' ? (dto.rejectionReason ?? null) : null };
-      const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)]);
+      const entry = origin && stageAudit(origin, 'template.status_reported', { type: 'template', id: current._id.toHexString() }, diff(current, { ...current, ...set }, ['status', 'rejectionReason']));
+      const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)], entry);
+      if (changed && entry) this.audit.written(companyId, this.templates.collectionName, current._id, [entry]);
       if (changed) return MessageTemplateView.from(changed);
       if (attempt === REPORT_ATTEMPTS) throw new ConflictException(`Template ${id} was changed by another request; report again`);
       current = await this.stored(companyId, id);

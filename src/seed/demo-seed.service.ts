@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config.js';
 import { DatabaseTarget } from '../database/database-target.js';
 import { InboundMessagesService } from '../inbound/inbound-messages.service.js';
 import { SettingsService } from '../settings/settings.service.js';
+import { SYSTEM_ORIGIN } from '../audit/audit-entry.js';
 
 export const DEMO_ADMIN_EMAIL = 'admin@demo.parley.local';
 
@@ -73,7 +74,7 @@ export class DemoSeedService {
       throw error;
     }
     const apiKey = await this.apiKeys.issue(registered.company.id, { name: 'Demo key', scopes: [...API_KEY_SCOPES] }, registered.agent.id);
-    await this.settings.update(registered.company.id, { welcomeMessage: DEMO_WELCOME });
+    await this.settings.update(registered.company.id, { welcomeMessage: DEMO_WELCOME }, SYSTEM_ORIGIN);
     for (const message of DEMO_INBOUND) await this.inbound.receive(registered.company.id, message);
     return {
       email: DEMO_ADMIN_EMAIL,

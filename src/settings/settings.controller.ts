@@ -7,6 +7,8 @@ import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
 import { SettingsView } from './settings.view.js';
 import { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import { SettingsService } from './settings.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 @ApiTags('Settings')
 @ApiBearerAuth()
@@ -35,7 +37,7 @@ export class SettingsController {
   })
   @ApiOkResponse({ type: SettingsView })
   @ApiProblemResponses(400)
-  update(@CurrentAgent() agent: AgentPrincipal, @Body() dto: UpdateSettingsDto): Promise<SettingsView> {
-    return this.settings.update(agent.companyId, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Body() dto: UpdateSettingsDto, @AuditOriginOf() origin: AuditOrigin): Promise<SettingsView> {
+    return this.settings.update(agent.companyId, dto, origin);
   }
 }

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { WEEKDAYS, type BusinessHoursRules } from '../business-hours/business-calendar.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const ASSIGNMENT_STRATEGIES = ['round_robin', 'least_busy'] as const;
 export type AssignmentStrategy = (typeof ASSIGNMENT_STRATEGIES)[number];
@@ -32,6 +33,13 @@ export const DEFAULT_BUSINESS_HOURS: BusinessHours = {
   holidays: [],
 };
 
+/** Contract section 23: closed conversations have their messages erased after `closedConversationDays`; null keeps them. */
+export interface RetentionSettings {
+  closedConversationDays: number | null;
+}
+export const MIN_RETENTION_DAYS = 30;
+export const MAX_RETENTION_DAYS = 3650;
+
 export const DEFAULT_CSAT: CsatSettings = { enabled: false, message: 'How would you rate our help, from 1 to 5?' };
 
 /** One per company, created with it (contract section 5). */
@@ -60,6 +68,10 @@ export class Settings {
   @Prop({ default: 'en' })
   language: string;
 
+  /** Unset on older records: keep everything. */
+  @Prop({ type: Object })
+  retention?: RetentionSettings;
+
   /** Minutes before a reply window closes that `conversation.reply_window_closing` fires; unset on older records. */
   @Prop({ default: DEFAULT_REPLY_WINDOW_WARNING_MINUTES, min: 1, max: MAX_REPLY_WINDOW_WARNING_MINUTES })
   replyWindowWarningMinutes?: number;
@@ -67,6 +79,7 @@ export class Settings {
 
 export const SettingsSchema = SchemaFactory.createForClass(Settings);
 SettingsSchema.plugin(tenantScopePlugin);
+SettingsSchema.plugin(auditedPlugin);
 /** Bumped by every write to settings in this process: SettingsRepository's cache follows it. */
 export const SETTINGS_WRITES = writeGenerationOf(SettingsSchema);
 SettingsSchema.index({ companyId: 1 }, { unique: true });

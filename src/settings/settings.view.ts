@@ -31,6 +31,11 @@ export class CsatSettingsView {
   message: string;
 }
 
+export class RetentionSettingsView {
+  /** Days after a conversation closes that its messages are erased; null keeps them */
+  closedConversationDays: number | null;
+}
+
 export class AutoAssignmentView {
   enabled: boolean;
   strategy: AssignmentStrategy;
@@ -63,6 +68,7 @@ export class SettingsView {
   outOfHoursMessage: string;
   csat: CsatSettingsView;
   autoAssignment: AutoAssignmentView;
+  retention: RetentionSettingsView;
   /** @example en */
   language: string;
   /**
@@ -91,6 +97,7 @@ export class SettingsView {
         maxConversationsPerAgent: settings.autoAssignment.maxConversationsPerAgent,
         awayAfterIdleSeconds: settings.autoAssignment.awayAfterIdleSeconds ?? null,
       },
+      retention: { closedConversationDays: settings.retention?.closedConversationDays ?? null },
       language: settings.language,
       replyWindowWarningMinutes: settings.replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES,
       createdAt: settings.createdAt.toISOString(),

@@ -9,6 +9,8 @@ import { ListSlaPoliciesQueryDto } from './dto/list-sla-policies-query.dto.js';
 import { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-policy.dto.js';
 import { SlaPoliciesService } from './sla-policies.service.js';
 import { DeletedSlaPolicyView, SlaPolicyView } from './sla-policy.view.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const MATCHING =
   'A conversation takes the first active policy (oldest first) whose conditions match when it opens, and again when ' +
@@ -50,8 +52,8 @@ export class SlaPoliciesController {
   })
   @ApiCreatedResponse({ type: SlaPolicyView })
   @ApiProblemResponses(400, 403)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateSlaPolicyDto): Promise<SlaPolicyView> {
-    return this.policies.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateSlaPolicyDto, @AuditOriginOf() origin: AuditOrigin): Promise<SlaPolicyView> {
+    return this.policies.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -64,8 +66,8 @@ export class SlaPoliciesController {
   })
   @ApiOkResponse({ type: SlaPolicyView })
   @ApiProblemResponses(400, 403, notFound('SLA policy'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSlaPolicyDto): Promise<SlaPolicyView> {
-    return this.policies.update(agent.companyId, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSlaPolicyDto, @AuditOriginOf() origin: AuditOrigin): Promise<SlaPolicyView> {
+    return this.policies.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -77,7 +79,7 @@ export class SlaPoliciesController {
   })
   @ApiOkResponse({ type: DeletedSlaPolicyView })
   @ApiProblemResponses(403, notFound('SLA policy'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedSlaPolicyView> {
-    return this.policies.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedSlaPolicyView> {
+    return this.policies.remove(agent.companyId, id, origin);
   }
 }

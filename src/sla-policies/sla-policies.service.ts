@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import type { QueryFilter } from 'mongoose';
+import { Types, type QueryFilter } from 'mongoose';
 import { RequestValidationException, type FieldProblem } from '../common/errors/request-validation.exception.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import { parseObjectId } from '../database/object-id.js';
@@ -11,6 +11,9 @@ import type { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-pol
 import { SlaPoliciesRepository } from './sla-policies.repository.js';
 import { MAX_SLA_POLICIES_PER_COMPANY, type SlaPolicy } from './sla-policy.schema.js';
 import { DeletedSlaPolicyView, SlaPolicyView } from './sla-policy.view.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 const TARGETS = ['firstResponseSeconds', 'nextResponseSeconds', 'resolutionSeconds'] as const;
 
@@ -21,7 +24,10 @@ const TARGETS = ['firstResponseSeconds', 'nextResponseSeconds', 'resolutionSecon
  */
 @Injectable()
 export class SlaPoliciesService {
-  constructor(private readonly policies: SlaPoliciesRepository) {}
+  constructor(
+    private readonly policies: SlaPoliciesRepository,
+    private readonly audit: AuditTrail,
+  ) {}
 
   async list(companyId: CompanyId, query: ListSlaPoliciesQueryDto): Promise<Page<SlaPolicyView>> {
     const filter: QueryFilter<SlaPolicy> = query.isActive === undefined ? {} : { isActive: query.isActive };
@@ -32,7 +38,7 @@ export class SlaPoliciesService {
     return SlaPolicyView.from(await this.findStored(companyId, id));
   }
 
-  async create(companyId: CompanyId, dto: CreateSlaPolicyDto): Promise<SlaPolicyView> {
+  async create(companyId: CompanyId, dto: CreateSlaPolicyDto, origin: AuditOrigin): Promise<SlaPolicyView> {
     const policy = checked({
       name: dto.name,
       isActive: dto.isActive ?? true,
@@ -44,29 +50,35 @@ export class SlaPoliciesService {
       warnBeforeSeconds: dto.warnBeforeSeconds ?? null,
     });
     // Also under concurrent creates: a policy past the cap would never be matched (SlaPoliciesRepository.active).
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'sla_policy.created', { type: 'sla_policy', id: _id.toHexString() }, diff(null, policy, Object.keys(policy)));
     const created = await insertWithinCap({
       cap: MAX_SLA_POLICIES_PER_COMPANY,
       count: () => this.policies.count(companyId),
-      insert: () => this.policies.create(companyId, policy),
+      insert: () => this.policies.create(companyId, { _id, ...policy, pendingAudit: [entry] } as Partial<SlaPolicy>),
       undo: async (inserted) => void (await this.policies.deleteOne(companyId, { _id: inserted._id })),
     });
     if (!created) throw new BadRequestException(`A company can have at most ${MAX_SLA_POLICIES_PER_COMPANY} SLA policies`);
+    this.audit.written(companyId, this.policies.collectionName, _id, [entry]);
     return SlaPolicyView.from(created);
   }
 
   /** Merges the fields sent (null clears a target or the warning), then checks the whole policy as on create. */
-  async update(companyId: CompanyId, id: string, dto: UpdateSlaPolicyDto): Promise<SlaPolicyView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateSlaPolicyDto, origin: AuditOrigin): Promise<SlaPolicyView> {
     const current = await this.findStored(companyId, id);
     const set = changesOf(dto);
     if (Object.keys(set).length === 0) return SlaPolicyView.from(current);
     checked({ ...current, ...set });
-    const updated = await this.policies.updateOne(companyId, { _id: current._id }, { $set: set });
+    const entry = stageAudit(origin, 'sla_policy.updated', { type: 'sla_policy', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const updated = await this.policies.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
+    if (updated) this.audit.written(companyId, this.policies.collectionName, current._id, [entry]);
     return SlaPolicyView.from(updated ?? this.notFound(id));
   }
 
-  async remove(companyId: CompanyId, id: string): Promise<DeletedSlaPolicyView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedSlaPolicyView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.policies.deleteOne(companyId, { _id }))) this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'sla_policy.deleted', { type: 'sla_policy', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Priority } from '../conversations/conversation.schema.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 /** Policies a company may have: bounds what matching a conversation costs. */
 export const MAX_SLA_POLICIES_PER_COMPANY = 100;
@@ -43,6 +44,7 @@ export class SlaPolicy {
 
 export const SlaPolicySchema = SchemaFactory.createForClass(SlaPolicy);
 SlaPolicySchema.plugin(tenantScopePlugin);
+SlaPolicySchema.plugin(auditedPlugin);
 SlaPolicySchema.index({ companyId: 1, _id: -1 });
 // The active policies a conversation is matched against, oldest first.
 SlaPolicySchema.index({ companyId: 1, isActive: 1, _id: 1 });

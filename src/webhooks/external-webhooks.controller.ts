@@ -12,6 +12,8 @@ import { CreatedWebhookView, WebhookView } from './webhook.view.js';
 import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
 const WEBHOOK_NOT_FOUND = notFound('Webhook', ID_PARAM.example);
@@ -44,8 +46,8 @@ export class ExternalWebhooksController {
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC + CHANNELS_DOC })
   @ApiDataEnvelope(201, CreatedWebhookView, { description: 'Created' })
   @ApiEnvelopeErrorResponses(400, [...BEYOND_CHANNELS])
-  async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto): Promise<DataEnvelope<CreatedWebhookView>> {
-    return envelope(await this.webhooks.create(key.companyId, dto, key.channels));
+  async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<DataEnvelope<CreatedWebhookView>> {
+    return envelope(await this.webhooks.create(key.companyId, dto, origin, key.channels));
   }
 
   @Get(':id')
@@ -69,8 +71,9 @@ export class ExternalWebhooksController {
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Param('id') id: string,
     @Body() dto: UpdateWebhookDto,
+    @AuditOriginOf() origin: AuditOrigin,
   ): Promise<DataEnvelope<WebhookView>> {
-    return envelope(await this.webhooks.update(key.companyId, id, dto, key.channels));
+    return envelope(await this.webhooks.update(key.companyId, id, dto, origin, key.channels));
   }
 
   @Delete(':id')
@@ -82,8 +85,8 @@ export class ExternalWebhooksController {
   @ApiParam(ID_PARAM)
   @ApiResponse({ status: 200, type: MessageEnvelope, description: 'Deleted' })
   @ApiEnvelopeErrorResponses(WEBHOOK_NOT_FOUND)
-  async remove(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string): Promise<MessageEnvelope> {
-    await this.webhooks.remove(key.companyId, id, key.channels);
+  async remove(@CurrentApiKey() key: ApiKeyPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<MessageEnvelope> {
+    await this.webhooks.remove(key.companyId, id, origin, key.channels);
     return { success: true, message: `Webhook ${id} deleted` };
   }
 }

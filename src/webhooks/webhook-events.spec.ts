@@ -30,9 +30,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the forty-four names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(44);
-    expect(DOMAIN_EVENTS).toHaveLength(22);
+  it('accepts exactly the forty-eight names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(48);
+    expect(DOMAIN_EVENTS).toHaveLength(24);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

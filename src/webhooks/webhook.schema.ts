@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { LaneFields } from '../lanes/lane.schema.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from './webhook-events.js';
+import { auditedPlugin } from '../audit/audited.js';
 
 export const DEFAULT_RETRY_CONFIG = { maxRetries: 5, backoffMs: 1000 } as const;
 
@@ -56,6 +57,7 @@ export class Webhook extends LaneFields {
 
 export const WebhookSchema = SchemaFactory.createForClass(Webhook);
 WebhookSchema.plugin(tenantScopePlugin);
+WebhookSchema.plugin(auditedPlugin);
 WebhookSchema.index({ companyId: 1, _id: -1 });
 // The fan-out: the active webhooks of a company subscribed to either name of an event.
 WebhookSchema.index({ companyId: 1, isActive: 1, events: 1 });

@@ -11,6 +11,8 @@ import { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { CreatedWebhookView, DeletedWebhookView, WebhookView } from './webhook.view.js';
 import { DELIVERY_FORMAT_DOC } from './webhook-docs.js';
 import { WebhooksService } from './webhooks.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
 
@@ -26,8 +28,8 @@ export class WebhooksController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiCreatedResponse({ type: CreatedWebhookView })
-  async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto): Promise<CreatedWebhookView> {
-    return this.webhooks.create(agent.companyId, dto);
+  async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<CreatedWebhookView> {
+    return this.webhooks.create(agent.companyId, dto, origin);
   }
 
   @Get()
@@ -60,8 +62,8 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
-  async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto): Promise<WebhookView> {
-    return this.webhooks.update(agent.companyId, id, dto);
+  async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<WebhookView> {
+    return this.webhooks.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -73,7 +75,7 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedWebhookView })
   @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
-  async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedWebhookView> {
-    return this.webhooks.remove(agent.companyId, id);
+  async remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedWebhookView> {
+    return this.webhooks.remove(agent.companyId, id, origin);
   }
 }

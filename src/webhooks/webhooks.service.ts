@@ -1,5 +1,5 @@
 import { BadRequestException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import type { Types, UpdateQuery } from 'mongoose';
+import { Types, type UpdateQuery } from 'mongoose';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
@@ -11,15 +11,20 @@ import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import type { UpdateWebhookDto } from './dto/update-webhook.dto.js';
 import { DeletedWebhookView, WebhookView, type CreatedWebhookView } from './webhook.view.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { parsePublicId, WEBHOOK_ID_PREFIX } from './webhook-ids.js';
+import { parsePublicId, WEBHOOK_ID_PREFIX, webhookPublicId } from './webhook-ids.js';
 import { WebhookSecretBox } from './webhook-secret-box.js';
 import { WebhookUrlPolicy } from './webhook-url.policy.js';
 import { DEFAULT_RETRY_CONFIG, type Webhook } from './webhook.schema.js';
 import { markDueUpdate } from '../lanes/lane-store.js';
 import { WebhooksRepository } from './webhooks.repository.js';
+import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 /** Bounds the fan-out of one event and Interface B's list, which has no pages. */
 export const MAX_WEBHOOKS_PER_COMPANY = 100;
+/** What a webhook's audit entries show; its secret only as "[changed]". */
+const AUDITED_FIELDS = ['name', 'url', 'events', 'channels', 'retryConfig', 'isActive', 'secret'] as const;
 
 /** The webhook rules, for both interfaces: the controllers differ only in how they answer. */
 @Injectable()
@@ -30,6 +35,7 @@ export class WebhooksService {
     private readonly secrets: WebhookSecretBox,
     private readonly urls: WebhookUrlPolicy,
     private readonly lanes: WebhookDeliveryLanes,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
@@ -37,23 +43,30 @@ export class WebhooksService {
    * creates too (insert, count, take back: see insertWithinCap). `scope`: the channels the caller's key is limited
    * to; its webhook gets them when it names none, and may not name another (403).
    */
-  async create(companyId: CompanyId, dto: CreateWebhookDto, scope: ChannelScope = null): Promise<CreatedWebhookView> {
+  async create(companyId: CompanyId, dto: CreateWebhookDto, origin: AuditOrigin, scope: ChannelScope = null): Promise<CreatedWebhookView> {
     // null means every channel: beyond a limited scope.
     if (scope !== null) dto = { ...dto, channels: dto.channels === undefined ? [...scope] : withinScope(scope, dto.channels ?? []) };
     await this.urls.assertAllowed(dto.url);
     const secret = generateWebhookSecret();
+    const _id = new Types.ObjectId();
+    let entry: StagedAuditEntry | null = null;
     const webhook = await insertWithinCap({
       cap: MAX_WEBHOOKS_PER_COMPANY,
       count: () => this.webhooks.count(companyId),
-      insert: () => this.insert(companyId, dto, secret),
+      insert: async () => {
+        const record = this.record(dto, secret);
+        entry = stageAudit(origin, 'webhook.created', { type: 'webhook', id: webhookPublicId(_id) }, diff(null, { ...record, secret }, AUDITED_FIELDS, { secret: ['secret'] }));
+        return this.webhooks.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<Webhook>);
+      },
       undo: (created) => this.discard(companyId, created._id),
     });
     if (!webhook) throw new BadRequestException(`A company can have at most ${MAX_WEBHOOKS_PER_COMPANY} webhooks`);
+    if (entry) this.audit.written(companyId, this.webhooks.collectionName, _id, [entry]);
     return { ...WebhookView.from(webhook), secret };
   }
 
-  private insert(companyId: CompanyId, dto: CreateWebhookDto, secret: string): Promise<Stored<Webhook>> {
-    return this.webhooks.create(companyId, {
+  private record(dto: CreateWebhookDto, secret: string): Partial<Webhook> {
+    return {
       name: dto.name ?? new URL(dto.url).hostname,
       url: dto.url,
       events: dto.events,
@@ -65,7 +78,7 @@ export class WebhooksService {
       isActive: dto.isActive ?? true,
       disabledReason: null,
       secret: this.secrets.seal(secret),
-    });
+    };
   }
 
   async page(companyId: CompanyId, query: PageQueryDto): Promise<Page<WebhookView>> {
@@ -100,7 +113,7 @@ export class WebhooksService {
    * `isActive: false` pauses (pending deliveries wait, events are not recorded for it); `true` resumes them,
    * clears a disabledReason and receives the events that occur from then on.
    */
-  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto, scope: ChannelScope = null): Promise<WebhookView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateWebhookDto, origin: AuditOrigin, scope: ChannelScope = null): Promise<WebhookView> {
     const existing = await this.getStored(companyId, id, scope);
     // null means every channel: beyond a limited scope.
     if (scope !== null && dto.channels !== undefined) withinScope(scope, dto.channels ?? []);
@@ -116,17 +129,22 @@ export class WebhooksService {
       Object.assign($set, { disabledReason: null, activeSince: now });
       Object.assign(update, markDueUpdate<Webhook>(now));
     }
-    const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, update);
+    const after = { ...existing, ...fields, retryConfig: { ...existing.retryConfig, ...retryConfig }, ...(resuming ? { disabledReason: null } : {}) };
+    const changes = diff(existing, after, AUDITED_FIELDS);
+    const entry = Object.keys(changes).length > 0 ? stageAudit(origin, 'webhook.updated', { type: 'webhook', id: webhookPublicId(existing._id) }, changes) : null;
+    const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, entry ? withAudit(update, entry) : update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
+    if (entry) this.audit.written(companyId, this.webhooks.collectionName, existing._id, [entry]);
     if (resuming) this.lanes.wake();
     return WebhookView.from(updated);
   }
 
   /** Removes the webhook and its deliveries: pending ones are discarded, never attempted. */
-  async remove(companyId: CompanyId, id: string, scope: ChannelScope = null): Promise<DeletedWebhookView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin, scope: ChannelScope = null): Promise<DeletedWebhookView> {
     const _id = scope === null ? parsePublicId(WEBHOOK_ID_PREFIX, id) : (await this.getStored(companyId, id, scope))._id;
     if (!_id) throw new NotFoundException(`Webhook ${id} not found`);
     await this.discard(companyId, _id, id);
+    await this.audit.record(companyId, stageAudit(origin, 'webhook.deleted', { type: 'webhook', id: webhookPublicId(_id) }));
     return { id, deleted: true };
   }
 

@@ -166,6 +166,21 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'conversation.updated': { conversation: conversation({ id: open.id, subject: 'Refund' }), changes: { subject: [null, 'Refund'] } },
     'contact.merged': { contact: contactView(), sourceIds: [hex()], mergeId: hex() },
     'contact.merge_undone': { mergeId: hex(), contact: contactView(), sourceIds: [hex()] },
+    'contact.erased': { contactId: hex(), requestId: hex() },
+    'privacy_request.completed': {
+      request: {
+        id: hex(),
+        type: 'erase',
+        contactId: hex(),
+        status: 'completed',
+        reason: null,
+        includeNotes: false,
+        dueAt: now(),
+        failureReason: null,
+        createdAt: now(),
+        completedAt: now(),
+      },
+    },
   };
 }
 

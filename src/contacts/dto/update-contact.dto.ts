@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import {
   ATTRIBUTES_SCHEMA,
   IsContactAttributes,
@@ -15,6 +15,11 @@ import { IsTagList } from '../../tags/tag-list.decorator.js';
  * one of them); `tags` and `attributes` replace the whole list or object.
  */
 export class UpdateContactDto {
+  /** Admins only: true holds the contact (its erasure answers 409, retention skips it), false lifts the hold */
+  @IsOptional()
+  @IsBoolean()
+  legalHold?: boolean;
+
   /**
    * null clears it
    * @example "Grace Hopper"

@@ -27,6 +27,11 @@ export interface FindOptions<T> {
 export class TenantRepository<T> {
   constructor(protected readonly model: Model<T>) {}
 
+  /** Where the records are stored (what an audit entry written with a change names, see AuditTrail). */
+  get collectionName(): string {
+    return this.model.collection.collectionName;
+  }
+
   /**
    * The company's id as stored. Refuses a missing company as the tenant-scope plugin refuses a Mongoose query
    * without one, so that reads and writes through the driver alone (`findPlain`, `updateAsIs`, complete inserts)

@@ -1,6 +1,5 @@
 import { Type } from 'class-transformer';
 import {
-  IsOptional,
   ArrayMaxSize,
   IsArray,
   IsBoolean,
@@ -13,11 +12,13 @@ import {
   MaxLength,
   Min,
   MinLength,
+  IsOptional,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
 import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
-import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy } from '../settings.schema.js';
+import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, type AssignmentStrategy } from '../settings.schema.js';
 import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 
@@ -94,6 +95,16 @@ export class CsatPatchDto {
   message?: string;
 }
 
+export class RetentionPatchDto {
+  /** Days after a conversation closes that its messages are erased (metadata kept); null keeps them */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(MIN_RETENTION_DAYS)
+  @Max(MAX_RETENTION_DAYS)
+  closedConversationDays?: number | null;
+}
+
 export class AutoAssignmentPatchDto {
   /** Assign conversations entering the queue to an available agent */
   @IsOmittable()
@@ -153,6 +164,12 @@ export class UpdateSettingsDto {
   @ValidateNested()
   @Type(() => CsatPatchDto)
   csat?: CsatPatchDto;
+
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RetentionPatchDto)
+  retention?: RetentionPatchDto;
 
   @IsOmittable()
   @IsObject()

@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { AuditLogEntry } from './audit-log.schema.js';
+
+/** What an entry's hash covers: everything it shows (not its hash fields, its company or when it expires). */
+export function hashedContent(entry: Omit<AuditLogEntry, 'hash' | 'previousHash' | 'expireAt'>): unknown {
+  return {
+    id: entry._id,
+    sequence: entry.sequence,
+    at: entry.at.toISOString(),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    changes: entry.changes ?? null,
+    requestId: entry.requestId ?? null,
+    ip: entry.ip ?? null,
+  };
+}
+
+/** SHA-256 (hex) of the previous entry's hash followed by the entry's canonical JSON (RFC 8785). */
+export function chainHash(previousHash: string, entry: Omit<AuditLogEntry, 'hash' | 'previousHash' | 'expireAt'>): string {
+  return createHash('sha256')
+    .update(previousHash + canonicalize(hashedContent(entry)))
+    .digest('hex');
+}
