@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, type Types } from 'mongoose';
+import { auditedPlugin } from '../audit/audited.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
@@ -60,5 +61,6 @@ export class ContactMerge extends EventSource {
 
 export const ContactMergeSchema = SchemaFactory.createForClass(ContactMerge);
 ContactMergeSchema.plugin(tenantScopePlugin);
+ContactMergeSchema.plugin(auditedPlugin);
 indexPendingEvents(ContactMergeSchema);
 ContactMergeSchema.index({ companyId: 1, _id: -1 });

@@ -3,6 +3,8 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { RequireRole } from '../auth/decorators/require-role.decorator.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { MERGED_CONTACT } from '../contacts/contact-merged.exception.js';
 import { ContactMergeUndoneView, ContactMergeView } from './contact-merge.view.js';
@@ -30,8 +32,8 @@ export class ContactMergesController {
   @ApiOkResponse({ type: ContactMergeView })
   // The example body's target, which names nothing.
   @ApiProblemResponses(notFound('Contact', '6650f0c2a1b2c3d4e5f60719'), 409, MERGED_CONTACT)
-  merge(@CurrentAgent() agent: AgentPrincipal, @Body() dto: MergeContactsDto): Promise<ContactMergeView> {
-    return this.merges.merge(agent.companyId, agent.agentId, dto);
+  merge(@CurrentAgent() agent: AgentPrincipal, @Body() dto: MergeContactsDto, @AuditOriginOf() origin: AuditOrigin): Promise<ContactMergeView> {
+    return this.merges.merge(agent.companyId, agent.agentId, dto, origin);
   }
 
   @Post('merges/:mergeId/undo')
@@ -46,7 +48,7 @@ export class ContactMergesController {
   })
   @ApiOkResponse({ type: ContactMergeUndoneView })
   @ApiProblemResponses(notFound('Contact merge'), 409)
-  undo(@CurrentAgent() agent: AgentPrincipal, @Param('mergeId') mergeId: string): Promise<ContactMergeUndoneView> {
-    return this.merges.undo(agent.companyId, mergeId);
+  undo(@CurrentAgent() agent: AgentPrincipal, @Param('mergeId') mergeId: string, @AuditOriginOf() origin: AuditOrigin): Promise<ContactMergeUndoneView> {
+    return this.merges.undo(agent.companyId, mergeId, origin);
   }
 }

@@ -6,6 +6,8 @@ import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import { ContactMerge, type MergePlan, type MergeStatus } from './contact-merge.schema.js';
+import type { StagedAuditEntry } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
 
 @Injectable()
 export class ContactMergesRepository extends EventSourceRepository<ContactMerge> {
@@ -13,8 +15,12 @@ export class ContactMergesRepository extends EventSourceRepository<ContactMerge>
     super(model, relay);
   }
 
-  async insert(companyId: CompanyId, merge: Pick<ContactMerge, 'targetId' | 'sourceIds' | 'agentId'> & { _id: Types.ObjectId }): Promise<Stored<ContactMerge>> {
-    return this.create(companyId, { ...merge, status: 'running', plan: null, mergedAt: null, undoneAt: null });
+  async insert(
+    companyId: CompanyId,
+    merge: Pick<ContactMerge, 'targetId' | 'sourceIds' | 'agentId'> & { _id: Types.ObjectId },
+    audit: StagedAuditEntry,
+  ): Promise<Stored<ContactMerge>> {
+    return this.create(companyId, { ...merge, status: 'running', plan: null, mergedAt: null, undoneAt: null, pendingAudit: [audit] } as Partial<ContactMerge>);
   }
 
   /** Records the plan once; a resumed merge finds the first one and keeps it. */
@@ -30,7 +36,9 @@ export class ContactMergesRepository extends EventSourceRepository<ContactMerge>
     to: MergeStatus,
     set: Partial<ContactMerge> = {},
     events: PendingEvent[] = [],
+    audit?: StagedAuditEntry,
   ): Promise<Stored<ContactMerge> | null> {
-    return this.updateWithEvents(companyId, { _id: id, status: from }, { $set: { ...set, status: to } }, events);
+    const update = { $set: { ...set, status: to } };
+    return this.updateWithEvents(companyId, { _id: id, status: from }, audit ? withAudit(update, audit) : update, events);
   }
 }

@@ -12,6 +12,8 @@ import { ContactMergeRunner } from './contact-merge-runner.js';
 import { ContactMergeUndoneView, ContactMergeView } from './contact-merge.view.js';
 import { ContactMergesRepository } from './contact-merges.repository.js';
 import type { MergeContactsDto } from './dto/merge-contacts.dto.js';
+import { stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 
 const DAY_MS = 86_400_000;
 const IDENTITY_FIELDS = ['email', 'phone'] as const;
@@ -31,6 +33,7 @@ export class ContactMergesService {
     private readonly contactRecords: ContactsRepository,
     private readonly runner: ContactMergeRunner,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {
     this.undoWindowMs = config.contactMergeUndoDays * DAY_MS;
   }
@@ -39,7 +42,7 @@ export class ContactMergesService {
    * 400 (nothing changed) when a source is the target; 404 for a contact not of the company; 410 for a merged one;
    * 409 while another merge or undo holds one of them.
    */
-  async merge(companyId: CompanyId, agentId: string, dto: MergeContactsDto): Promise<ContactMergeView> {
+  async merge(companyId: CompanyId, agentId: string, dto: MergeContactsDto, origin: AuditOrigin): Promise<ContactMergeView> {
     if (dto.sourceIds.includes(dto.targetId)) {
       throw new RequestValidationException([{ field: 'sourceIds', message: 'sourceIds must not include targetId: a contact is not merged into itself' }]);
     }
@@ -48,12 +51,18 @@ export class ContactMergesService {
     for (const id of dto.sourceIds) sources.push(await this.contacts.existing(companyId, id));
     const busy = [target, ...sources].find((contact) => contact.mergeLock);
     if (busy) throw this.busy(busy._id.toHexString());
-    const record = await this.merges.insert(companyId, {
-      _id: new Types.ObjectId(),
-      targetId: target._id,
-      sourceIds: sources.map((source) => source._id),
-      agentId: new Types.ObjectId(agentId),
+    const _id = new Types.ObjectId();
+    // Contacts are personal data: the entry names the merge and its contacts by id, never their values.
+    const entry = stageAudit(origin, 'contact.merged', { type: 'contact', id: target._id.toHexString() }, {
+      mergeId: [null, _id.toHexString()],
+      sourceIds: [null, sources.map((source) => source._id.toHexString())],
     });
+    const record = await this.merges.insert(
+      companyId,
+      { _id, targetId: target._id, sourceIds: sources.map((source) => source._id), agentId: new Types.ObjectId(agentId) },
+      entry,
+    );
+    this.audit.written(companyId, this.merges.collectionName, _id, [entry]);
     await this.runner.arm(companyId, record._id);
     await this.runner.finish(companyId, record);
     const merged = await this.contacts.existing(companyId, dto.targetId);
@@ -65,7 +74,7 @@ export class ContactMergesService {
    * was undone already or is under way, when its target was merged away since, or when a source's e-mail or phone
    * belongs to another contact now.
    */
-  async undo(companyId: CompanyId, id: string): Promise<ContactMergeUndoneView> {
+  async undo(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<ContactMergeUndoneView> {
     const merge = await this.merges.findById(companyId, id);
     if (!merge) throw new NotFoundException(`Contact merge ${id} not found`);
     if (merge.status === 'undone') throw new ConflictException(`Contact merge ${id} was undone already, at ${merge.undoneAt?.toISOString()}`);
@@ -89,8 +98,10 @@ export class ContactMergesService {
         }
       }
     }
-    const undoing = await this.merges.transition(companyId, merge._id, 'done', 'undoing');
+    const entry = stageAudit(origin, 'contact.merge_undone', { type: 'contact', id: plan.target.id.toHexString() }, { mergeId: [id, null] });
+    const undoing = await this.merges.transition(companyId, merge._id, 'done', 'undoing', {}, [], entry);
     if (!undoing) throw new ConflictException(`Contact merge ${id} is being undone already`);
+    this.audit.written(companyId, this.merges.collectionName, merge._id, [entry]);
     await this.runner.arm(companyId, merge._id);
     await this.runner.finish(companyId, undoing);
     const [after, ...sources] = await Promise.all([plan.target.id, ...plan.sources.map((source) => source.id)].map((contact) => this.contactRecords.findById(companyId, contact.toHexString())));
