@@ -83,7 +83,8 @@ export class ContactMergesService {
     if (this.clock.now() > until) {
       throw new ConflictException(`Contact merge ${id} can no longer be undone: it could until ${until.toISOString()} (CONTACT_MERGE_UNDO_DAYS)`);
     }
-    const plan = merge.plan!;
+    if (!merge.plan) throw new ConflictException(`Contact merge ${id} can no longer be undone: a contact of it was erased`);
+    const plan = merge.plan;
     const target = await this.contactRecords.findById(companyId, plan.target.id.toHexString());
     if (!target || target.mergedInto) {
       throw new ConflictException(`Contact merge ${id} cannot be undone: its target ${plan.target.id.toHexString()} was ${target ? 'merged into another contact' : 'deleted'} since`);

@@ -73,6 +73,7 @@ export class ContactErasure implements OnModuleInit {
     (subject, now) => this.events(subject, now),
     (subject, now) => this.deliveries(subject, now),
     (subject) => this.exports(subject),
+    (subject, now) => this.mergeCopies(subject, now),
     (subject, now) => this.contact(subject, now),
   ];
 
@@ -297,7 +298,23 @@ export class ContactErasure implements OnModuleInit {
   private async contact({ companyId, contactId }: Subject & { contactId: Types.ObjectId }, now: Date): Promise<boolean> {
     await this.collection('contacts').updateOne(
       { _id: contactId, companyId, erasedAt: { $exists: false } },
-      { $set: { tags: [], attributes: {}, erasedAt: now, updatedAt: now }, $unset: { name: 1, email: 1, phone: 1 } },
+      { $set: { tags: [], attributes: {}, erasedAt: now, updatedAt: now }, $unset: { name: 1, email: 1, phone: 1, nameKey: 1, mergedIdentity: 1 } },
+    );
+    return true;
+  }
+
+  /**
+   * What merges kept of the person (contract section 22): the contacts merged into this one are the same person, so
+   * they are erased too; the merges' plans (the values an undo would restore) go, which makes those merges final.
+   */
+  private async mergeCopies({ companyId, contactId }: Subject & { contactId: Types.ObjectId }, now: Date): Promise<boolean> {
+    await this.collection('contacts').updateMany(
+      { companyId, mergedInto: contactId, erasedAt: { $exists: false } },
+      { $set: { tags: [], attributes: {}, erasedAt: now, updatedAt: now }, $unset: { name: 1, email: 1, phone: 1, nameKey: 1, mergedIdentity: 1 } },
+    );
+    await this.collection('contact_merges').updateMany(
+      { companyId, $or: [{ targetId: contactId }, { sourceIds: contactId }], plan: { $type: 'object' } },
+      { $set: { plan: null, erasedAt: now } },
     );
     return true;
   }
