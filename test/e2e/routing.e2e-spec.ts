@@ -171,6 +171,25 @@ describe('routing', () => {
     expect(JSON.stringify(foreignAgent.body)).toContain('agentId');
   });
 
+  it("a conversation opened on a channel with a teamId joins that team's queue", async () => {
+    const acme = await company('Channel team');
+    const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Web desk', strategy: 'manual' }).expect(201)).body;
+    const other = await registerCompany(t.http, 'Not ours');
+    const foreign = (await t.http.post('/v1/teams').set(other.auth).send({ name: 'Theirs' }).expect(201)).body;
+    const refused = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: foreign.id }).expect(400);
+    expect(JSON.stringify(refused.body)).toContain('teamId');
+    const channel = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: team.id }).expect(201);
+    expect(channel.body.teamId).toBe(team.id);
+    const key = await createApiKey(t.http, acme, ['messages:write']);
+    const inbound = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { email: uniqueEmail('visitor') }, text: 'hi', channel: 'webchat' }).expect(201);
+    const id = inbound.body.data.conversation.id as string;
+    await settle(t);
+    expect((await stored(acme, id))!.teamId?.toHexString()).toBe(team.id);
+    await t.http.patch(`/v1/conversations/${id}`).set(acme.auth).send({ status: 'queued' }).expect(200);
+    const queue = await t.http.get(`/v1/teams/${team.id}/queue`).set(acme.auth).expect(200);
+    expect(queue.body.data.map((entry: { conversation: { id: string } }) => entry.conversation.id)).toEqual([id]);
+  });
+
   it("the flow step assign_team moves a conversation to the team's queue; a bad teamId is refused when the flow is written", async () => {
     const acme = await company('Flow team');
     const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Flowed', strategy: 'manual' }).expect(201)).body;
