@@ -211,8 +211,10 @@ describe('routing', () => {
     const closing = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Closing', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'close' } }).expect(201)).body;
     const next = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Next', strategy: 'manual' }).expect(201)).body;
     const moving = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Moving', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'team', teamId: next.id } }).expect(201)).body;
+    const telling = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Telling', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'message', text: 'Still here, thanks for waiting' } }).expect(201)).body;
     const toClose = await queued(acme, { teamId: closing.id });
     const toMove = await queued(acme, { teamId: moving.id });
+    const toTell = await queued(acme, { teamId: telling.id });
     await settle(t);
     const queuedAt = (await stored(acme, toMove))!.queuedAt;
 
@@ -225,13 +227,17 @@ describe('routing', () => {
     await waitFor(async () => (await stored(acme, toMove))!.teamId?.toHexString() === next.id, { timeoutMs: 5000, message: 'the overflow to move it' });
     expect(await stored(acme, toClose)).toMatchObject({ closeReason: 'queue_timeout' });
     expect((await stored(acme, toMove))!.queuedAt).toEqual(queuedAt);
+    await waitFor(async () => (await stored(acme, toTell))!.queueTimeout !== null, { timeoutMs: 5000, message: 'the overflow message' });
+    expect(await stored(acme, toTell)).toMatchObject({ status: 'queued' });
     clock.advance(61_000);
     await new Promise((resolve) => setTimeout(resolve, 700));
     await settle(t);
     const timeouts = (await events(acme, 'conversation.queue_timeout')).map((event) => event.data as { conversation: { id: string }; action: string; teamId: string });
     expect(timeouts.map(({ conversation, action, teamId }) => [conversation.id, action, teamId]).sort()).toEqual(
-      [[toClose, 'close', closing.id], [toMove, 'team', moving.id]].sort(),
+      [[toClose, 'close', closing.id], [toMove, 'team', moving.id], [toTell, 'message', telling.id]].sort(),
     );
+    const told = await t.model<Message>(Message.name).find({ companyId: acme.companyId, conversationId: toTell, senderType: 'bot' }).lean();
+    expect(told.map((message) => message.text)).toEqual(['Still here, thanks for waiting']);
   });
 
   it('sets an idle online agent away on a durable timer, and logs every status change with its reason', async () => {
