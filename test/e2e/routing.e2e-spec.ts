@@ -280,6 +280,18 @@ describe('routing', () => {
     ]);
   });
 
+  it('serves the queue again when an agent gains capacity', async () => {
+    const acme = await company('More room');
+    const agent = await offlineAgent(acme);
+    const [first, second] = [await queued(acme), await queued(acme)];
+    await online(acme, agent, { capacity: 1 });
+    await settle(t);
+    expect((await stored(acme, second))!.status).toBe('queued');
+    await t.http.patch(`/v1/agents/${agent.agentId}`).set(acme.auth).send({ capacity: 2 }).expect(200);
+    await settle(t);
+    expect([(await stored(acme, first))!.status, (await stored(acme, second))!.status]).toEqual(['human', 'human']);
+  });
+
   it('releases a hold whose assignment was never written (a process killed between the two writes)', async () => {
     const acme = await company('Crash');
     const agent = await offlineAgent(acme);
