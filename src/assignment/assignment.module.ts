@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
+import { ChannelsModule } from '../channels/channels.module.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
 import { MessagesModule } from '../messages/messages.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
@@ -15,7 +16,7 @@ import { ExternalQueueController, RoutingController } from './routing.controller
 
 /** Routing (contract section 19): the one mechanism serving the company's and the teams' queues, and what goes with it. */
 @Module({
-  imports: [AgentsModule, ConversationsModule, SettingsModule, TeamsModule, MessagesModule],
+  imports: [AgentsModule, ChannelsModule, ConversationsModule, SettingsModule, TeamsModule, MessagesModule],
   controllers: [RoutingController, ExternalQueueController],
   providers: [AssignTeamStep, AutoAssigner, AutoAssignmentConsumer, AgentLoadRepair, QueueTimeouts, QueueViews, ConversationTransfers],
   exports: [AutoAssigner, AutoAssignmentConsumer, ConversationTransfers],

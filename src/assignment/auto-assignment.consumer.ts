@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
+import { ChannelsService } from '../channels/channels.service.js';
+import type { ConversationView } from '../conversations/conversation.view.js';
+import { ConversationsRepository } from '../conversations/conversations.repository.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import { EventConsumers } from '../events/consumers/event-consumers.js';
@@ -22,6 +26,7 @@ import { QueueTimeouts } from './queue-timeouts.js';
 @ConsumesEvents({
   name: AUTO_ASSIGNMENT,
   types: [
+    'conversation.created',
     'conversation.queued',
     'conversation.unsnoozed',
     'conversation.closed',
@@ -38,9 +43,13 @@ export class AutoAssignmentConsumer implements EventHandler {
     private readonly agents: AgentsRepository,
     private readonly queueTimeouts: QueueTimeouts,
     private readonly clock: Clock,
+    private readonly channels: ChannelsService,
+    private readonly teams: TeamsRepository,
+    private readonly conversations: ConversationsRepository,
   ) {}
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
+    for (const event of events) if (event.type === 'conversation.created') await this.joinChannelTeam(companyId, event.data.conversation);
     for (const event of events) await this.keepLoad(companyId, event);
     for (const event of events) {
       const entered = event.type === 'conversation.queued' || event.type === 'conversation.transferred' || event.type === 'conversation.queue_timeout';
@@ -52,6 +61,17 @@ export class AutoAssignmentConsumer implements EventHandler {
   /** The queue may be served now (an agent gained room or came online, auto-assignment was turned on). */
   async nudge(companyId: CompanyId): Promise<void> {
     await this.consumers.nudge(AUTO_ASSIGNMENT, String(companyId));
+  }
+
+  /**
+   * A conversation opened on a channel with a `teamId` joins that team's queue, unless a team was chosen for it
+   * already. Done here, before any later event of the conversation is served, so routing sees the team.
+   */
+  private async joinChannelTeam(companyId: string, conversation: ConversationView): Promise<void> {
+    if (conversation.teamId !== null) return;
+    const teamId = (await this.channels.find(companyId, conversation.channel))?.teamId;
+    if (!teamId || !(await this.teams.findById(companyId, teamId.toHexString(), { _id: 1 }))) return;
+    await this.conversations.updateOne(companyId, { _id: new Types.ObjectId(conversation.id), teamId: null, isOpen: true }, { $set: { teamId } });
   }
 
   private async keepLoad(companyId: string, event: AnyDomainEvent): Promise<void> {
@@ -91,6 +111,8 @@ function mayLetOneGo(event: AnyDomainEvent): boolean {
     case 'conversation.unsnoozed':
     case 'conversation.priority_changed':
       return event.data.conversation.status === 'queued';
+    case 'conversation.created':
+      return false;
     default:
       return true;
   }

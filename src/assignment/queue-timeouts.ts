@@ -59,18 +59,17 @@ export class QueueTimeouts implements OnModuleInit {
   private async fire(timer: FiredTimer<QueueEntry>): Promise<void> {
     const { companyId, payload } = timer;
     const conversationId = timer.key.split('.')[0];
-    const current = await this.conversations.find(companyId, conversationId);
-    if (!current || !this.stillWaiting(current, payload) ) return;
-    const team = await this.teams.findById(companyId, payload.teamId);
-    const overflow = team?.overflow;
+    const current = await this.conversations.findStored(companyId, conversationId);
+    if (!this.stillWaiting(current, payload)) return;
+    const overflow = (await this.teams.findById(companyId, payload.teamId))?.overflow;
     if (!overflow) return;
+    // Sent before the event is written, keyed by the timer: a firing again after a crash sends nothing twice.
     if (overflow.action === 'message') {
       const refused = await this.messages.sendBotTextOnce(companyId, conversationId, overflow.text ?? '', timer.id);
       if (refused) this.logger.warn(`Queue timeout message not sent to conversation ${conversationId}: ${refused}`);
     }
-    const stored = await this.conversations.findStored(companyId, conversationId);
-    await this.conversations.change(companyId, stored, (conversation) => {
-      if (!this.stillWaitingStored(conversation, payload) || conversation.queueTimeout?.key === timer.key) return null;
+    await this.conversations.change(companyId, current, (conversation) => {
+      if (!this.stillWaiting(conversation, payload) || conversation.queueTimeout?.key === timer.key) return null;
       const set: Partial<Conversation> = { queueTimeout: { key: timer.key, at: timer.firedAt, teamId: toObjectId(payload.teamId) } };
       if (overflow.action === 'team' && overflow.teamId) set.teamId = overflow.teamId;
       const closes = overflow.action === 'close';
@@ -91,11 +90,8 @@ export class QueueTimeouts implements OnModuleInit {
     });
   }
 
-  private stillWaiting(conversation: ConversationView, entry: QueueEntry): boolean {
-    return conversation.status === 'queued' && conversation.teamId === entry.teamId && Date.parse(conversation.queuedAt ?? '') === entry.queuedAt;
-  }
-
-  private stillWaitingStored(conversation: Stored<Conversation>, entry: QueueEntry): boolean {
+  /** Still in the queue entry the timer was set for. */
+  private stillWaiting(conversation: Stored<Conversation>, entry: QueueEntry): boolean {
     return (
       conversation.status === 'queued' &&
       String(conversation.teamId) === String(toObjectId(entry.teamId)) &&

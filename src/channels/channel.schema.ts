@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { SchemaTypes, type Types } from 'mongoose';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { auditedPlugin } from '../audit/audited.js';
@@ -38,6 +39,10 @@ export class Channel {
 
   @Prop({ required: true, default: true })
   isActive: boolean;
+
+  /** The team whose queue conversations opened on it join (contract section 19); null: the company queue. */
+  @Prop({ type: SchemaTypes.ObjectId, default: null })
+  teamId: Types.ObjectId | null;
 }
 
 export const ChannelSchema = SchemaFactory.createForClass(Channel);

@@ -26,6 +26,8 @@ export class ChannelView {
   replyWindowHours: number | null;
   /** false: switched off for new business: proactive messages (`POST /v1/messages`) on it answer 409; replies in its open conversations go on, under its reply window */
   isActive: boolean;
+  /** The team whose queue conversations opened on it join; null: the company queue */
+  teamId: string | null;
   createdAt: string;
   updatedAt: string;
 
@@ -38,6 +40,7 @@ export class ChannelView {
       address: channel.address ?? null,
       replyWindowHours: channel.replyWindowHours ?? null,
       isActive: channel.isActive,
+      teamId: channel.teamId?.toHexString() ?? null,
       createdAt: channel.createdAt.toISOString(),
       updatedAt: channel.updatedAt.toISOString(),
     };

@@ -171,6 +171,25 @@ describe('routing', () => {
     expect(JSON.stringify(foreignAgent.body)).toContain('agentId');
   });
 
+  it("a conversation opened on a channel with a teamId joins that team's queue", async () => {
+    const acme = await company('Channel team');
+    const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Web desk', strategy: 'manual' }).expect(201)).body;
+    const other = await registerCompany(t.http, 'Not ours');
+    const foreign = (await t.http.post('/v1/teams').set(other.auth).send({ name: 'Theirs' }).expect(201)).body;
+    const refused = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: foreign.id }).expect(400);
+    expect(JSON.stringify(refused.body)).toContain('teamId');
+    const channel = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: team.id }).expect(201);
+    expect(channel.body.teamId).toBe(team.id);
+    const key = await createApiKey(t.http, acme, ['messages:write']);
+    const inbound = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { email: uniqueEmail('visitor') }, text: 'hi', channel: 'webchat' }).expect(201);
+    const id = inbound.body.data.conversation.id as string;
+    await settle(t);
+    expect((await stored(acme, id))!.teamId?.toHexString()).toBe(team.id);
+    await t.http.patch(`/v1/conversations/${id}`).set(acme.auth).send({ status: 'queued' }).expect(200);
+    const queue = await t.http.get(`/v1/teams/${team.id}/queue`).set(acme.auth).expect(200);
+    expect(queue.body.data.map((entry: { conversation: { id: string } }) => entry.conversation.id)).toEqual([id]);
+  });
+
   it("the flow step assign_team moves a conversation to the team's queue; a bad teamId is refused when the flow is written", async () => {
     const acme = await company('Flow team');
     const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Flowed', strategy: 'manual' }).expect(201)).body;
@@ -192,8 +211,10 @@ describe('routing', () => {
     const closing = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Closing', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'close' } }).expect(201)).body;
     const next = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Next', strategy: 'manual' }).expect(201)).body;
     const moving = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Moving', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'team', teamId: next.id } }).expect(201)).body;
+    const telling = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Telling', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'message', text: 'Still here, thanks for waiting' } }).expect(201)).body;
     const toClose = await queued(acme, { teamId: closing.id });
     const toMove = await queued(acme, { teamId: moving.id });
+    const toTell = await queued(acme, { teamId: telling.id });
     await settle(t);
     const queuedAt = (await stored(acme, toMove))!.queuedAt;
 
@@ -206,13 +227,17 @@ describe('routing', () => {
     await waitFor(async () => (await stored(acme, toMove))!.teamId?.toHexString() === next.id, { timeoutMs: 5000, message: 'the overflow to move it' });
     expect(await stored(acme, toClose)).toMatchObject({ closeReason: 'queue_timeout' });
     expect((await stored(acme, toMove))!.queuedAt).toEqual(queuedAt);
+    await waitFor(async () => (await stored(acme, toTell))!.queueTimeout !== null, { timeoutMs: 5000, message: 'the overflow message' });
+    expect(await stored(acme, toTell)).toMatchObject({ status: 'queued' });
     clock.advance(61_000);
     await new Promise((resolve) => setTimeout(resolve, 700));
     await settle(t);
     const timeouts = (await events(acme, 'conversation.queue_timeout')).map((event) => event.data as { conversation: { id: string }; action: string; teamId: string });
     expect(timeouts.map(({ conversation, action, teamId }) => [conversation.id, action, teamId]).sort()).toEqual(
-      [[toClose, 'close', closing.id], [toMove, 'team', moving.id]].sort(),
+      [[toClose, 'close', closing.id], [toMove, 'team', moving.id], [toTell, 'message', telling.id]].sort(),
     );
+    const told = await t.model<Message>(Message.name).find({ companyId: acme.companyId, conversationId: toTell, senderType: 'bot' }).lean();
+    expect(told.map((message) => message.text)).toEqual(['Still here, thanks for waiting']);
   });
 
   it('sets an idle online agent away on a durable timer, and logs every status change with its reason', async () => {
@@ -253,6 +278,18 @@ describe('routing', () => {
       ['online', 'offline', 'admin'],
       ['offline', 'online', 'admin'],
     ]);
+  });
+
+  it('serves the queue again when an agent gains capacity', async () => {
+    const acme = await company('More room');
+    const agent = await offlineAgent(acme);
+    const [first, second] = [await queued(acme), await queued(acme)];
+    await online(acme, agent, { capacity: 1 });
+    await settle(t);
+    expect((await stored(acme, second))!.status).toBe('queued');
+    await t.http.patch(`/v1/agents/${agent.agentId}`).set(acme.auth).send({ capacity: 2 }).expect(200);
+    await settle(t);
+    expect([(await stored(acme, first))!.status, (await stored(acme, second))!.status]).toEqual(['human', 'human']);
   });
 
   it('releases a hold whose assignment was never written (a process killed between the two writes)', async () => {

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsMongoId, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { IsChannelKey } from '../../conversations/dto/conversation-fields.js';
 import { CHANNEL_TYPES, MAX_REPLY_WINDOW_HOURS, MIN_REPLY_WINDOW_HOURS, type ChannelType } from '../channel.schema.js';
@@ -31,6 +31,11 @@ export class ChannelOptionsDto {
   @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
+
+  /** The team whose queue conversations opened on it join; null: the company queue */
+  @IsOptional()
+  @IsMongoId({ message: 'teamId must be a team id or null' })
+  teamId?: string | null;
 }
 
 export class CreateChannelDto extends ChannelOptionsDto {
