@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
-import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 @ApiKeyAuth()

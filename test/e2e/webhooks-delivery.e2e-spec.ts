@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
-import type { Stored } from '../../src/database/tenancy/tenant-repository.js';
 import { EventPublisher } from '../../src/events/event-publisher.js';
 import { DOMAIN_EVENTS, EVENT_CATALOGUE, type AnyDomainEvent, type DomainEventData, type DomainEventName } from '../../src/events/domain-events.js';
-import { Message } from '../../src/messages/message.schema.js';
 import type { MessageView } from '../../src/messages/message.view.js';
 import { WebhookDelivery } from '../../src/webhooks/webhook-delivery.schema.js';
 import { UnreadableSecretError } from '../../src/webhooks/webhook-secret-box.js';
