@@ -29,7 +29,12 @@ function sourcesDigest() {
   const files = readdirSync(sourceDir, { recursive: true })
     .filter((file) => file.endsWith('.ts') && file !== METADATA_FILE)
     .sort();
-  for (const file of files) hash.update(file).update('\0').update(readFileSync(join(sourceDir, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(sourceDir, file)))
+      .update('\0');
   for (const file of [join(root, 'tsconfig.build.json'), join(root, 'tsconfig.json'), fileURLToPath(import.meta.url)]) {
     hash.update(readFileSync(file));
   }
