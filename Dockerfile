@@ -10,9 +10,10 @@ ENV SCARF_ANALYTICS=false \
     npm_config_audit=false \
     npm_config_fund=false \
     npm_config_update_notifier=false
-# The workspace package's manifest too: npm ci installs and links the workspace from the lockfile.
+# The workspace packages' manifests too: npm ci installs and links the workspaces from the lockfile.
 COPY package.json package-lock.json ./
 COPY packages/embedded-mongo/package.json packages/embedded-mongo/
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci
 # Everything not excluded by .dockerignore; `npm run build` compiles the engine package's src/ into its dist/, then
 # `nest build` the app's src/ (tsconfig.build.json): no tests either way.
@@ -28,6 +29,7 @@ ENV SCARF_ANALYTICS=false \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 COPY packages/embedded-mongo/package.json packages/embedded-mongo/
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --omit=dev && npm cache clean --force
 
 # ---- runtime ----

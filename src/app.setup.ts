@@ -11,6 +11,8 @@ import { UnreadBodyGuard } from './common/unread-body.guard.js';
 import { createValidationPipe, RejectOperatorKeysPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
 import { Metrics } from './metrics/metrics.js';
+import { tracer } from './tracing/trace-context.js';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { METRICS_PATH, metricsHandler } from './metrics/metrics-endpoint.js';
 import { DOCS_PATH, setupSwagger } from './swagger.js';
 
@@ -85,6 +87,29 @@ function httpMetricsMiddleware(metrics: Metrics): RequestHandler {
 }
 
 /**
+ * A server span per request, named by the route template once the answer is sent. The request and response emitters
+ * are bound to its context: the body parser's callbacks run from socket events, which would otherwise lose it.
+ */
+const httpTracingMiddleware: RequestHandler = (request, response, next) => {
+  const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+  const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': request.path } }, parent);
+  const active = trace.setSpan(parent, span);
+  response.once('finish', () => {
+    const route = (request.route as { path?: string } | undefined)?.path;
+    if (route !== undefined) {
+      span.updateName(`${request.method} ${request.baseUrl}${route}`);
+      span.setAttribute('http.route', request.baseUrl + route);
+    }
+    span.setAttribute('http.response.status_code', response.statusCode);
+    if (response.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  context.bind(active, request);
+  context.bind(active, response);
+  context.with(active, next);
+};
+
+/**
  * Everything main.ts and the end-to-end tests share: versioned routes (`/v1` for Interface A,
  * version-neutral `/api/external` for Interface B), the client address behind proxies (TRUST_PROXY),
  * security headers, body parsing and its limits, validation, error bodies, docs (unless DOCS_ENABLED is false).
@@ -102,6 +127,8 @@ export function configureApp(app: INestApplication): INestApplication {
       (express.getHttpAdapter().getInstance() as Express).get(METRICS_PATH, metricsHandler(app.get(Metrics), config.metrics.token));
     }
   }
+  // Tracing on: each request is a server span, continuing the caller's trace (W3C traceparent) when it sends one.
+  if (config.otlpEndpoint !== undefined) express.use(httpTracingMiddleware);
   // First, so that even a body the parsers refuse gets a request id and a log line.
   express.use(earlyRequestMiddleware);
   express.use(SECURITY_HEADERS);

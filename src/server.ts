@@ -8,6 +8,8 @@ import { AppConfig } from './config/app-config.js';
 import { ConfigurationError, ConfigurationErrors } from './config/environment.js';
 import { loadEnvFile } from './config/env-file.js';
 import { applyHeapGrowth } from './config/heap-growth.js';
+import { API_VERSION } from './swagger.js';
+import { startTracing } from './tracing/tracing-sdk.js';
 import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
 
 /** How long SIGTERM waits for in-flight work before the process exits anyway. */
@@ -33,7 +35,7 @@ function printDemoCredentials(credentials: DemoCredentials, baseUrl: string): vo
   );
 }
 
-function handleShutdownSignals(app: INestApplication): void {
+function handleShutdownSignals(app: INestApplication, afterClose: () => Promise<void>): void {
   const logger = new NestLogger('Shutdown');
   let closing = false;
   const shutdown = (signal: string) => {
@@ -44,7 +46,7 @@ function handleShutdownSignals(app: INestApplication): void {
       logger.error(`Still busy after ${SHUTDOWN_GRACE_MS} ms: exiting`);
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    app.close().then(
+    app.close().then(afterClose).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error(error);
@@ -76,10 +78,13 @@ export async function serve(rootModule: (env: NodeJS.ProcessEnv) => DynamicModul
 
   const app = await NestFactory.create(appModule, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
+  let afterClose: () => Promise<void> = () => Promise.resolve();
   configureApp(app);
-  handleShutdownSignals(app);
+  handleShutdownSignals(app, () => afterClose());
 
   const config = app.get(AppConfig);
+  // After the app's own shutdown, so that the spans of the work it finishes are exported too.
+  if (config.otlpEndpoint !== undefined) afterClose = startTracing(API_VERSION);
   applyHeapGrowth(config.heapGrowthPercent);
   if (config.jwtSecretFile) {
     new NestLogger('Auth').warn(

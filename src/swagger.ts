@@ -108,7 +108,7 @@ const LICENSE_PATH = `${DOCS_PATH}/license`;
 const LICENSE = { name: 'Apache-2.0', url: LICENSE_PATH };
 
 /** The API's version is the package's: one number per release (CHANGELOG.md). */
-const API_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const API_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Where the document says the API is when read from a file: wherever it was served from (/docs-json says exactly). */
 const DEFAULT_SERVER = { url: '/', description: 'The server that serves this document' };

@@ -1548,6 +1548,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process answers; no authentication
+         * @description Always 200 while the process serves HTTP: an orchestrator restarts it when this fails. Not rate limited.
+         */
+        get: operations["HealthController_live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: this process should receive traffic; no authentication
+         * @description 200 while the database answers a ping within 2 s, the event relay and the lanes run and the process is not shutting down; 503 otherwise (from the moment SIGTERM is received, while in-flight work finishes). Not rate limited.
+         */
+        get: operations["HealthController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/search": {
         parameters: {
             query?: never;
@@ -1988,12 +2028,12 @@ export interface components {
              * @default api
              * @example whatsapp
              */
-            channel: string;
+            channel?: string;
             /**
              * @default medium
              * @enum {string}
              */
-            priority: "low" | "medium" | "high";
+            priority?: "low" | "medium" | "high";
             /**
              * @description A contact of your company
              * @example 6650f0c2a1b2c3d4e5f60719
@@ -2738,7 +2778,7 @@ export interface components {
              * @description false: proactive messages (`POST /v1/messages`) on it answer 409
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * @description What conversations on this channel carry in `channel`; unique in your company, fixed once created
              * @example whatsapp
@@ -2768,7 +2808,7 @@ export interface components {
              * @description false: proactive messages (`POST /v1/messages`) on it answer 409
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /** @example WhatsApp Business */
             name?: string;
             /**
@@ -2887,7 +2927,7 @@ export interface components {
              * @default api
              * @example whatsapp
              */
-            channel: string;
+            channel?: string;
             /** @description The contact: at least a phone or an email */
             from: components["schemas"]["InboundSenderDto"];
             /**
@@ -2978,12 +3018,12 @@ export interface components {
              * @default agent
              * @enum {string}
              */
-            role: "agent" | "supervisor" | "admin";
+            role?: "agent" | "supervisor" | "admin";
             /**
              * @default offline
              * @enum {string}
              */
-            status: "online" | "offline" | "away" | "busy";
+            status?: "online" | "offline" | "away" | "busy";
             /** @description Lets the agent log in with its e-mail; an e-mail can log in to one company only */
             password?: string;
         };
@@ -3285,18 +3325,18 @@ export interface components {
         };
         WriteFlowDto: {
             /** @default null */
-            description: string | null;
+            description?: string | null;
             /**
              * @description Inactive flows neither run nor trigger
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * @default {
              *       "type": "manual"
              *     }
              */
-            trigger: components["schemas"]["FlowTriggerDto"];
+            trigger?: components["schemas"]["FlowTriggerDto"];
             /**
              * @description Run in order; the first failing step stops the run
              * @example [
@@ -3407,38 +3447,38 @@ export interface components {
         SlaConditionsDto: Record<string, never>;
         CreateSlaPolicyDto: {
             /** @default true */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * @default {
              *       "priorities": [],
              *       "channels": []
              *     }
              */
-            conditions: components["schemas"]["SlaConditionsDto"];
+            conditions?: components["schemas"]["SlaConditionsDto"];
             firstResponseSeconds?: number | null;
             nextResponseSeconds?: number | null;
             resolutionSeconds?: number | null;
             /** @default false */
-            businessHoursOnly: boolean;
+            businessHoursOnly?: boolean;
             warnBeforeSeconds?: number | null;
             /** @example VIP: answer within 15 minutes */
             name: string;
         };
         UpdateSlaPolicyDto: {
             /** @default true */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * @default {
              *       "priorities": [],
              *       "channels": []
              *     }
              */
-            conditions: components["schemas"]["SlaConditionsDto"];
+            conditions?: components["schemas"]["SlaConditionsDto"];
             firstResponseSeconds?: number | null;
             nextResponseSeconds?: number | null;
             resolutionSeconds?: number | null;
             /** @default false */
-            businessHoursOnly: boolean;
+            businessHoursOnly?: boolean;
             warnBeforeSeconds?: number | null;
         };
         DeletedSlaPolicyView: {
@@ -3461,12 +3501,12 @@ export interface components {
              * @description Retries after the first attempt
              * @default 5
              */
-            maxRetries: number;
+            maxRetries?: number;
             /**
              * @description Retry n waits backoffMs × 2^(n-1) ms, at most one hour
              * @default 1000
              */
-            backoffMs: number;
+            backoffMs?: number;
         };
         CreateWebhookDto: {
             /**
@@ -3480,7 +3520,7 @@ export interface components {
              * @description false registers it paused
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * @description Defaults to the URL's host
              * @example CRM sync
@@ -3585,7 +3625,7 @@ export interface components {
              * @description false registers it paused
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /**
              * Format: uri
              * @description http(s) only; no credentials
@@ -3711,7 +3751,7 @@ export interface components {
              * @description false registers it paused
              * @default true
              */
-            isActive: boolean;
+            isActive?: boolean;
             /** @example CRM sync */
             name: string;
             /**
@@ -4138,6 +4178,27 @@ export interface components {
             status: "ok" | "degraded";
             /** @enum {string} */
             database: "up" | "down";
+        };
+        LivenessView: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        ReadinessView: {
+            /** @enum {string} */
+            status: "ready" | "unavailable";
+            /** @enum {string} */
+            database: "up" | "down";
+            /**
+             * @description The event relay, which moves a change's events into the log.
+             * @enum {string}
+             */
+            relay: "running" | "stopped";
+            /**
+             * @description The lane worker, which runs every reaction (webhooks, flows, routing, timers).
+             * @enum {string}
+             */
+            lanes: "running" | "stopped";
+            shuttingDown: boolean;
         };
         MessageSearchHitView: {
             message: components["schemas"]["MessageView"];
@@ -17018,6 +17079,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    HealthController_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivenessView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health/live",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    HealthController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/health/ready",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not ready: the body says which part is not */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessView"];
                 };
             };
         };

@@ -1,5 +1,4 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import type { Types } from 'mongoose';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
 import { mapPage, type Page } from '../common/pagination/page.js';

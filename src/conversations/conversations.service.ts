@@ -22,10 +22,10 @@ import {
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
 import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
-import { CONVERSATION_VIEW_FIELDS, ConversationView } from './conversation.view.js';
+import { ConversationView } from './conversation.view.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
-import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
+import { wakeFields } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
 

@@ -3,7 +3,6 @@ import { ConversationsRepository } from '../conversations/conversations.reposito
 import { toObjectId } from '../database/object-id.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
-import { MessagesRepository } from '../messages/messages.repository.js';
 import { MessagesService } from '../messages/messages.service.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { CSAT_WINDOW_MS } from './csat.js';

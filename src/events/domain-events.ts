@@ -148,6 +148,8 @@ export interface DomainEvent<N extends DomainEventName = DomainEventName> {
    */
   channel: string | null;
   data: DomainEventData[N];
+  /** The W3C traceparent of the request that caused it, when traced (never shown in deliveries or the feed). */
+  trace?: string;
 }
 
 export type AnyDomainEvent = { [N in DomainEventName]: DomainEvent<N> }[DomainEventName];

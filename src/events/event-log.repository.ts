@@ -17,6 +17,7 @@ export function toDomainEvent(stored: LoggedEvent, companyId: string): AnyDomain
     occurredAt: stored.occurredAt,
     channel: stored.channel !== undefined ? stored.channel : channelOfData(stored.data),
     data: stored.data,
+    ...(stored.trace ? { trace: stored.trace } : {}),
   } as AnyDomainEvent;
 }
 

@@ -30,6 +30,10 @@ export class LoggedEvent {
   @Prop({ type: Object, required: true })
   data: DomainEventData[DomainEventName];
 
+  /** The traceparent kept with the event when it was staged (PendingEvent.trace); never shown to readers. */
+  @Prop({ type: String })
+  trace?: string;
+
   /** EVENT_RETENTION_DAYS after it occurred, when the TTL monitor removes it. */
   @Prop({ type: Date, required: true })
   expireAt: Date;

@@ -106,7 +106,7 @@ export class EventRelay implements BeforeApplicationShutdown {
 
   /** Resolves once everything handed to the relay in this process so far is logged (or left for the sweep). */
   async idle(): Promise<void> {
-    while (this.queues.size > 0) await Promise.allSettled([...this.queues.values()].map((queue) => queue.draining));
+    while (this.queues.size > 0) await Promise.allSettled([...this.queues.values()].flatMap((queue) => queue.draining ?? []));
   }
 
   /** False once shutdown began: what is queued is still logged, but the process is no longer ready (readiness). */
@@ -150,6 +150,7 @@ export class EventRelay implements BeforeApplicationShutdown {
       loggedAt,
       channel: event.channel !== undefined ? event.channel : channelOfData(event.data),
       data: event.data,
+      ...(event.trace ? { trace: event.trace } : {}),
       expireAt: new Date(event.occurredAt.getTime() + this.retentionMs),
     }));
     let appended: LoggedEvent[];

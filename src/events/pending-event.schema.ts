@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import type { Schema as MongooseSchema } from 'mongoose';
 import type { DomainEventData, DomainEventName } from './domain-events.js';
+import { currentTraceParent } from '../tracing/trace-context.js';
 import { channelOfData } from './event-channel.js';
 
 /** Random bytes drawn 4 KiB at a time: one draw per call cost more than the rest of an event's staging. */
@@ -40,6 +41,10 @@ export class PendingEvent {
 
   @Prop({ type: Object, required: true })
   data: DomainEventData[DomainEventName];
+
+  /** The W3C traceparent of the request that caused it, when traced: the lane work it causes continues that trace. */
+  @Prop({ type: String })
+  trace?: string;
 }
 const PendingEventSchema = SchemaFactory.createForClass(PendingEvent);
 
@@ -67,5 +72,8 @@ export function stageEvent<N extends DomainEventName>(
   options: { id?: string; occurredAt?: Date; channel?: string | null } = {},
 ): PendingEvent {
   const channel = channelOfData(data) ?? options.channel ?? null;
-  return { id: options.id ?? newEventId(), type, occurredAt: options.occurredAt ?? new Date(), channel, data };
+  const event: PendingEvent = { id: options.id ?? newEventId(), type, occurredAt: options.occurredAt ?? new Date(), channel, data };
+  const traceparent = currentTraceParent();
+  if (traceparent) event.trace = traceparent;
+  return event;
 }

@@ -96,7 +96,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.running = false;
     clearInterval(this.poll);
     const states = [...this.kinds.values()];
-    await Promise.all(states.map((state) => state.pumping));
+    await Promise.all(states.flatMap((state) => state.pumping ?? []));
     await Promise.allSettled(states.flatMap((state) => [...state.inFlight]));
   }
 

@@ -47,7 +47,7 @@ export class SlaTimers {
     await Promise.all(
       [...keys].map((key) => {
         const due = to.get(key);
-        if (from && from.get(key)?.getTime() === due?.getTime()) return undefined;
+        if (from && from.get(key)?.getTime() === due?.getTime()) return Promise.resolve();
         const timerKey = slaTimerKey(id, key);
         return due ? this.timers.set(companyId, SLA_TIMER, timerKey, due) : this.timers.cancel(companyId, SLA_TIMER, timerKey);
       }),

@@ -36,7 +36,7 @@ export type AttemptResult =
   | { status: 'pending'; nextAttemptAt: Date };
 
 /** A delivery as the fan-out records it: the event for the webhook, due at once. */
-export type NewDelivery = Pick<WebhookDelivery, 'webhookId' | 'eventId' | 'type' | 'payload' | 'sequence' | 'nextAttemptAt'>;
+export type NewDelivery = Pick<WebhookDelivery, 'webhookId' | 'eventId' | 'type' | 'payload' | 'sequence' | 'nextAttemptAt' | 'trace'>;
 
 /** An attempt made on a delivery as the worker read it, and how it ends for the delivery. */
 export interface RecordedAttempt {
@@ -99,7 +99,7 @@ export class WebhookDeliveriesRepository extends TenantRepository<WebhookDeliver
    * last one at most (whether there are any).
    */
   async pendingInOrder(companyId: CompanyId, webhookId: Types.ObjectId, limit: number): Promise<Stored<WebhookDelivery>[]> {
-    const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1, attempts: { $slice: -1 } };
+    const projection = { payload: 1, attemptCount: 1, nextAttemptAt: 1, sequence: 1, eventId: 1, trace: 1, attempts: { $slice: -1 } };
     return this.findPlain(companyId, { webhookId, status: 'pending' }, { sort: { sequence: 1 }, limit, projection });
   }
 

@@ -42,6 +42,10 @@ export class WebhookDelivery {
   type: string;
 
   /** The body, serialized once: every attempt sends (and signs) these exact bytes. */
+  /** The traceparent of the event's request, when traced: each attempt's span continues that trace. */
+  @Prop({ type: String })
+  trace?: string;
+
   @Prop({ required: true })
   payload: string;
 

@@ -41,7 +41,15 @@ export class WebhookFanOut implements EventHandler {
         if (!type) continue;
         const payload = payloads.get(type) ?? serializeEvent(event, type);
         payloads.set(type, payload);
-        rows.push({ webhookId: webhook._id, eventId: event.id, type, payload, sequence: event.sequence, nextAttemptAt: now });
+        rows.push({
+          webhookId: webhook._id,
+          eventId: event.id,
+          type,
+          payload,
+          sequence: event.sequence,
+          nextAttemptAt: now,
+          ...(event.trace ? { trace: event.trace } : {}),
+        });
       }
     }
     if (rows.length === 0) return;

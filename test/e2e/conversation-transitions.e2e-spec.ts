@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { Conversation, type ConversationStatus } from '../../src/conversations/conversation.schema.js';
+import { type ConversationStatus } from '../../src/conversations/conversation.schema.js';
 import { ConversationsRepository } from '../../src/conversations/conversations.repository.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';

@@ -7,7 +7,7 @@ import { Message } from '../../src/messages/message.schema.js';
 import type { AgentConversationView } from '../../src/inbox/agent-conversation.view.js';
 import * as samples from '../fixtures/media/samples.js';
 import { EventRecorder } from '../support/event-log.js';
-import { addAgent, createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 type Page = { data: AgentConversationView[]; nextCursor: string | null };

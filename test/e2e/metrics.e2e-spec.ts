@@ -92,9 +92,17 @@ describe('GET /metrics (outside production: open on the API port)', () => {
     const company = await registerCompany(t.http, 'Hooked');
     const key = await createApiKey(t.http, company, ['messages:write']);
     receiver.answer('/ok', { status: 204 });
-    await t.http.post('/v1/webhooks').set(company.auth).send({ url: receiver.url('/ok'), events: ['message.received'] }).expect(201);
+    await t.http
+      .post('/v1/webhooks')
+      .set(company.auth)
+      .send({ url: receiver.url('/ok'), events: ['message.received'] })
+      .expect(201);
     const before = sample((await t.http.get('/metrics')).text, 'parley_event_relay_lag_seconds_count') ?? 0;
-    await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550100' }, text: 'Hi' }).expect(201);
+    await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: '+14155550100' }, text: 'Hi' })
+      .expect(201);
     await receiver.received('/ok', 1);
     const text = await waitFor(async () => {
       const after = (await t.http.get('/metrics')).text;
@@ -116,7 +124,13 @@ describe('GET /metrics in production', () => {
   });
 
   async function start(env: Record<string, string>): Promise<TestApp> {
-    const production = { NODE_ENV: 'production', MONGODB_URI: `${engine.uri}metrics${apps.length}`, JWT_SECRET: TEST_JWT_SECRET, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, PASSWORD_SCRYPT_LOG_N: '17' };
+    const production = {
+      NODE_ENV: 'production',
+      MONGODB_URI: `${engine.uri}metrics${apps.length}`,
+      JWT_SECRET: TEST_JWT_SECRET,
+      WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+      PASSWORD_SCRYPT_LOG_N: '17',
+    };
     const app = await createTestApp({ env: { ...production, ...env } });
     apps.push(app);
     return app;

@@ -18,5 +18,5 @@ export function trackApp<T extends Closable>(app: Promise<T>): Promise<T> {
 export async function closeOpenApps(): Promise<void> {
   const apps = await Promise.all(starting);
   starting.clear();
-  await Promise.all(apps.map((app) => app?.close()));
+  await Promise.all(apps.flatMap((app) => app?.close() ?? []));
 }

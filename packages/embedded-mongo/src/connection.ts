@@ -222,7 +222,7 @@ export class Connection {
             };
             this.socket.on('drain', done).on('close', done);
           });
-    (async () => {
+    void (async () => {
       await pending;
       await drained();
     })().then(() => {

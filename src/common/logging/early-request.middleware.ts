@@ -30,7 +30,6 @@ function logUnseenRequest(req: LoggedRequest, res: ServerResponse, startedAt: nu
   const level = completionLevel(res.statusCode);
   // At `silent` the request logger is not mounted, so every request comes here: skip building its line.
   if (root === undefined || !root.isLevelEnabled(level)) return;
-  root
-    .child({ [REQUEST_ID_LOG_KEY]: req.id, req, ...principalFields(req.user) })
-    [level]({ res, responseTime: Date.now() - startedAt }, 'request completed');
+  const logger = root.child({ [REQUEST_ID_LOG_KEY]: req.id, req, ...principalFields(req.user) });
+  logger[level]({ res, responseTime: Date.now() - startedAt }, 'request completed');
 }

@@ -9,6 +9,8 @@ import { LaneWorker, type LaneTurn } from '../../lanes/lane-worker.js';
 import { retryDelayMs } from '../../lanes/retry-schedule.js';
 import type { AnyDomainEvent, DomainEventName } from '../domain-events.js';
 import { EventLogRepository } from '../event-log.repository.js';
+import { contextOfTraceParent, tracer } from '../../tracing/trace-context.js';
+import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { CONSUMES_EVENTS, type EventConsumerOptions, type EventHandler } from './consumes-events.decorator.js';
 import { EventConsumerLane } from './event-consumer-lane.schema.js';
 
@@ -127,12 +129,41 @@ export class EventConsumers implements OnModuleInit {
     const batchSize = lane.failures > 0 ? 1 : (consumer.batchSize ?? DEFAULT_BATCH_SIZE);
     const events = await this.log.range(companyId, { after: lane.position, until: lane.head, types: consumer.types }, batchSize);
     try {
-      await consumer.handle(companyId, events);
+      await this.traced(consumer.name, events, () => consumer.handle(companyId, events));
     } catch (error) {
       return this.failed(lane, turn, consumer, events, error);
     }
     const position = events.length === batchSize ? events[events.length - 1].sequence : Math.max(lane.head, lane.position);
     await turn.release(position < lane.head ? new Date() : undefined, { position, failures: 0 });
+  }
+
+  /**
+   * Runs a consumer's batch in a span that continues the trace of the request behind its first event (linked to the
+   * others'): what the batch stages (a flow's messages, deliveries) carries that trace on. No-op with tracing off.
+   */
+  private traced<T>(consumer: string, events: AnyDomainEvent[], handle: () => Promise<T>): Promise<T> {
+    const traced = events.filter((event) => event.trace !== undefined);
+    if (traced.length === 0) return handle();
+    const links = traced.slice(1).flatMap((event) => {
+      const linked = trace.getSpanContext(contextOfTraceParent(event.trace));
+      return linked ? [{ context: linked }] : [];
+    });
+    const span = tracer.startSpan(
+      `consume ${consumer}`,
+      { links, attributes: { 'parley.consumer': consumer, 'parley.events': events.length } },
+      contextOfTraceParent(traced[0].trace),
+    );
+    return context.with(trace.setSpan(context.active(), span), handle).then(
+      (result) => {
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        span.end();
+        throw error;
+      },
+    );
   }
 
   private async failed(lane: ConsumerLane, turn: LaneTurn, consumer: EventConsumer, events: AnyDomainEvent[], error: unknown): Promise<void> {

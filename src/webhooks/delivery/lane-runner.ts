@@ -8,6 +8,8 @@ import { WebhooksRepository } from '../webhooks.repository.js';
 import { afterFailure, parseRetryAfter } from '../../lanes/retry-schedule.js';
 import type { LaneTurn } from '../../lanes/lane-worker.js';
 import { Metrics } from '../../metrics/metrics.js';
+import { contextOfTraceParent, tracer } from '../../tracing/trace-context.js';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Lane } from './webhook-delivery-lanes.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 import { signWebhook } from './webhook-signature.js';
@@ -108,8 +110,19 @@ export class LaneRunner {
 
   private async attempt(lane: Lane, secret: SigningSecret, delivery: Stored<WebhookDelivery>): Promise<RecordedAttempt> {
     const at = new Date();
-    const sent = await this.send(lane, secret, deliveryPublicId(delivery._id), delivery.payload, at);
+    // The attempt continues the trace of the request that caused the event (tracing off: a no-op span).
+    const span = tracer.startSpan(
+      'webhook delivery',
+      { kind: SpanKind.CLIENT, attributes: { 'parley.webhook.id': String(lane._id), 'parley.event.id': delivery.eventId, 'http.request.method': 'POST' } },
+      contextOfTraceParent(delivery.trace),
+    );
+    const sent = await context.with(trace.setSpan(context.active(), span), () =>
+      this.send(lane, secret, deliveryPublicId(delivery._id), delivery.payload, at),
+    );
     const { statusCode, durationMs, error } = sent;
+    if (statusCode !== null) span.setAttribute('http.response.status_code', statusCode);
+    if (statusCode === null || statusCode >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${statusCode}` });
+    span.end();
     const result = this.resultOf(lane, delivery, sent);
     this.metrics.countWebhookAttempt(result.status === 'pending' ? 'retrying' : result.status, statusCode);
     return { delivery, attempt: { at, statusCode, durationMs, error }, result };
@@ -135,6 +148,7 @@ export class LaneRunner {
         'webhook-id': webhookId,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(secret.secret, webhookId, timestamp, body),
+        ...traceHeaders(),
       },
       body,
     );
@@ -149,4 +163,11 @@ export class LaneRunner {
     const retryAfterMs = RETRY_AFTER_STATUSES.has(statusCode ?? 0) ? parseRetryAfter(sent.retryAfter, now) : undefined;
     return afterFailure(delivery.attemptCount + 1, lane.retryConfig, now, retryAfterMs);
   }
+}
+
+/** The W3C trace headers of the attempt's span, so that the receiver can continue the trace (none when tracing is off). */
+function traceHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  return headers;
 }

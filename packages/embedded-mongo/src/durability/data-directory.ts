@@ -43,7 +43,7 @@ export class DataDirectory {
   ) {
     this.journalSizeLimit = options.journalSizeLimit ?? DEFAULT_JOURNAL_SIZE_LIMIT;
     journal.onFlushed = () => {
-      if (journal.bytesSinceSnapshot >= this.journalSizeLimit) this.snapshot();
+      if (journal.bytesSinceSnapshot >= this.journalSizeLimit) void this.snapshot();
     };
     engine.changeLog = journal;
   }
