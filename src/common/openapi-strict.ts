@@ -152,6 +152,8 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
   }
   // Every route refuses the query parameters it does not read (QueryKeysGuard), those without a query DTO too.
   responses['400'] ??= errorResponseOf(external, 400, 'Invalid request: a query parameter the route does not take', badRequestMessage(document, operation));
+  // Any route may fail unexpectedly; its answer then says only this (InterfaceExceptionFilter).
+  responses['500'] ??= errorResponseOf(external, 500, 'Internal server error', 'Internal server error');
   for (const [status, response] of Object.entries(responses)) {
     if (!response || '$ref' in response) continue;
     let message = exampleMessage(response);
@@ -167,8 +169,8 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
 
 /**
  * Makes the whole document hold under a strict OpenAPI 3.0 validator (Ajv, Prism), for every operation whatever its
- * controller declares: nullable references in a form validators read as nullable; 400 on every route (unknown query
- * parameters), 413 on every JSON body and 415 on every body, in the interface's error shape; the headers the server sends (x-request-id on every answer,
+ * controller declares: nullable references in a form validators read as nullable; 400 and 500 on every route (unknown
+ * query parameters, an unexpected failure), 413 on every JSON body and 415 on every body, in the interface's error shape; the headers the server sends (x-request-id on every answer,
  * WWW-Authenticate on 401, Retry-After on 429 and 503, the rate-limit headers); each operation's own 400 example,
  * from its own body or query, and a 409 example true of it rather than of contacts.
  */
