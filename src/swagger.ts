@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { documentErrorInstances } from './common/errors/error-examples.openapi.js';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi.js';
+import { documentStrictly } from './common/openapi-strict.js';
 import { customStepDtos } from './flows/steps/flow-step-definition.decorator.js';
 import { API_KEY_SECURITY, BEARER_SECURITY } from './common/openapi.js';
 import { PROJECT_ROOT } from './config/project-root.js';
@@ -127,7 +128,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, builder.build(), { extraModels: customStepDtos() });
   // The filter language's recursive schema (a group holds filters), which no DTO class can state.
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...FILTER_SCHEMAS } };
-  return documentErrorInstances(documentIdempotency(document));
+  return documentErrorInstances(documentStrictly(documentIdempotency(document)));
 }
 
 /** The origin a request reached this server at (behind proxies trusted by TRUST_PROXY: the one the client used). */

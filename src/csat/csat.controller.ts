@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/auth-principal.js';
 import { ApiKeyAuth } from '../auth/decorators/api-key-auth.decorator.js';
 import { CurrentApiKey } from '../auth/decorators/principal.decorator.js';
 import { RequireScopes } from '../auth/decorators/require-scopes.decorator.js';
-import { ApiEnvelopeErrorResponses, EXAMPLE_ID, notFound } from '../common/errors/api-error-responses.js';
+import { ApiEnvelopeErrorResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ConversationView } from '../conversations/conversation.view.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
 import { CsatService } from './csat.service.js';
@@ -36,7 +36,7 @@ export class CsatController {
   @ApiEnvelopeErrorResponses(
     400,
     401,
-    [403, `This API key is limited to the channels whatsapp; conversation ${EXAMPLE_ID} is on sms`],
+    [403, 'The API key lacks the scope messages:write'],
     notFound('Conversation'),
     409,
     429,

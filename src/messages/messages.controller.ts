@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { CurrentAgent } from '../auth/decorators/principal.decorator.js';
 import { ApiReplyWindowClosedResponse, REPLY_WINDOW_CLOSED } from '../channels/reply-window.js';
@@ -64,6 +64,16 @@ export class MessagesController {
       'only until the conversation’s `replyWindowExpiresAt`; after it (or before the contact ever wrote) they answer 409 ' +
       `with problem type \`${REPLY_WINDOW_CLOSED}\` and \`closedAt\`. Templates and notes go through at any time.\n\n` +
       'Sending to the contact on a closed conversation answers 400.',
+  })
+  // One example per mode: the properties' own examples together would name every mode at once, a body it refuses.
+  @ApiBody({
+    type: SendMessageDto,
+    examples: {
+      text: { summary: 'A text message', value: { text: 'Your refund is on its way.' } },
+      note: { summary: 'A private note mentioning an agent', value: { text: 'Refund approved by finance', private: true, mentions: ['6650f0c2a1b2c3d4e5f60701'] } },
+      canned: { summary: 'A canned response', value: { cannedResponseId: '6650f0c2a1b2c3d4e5f60730' } },
+      template: { summary: 'An approved template', value: { template: { name: 'order_shipped', language: 'en-US', variables: ['Grace', '1042'] } } },
+    },
   })
   @ApiCreatedResponse({ type: MessageView })
   @ApiProblemResponses(notFound('Conversation'))

@@ -17,7 +17,6 @@ import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: 'wh_6650f0c2a1b2c3d4e5f60718' };
 const WEBHOOK_NOT_FOUND = notFound('Webhook', ID_PARAM.example);
-const BEYOND_CHANNELS = [403, 'This API key is limited to the channels whatsapp; its webhooks may not reach beyond them'] as const;
 const CHANNELS_DOC =
   ' A key limited to channels sees and manages only webhooks whose channels all lie within its own; the others ' +
   'answer 404. Its new webhook gets its channels when `channels` is left out; a channel beyond them answers 403.';
@@ -45,7 +44,7 @@ export class ExternalWebhooksController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC + CHANNELS_DOC })
   @ApiDataEnvelope(201, CreatedWebhookView, { description: 'Created' })
-  @ApiEnvelopeErrorResponses(400, [...BEYOND_CHANNELS])
+  @ApiEnvelopeErrorResponses(400, 403)
   async create(@CurrentApiKey() key: ApiKeyPrincipal, @Body() dto: CreateExternalWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<DataEnvelope<CreatedWebhookView>> {
     return envelope(await this.webhooks.create(key.companyId, dto, origin, key.channels));
   }
@@ -66,7 +65,7 @@ export class ExternalWebhooksController {
   @ApiOperation({ summary: 'Change a webhook; isActive false pauses it (it is kept), true resumes it', description: DELIVERY_FORMAT_DOC + CHANNELS_DOC })
   @ApiParam(ID_PARAM)
   @ApiDataEnvelope(200, WebhookView, { description: 'The updated webhook' })
-  @ApiEnvelopeErrorResponses(400, [...BEYOND_CHANNELS], WEBHOOK_NOT_FOUND)
+  @ApiEnvelopeErrorResponses(400, 403, WEBHOOK_NOT_FOUND)
   async update(
     @CurrentApiKey() key: ApiKeyPrincipal,
     @Param('id') id: string,

@@ -8,6 +8,7 @@ import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/app.setup.js';
 import { Clock } from '../../src/lanes/clock.js';
 import { trackApp } from './open-apps.js';
+import { OpenApiResponseValidator, type ResponseMismatch } from './openapi-responses.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-production-use';
 /** A WEBHOOK_SECRET_KEYS entry for tests that run as production (32 bytes of base64). */
@@ -62,8 +63,42 @@ async function startTestApp(options: Parameters<typeof createTestApp>[0] = {}): 
   let closing: Promise<void> | undefined;
   return {
     app,
-    http: request(app.getHttpServer()),
+    http: checkedAgainstDocument(app, request(app.getHttpServer())),
     model: <T>(name: string) => app.get<Model<T>>(getModelToken(name)),
     close: () => (closing ??= app.close()),
   };
+}
+
+/** The document's validator, built from the first app of the test file (the routes are the same in every app). */
+let validator: OpenApiResponseValidator | undefined;
+const mismatches: ResponseMismatch[] = [];
+
+/** Every answer a test received through `TestApp.http` that the OpenAPI document does not describe. */
+export function responseMismatches(): readonly ResponseMismatch[] {
+  return mismatches;
+}
+
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+
+/**
+ * Checks every answer a test receives against the OpenAPI document (test/support/openapi-responses.ts): a new route is
+ * covered by the tests it already has. Mismatches are collected and fail the file (close-open-apps.setup.ts), so a
+ * test's own assertions still report first.
+ */
+function checkedAgainstDocument(app: INestApplication, agent: TestAgent): TestAgent {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof property !== 'string' || !HTTP_METHODS.has(property) || typeof value !== 'function') return value;
+      return (url: string, ...rest: unknown[]) => {
+        const test = (value as (url: string, ...rest: unknown[]) => request.Test).call(target, url, ...rest);
+        test.on('response', (response: request.Response) => {
+          validator ??= OpenApiResponseValidator.forApp(app);
+          const found = validator.check(property, url, response.status, response.headers['content-type'], response.body);
+          if (found) mismatches.push(...found);
+        });
+        return test;
+      };
+    },
+  });
 }

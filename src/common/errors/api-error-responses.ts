@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath, type ResponseObject } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
 
 export class FieldProblemDto {
@@ -57,7 +57,7 @@ const DESCRIPTIONS: Record<number, string> = {
 const TOO_MANY_REQUESTS = 'Too many requests, retry after 42 seconds';
 
 /** A typical message for each status of Interface A, so that each response of the docs shows its own example. */
-const PROBLEM_MESSAGES: Record<number, string> = {
+export const PROBLEM_MESSAGES: Record<number, string> = {
   400: 'email must be an e-mail address',
   401: 'Missing bearer token',
   403: 'This action requires the admin role',
@@ -148,3 +148,10 @@ export const ApiEnvelopeErrorResponses = (...responses: ErrorResponse[]) =>
       });
     }),
   );
+
+/** One documented error answer in its interface's shape (the envelope on Interface B), with its example. */
+export function errorResponseOf(external: boolean, status: number, description: string, message: string): ResponseObject {
+  return external
+    ? { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) }, example: envelopeExample(status, message) } } }
+    : { description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, message) } } };
+}

@@ -1,5 +1,5 @@
-import { getSchemaPath, type OpenAPIObject, type OperationObject, type ResponseObject } from '@nestjs/swagger';
-import { envelopeExample, ExternalErrorDto, problemExample, ProblemDetailsDto } from '../errors/api-error-responses.js';
+import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
+import { errorResponseOf } from '../errors/api-error-responses.js';
 import { isExternalApiPath } from '../errors/interface-exception.filter.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.js';
 import { RUNNING_LEASE_MS } from './idempotency.service.js';
@@ -31,11 +31,6 @@ const ERRORS: Array<[status: string, phrase: string, example: string]> = [
   ['422', 'the Idempotency-Key was used with another body or route', 'This Idempotency-Key was used with another request body or route'],
 ];
 
-function errorResponse(path: string, status: number, description: string, message: string): ResponseObject {
-  return isExternalApiPath(path)
-    ? { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) }, example: envelopeExample(status, message) } } }
-    : { description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, message) } } };
-}
 
 function documentOperation(path: string, operation: OperationObject): void {
   operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${PARAMETER}` }];
@@ -49,7 +44,7 @@ function documentOperation(path: string, operation: OperationObject): void {
     operation.responses[status] =
       documented && !('$ref' in documented)
         ? { ...documented, description: `${documented.description}; or ${phrase}` }
-        : errorResponse(path, Number(status), phrase[0].toUpperCase() + phrase.slice(1), example);
+        : errorResponseOf(isExternalApiPath(path), Number(status), phrase[0].toUpperCase() + phrase.slice(1), example);
   }
 }
 
