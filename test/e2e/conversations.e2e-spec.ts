@@ -208,9 +208,11 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
       await suite.t.http.delete(`/v1/contacts/${conversation.contactId}`).set(suite.acme.auth).expect(200);
       const closed = await suite.t.http.post(`${path}/close`).set(suite.acme.auth).send({}).expect(200);
       expect(closed.body).toMatchObject({ contactId: conversation.contactId, contact: null, status: 'closed' });
-      // Events carry the contact as it was when they were written.
-      const events = await suite.recorder.events();
-      expect(events.map((event) => event.type)).toEqual(['conversation.priority_changed', 'conversation.assigned', 'conversation.closed']);
+      // Events carry the contact as it was when they were written; the contact's deletion has its own.
+      const all = await suite.recorder.events();
+      expect(all.map((event) => event.type)).toEqual(['conversation.priority_changed', 'conversation.assigned', 'contact.deleted', 'conversation.closed']);
+      expect(all[2].data).toEqual({ contactId: conversation.contactId });
+      const events = all.filter((event) => event.type !== 'contact.deleted');
       expect(events.map((event) => (event.data as { conversation: { contact: unknown } }).conversation.contact)).toEqual([contact, contact, null]);
     });
   });

@@ -120,6 +120,8 @@ describe('flow execution and triggers', () => {
       expect((await recorder.events()).map((event) => event.type)).toEqual([
         'message.sent',
         'conversation.priority_changed',
+        // add_tags: tags changed (contract section 20).
+        'conversation.updated',
         'conversation.queued',
         'conversation.assigned',
         'conversation.closed',

@@ -71,8 +71,8 @@ describe('POST /api/external/messages with externalId', () => {
     const first = await receive({ from: { phone }, text: 'Where is my order?', channel: 'WhatsApp', externalId }).expect(201);
     expect(first.body.data.duplicate).toBe(false);
     expect(first.body.data.message).toMatchObject({ direction: 'inbound', externalId, delivery: null, text: 'Where is my order?' });
-    expect((await recorder.events()).map((event) => event.type)).toEqual(['conversation.created', 'message.received']);
-    expect((await recorder.events())[1].data).toEqual({ message: first.body.data.message, conversation: first.body.data.conversation });
+    expect((await recorder.events()).map((event) => event.type)).toEqual(['contact.created', 'conversation.created', 'message.received']);
+    expect((await recorder.events())[2].data).toEqual({ message: first.body.data.message, conversation: first.body.data.conversation });
     await recorder.clear();
     const conversation = await storedConversation(acme, first.body.data.conversation.id);
 
@@ -92,6 +92,7 @@ describe('POST /api/external/messages with externalId', () => {
     expect(repeat.body.data).toEqual({ ...first.body.data, duplicate: true });
     expect(await t.model<Contact>(Contact.name).countDocuments({ companyId: acme.companyId })).toBe(contacts);
     expect(await recorder.events()).toEqual([
+      expect.objectContaining({ type: 'contact.created' }),
       expect.objectContaining({ type: 'conversation.created' }),
       expect.objectContaining({ type: 'message.received' }),
     ]);

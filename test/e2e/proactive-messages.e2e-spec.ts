@@ -67,8 +67,10 @@ describe('POST /v1/messages', () => {
       senderType: 'agent',
       senderId: agent.agentId,
     });
-    const events = await recorder.events();
-    expect(events.map((event) => event.type)).toEqual(['conversation.created', 'conversation.assigned', 'message.sent']);
+    const all = await recorder.events();
+    expect(all.map((event) => event.type)).toEqual(['contact.created', 'conversation.created', 'conversation.assigned', 'message.sent']);
+    expect(all[0].data).toMatchObject({ contact: { id: conversation.contactId } });
+    const events = all.slice(1);
     expect(events[1].data).toMatchObject({ agentId: agent.agentId, previousAgentId: null, conversation: { id: conversation.id, status: 'human' } });
     expect(events[2].data).toEqual({ message, conversation });
   });
