@@ -109,6 +109,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List duplicate candidates: contacts that may be one person
+         * @description Contacts whose names are equal ignoring case, accents and spaces and whose e-mails and phones do not conflict (present on both and different), grouped, for a person to review and merge. In name order; pass `nextCursor` back as `cursor`.
+         */
+        get: operations["ContactsController_duplicates_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/{id}": {
         parameters: {
             query?: never;
@@ -118,7 +138,7 @@ export interface paths {
         };
         /**
          * Get one contact
-         * @description A missing, malformed or other company's id answers 404.
+         * @description A missing, malformed or other company's id answers 404; a merged one 410, naming the contact it was merged into.
          */
         get: operations["ContactsController_get_v1"];
         put?: never;
@@ -135,6 +155,46 @@ export interface paths {
          * @description Only the fields sent change. null clears name, email or phone, but one of them must remain. tags and attributes replace the whole list or object. E-mail and phone stay unique within the company (409).
          */
         patch: operations["ContactsController_update_v1"];
+        trace?: never;
+    };
+    "/v1/contacts/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge contacts into one (supervisor or admin)
+         * @description The target keeps its values and fills its empty name, email and phone from the sources in order; tags are united; attributes: the target's win, missing keys come from the sources. The sources' conversations move to the target, each keeping `originalContactId`; the sources answer 410 from then on. Emits `contact.merged`. 404 for a contact of another company, 410 for a merged one, 409 while a merge of one of them is under way.
+         */
+        post: operations["ContactMergesController_merge_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/merges/{mergeId}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a contact merge (supervisor or admin)
+         * @description Within CONTACT_MERGE_UNDO_DAYS (30) of the merge: each source comes back with its own values and the conversations that were its own; the target's fields the merge filled become empty again; conversations opened since stay with the target. 409 after the window, once undone, or when a source's e-mail or phone belongs to another contact since. Emits `contact.merge_undone`.
+         */
+        post: operations["ContactMergesController_undo_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/conversations": {
@@ -1804,6 +1864,20 @@ export interface components {
              */
             email?: string;
         };
+        DuplicateCandidatesView: {
+            /** @description Two or more contacts */
+            contacts: components["schemas"]["ContactView"][];
+            /**
+             * @description Why they are candidates: `same_name` (equal ignoring case, accents and spaces, with no conflicting e-mail or phone)
+             * @enum {string}
+             */
+            reason: "same_name";
+        };
+        DuplicateCandidatesPage: {
+            data: components["schemas"]["DuplicateCandidatesView"][];
+            /** @description Pass as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
         UpdateContactDto: {
             /**
              * @description Stored in E.164 (e.g. "+14155552671"); spaces, dashes, dots and parentheses are ignored, and digits without "+" (or with "00") are read as an international number. Must be a possible number for its country code; no extension. Unique in the company; null clears it.
@@ -1846,6 +1920,31 @@ export interface components {
             id: string;
             /** @example true */
             deleted: boolean;
+        };
+        MergeContactsDto: {
+            /**
+             * @description The contacts merged into the target, in order: an empty field of the target is filled from the first that has it
+             * @example [
+             *       "6650f0c2a1b2c3d4e5f6071a"
+             *     ]
+             */
+            sourceIds: string[];
+            /**
+             * @description The contact that stays: it keeps its values and takes the sources' conversations.
+             * @example 6650f0c2a1b2c3d4e5f60719
+             */
+            targetId: string;
+        };
+        ContactMergeView: {
+            /** @example 6650f0c2a1b2c3d4e5f6071b */
+            mergeId: string;
+            contact: components["schemas"]["ContactView"];
+        };
+        ContactMergeUndoneView: {
+            /** @example 6650f0c2a1b2c3d4e5f6071b */
+            mergeId: string;
+            contact: components["schemas"]["ContactView"];
+            sources: components["schemas"]["ContactView"][];
         };
         ReplyWindowClosedProblemDto: {
             /** @example about:blank */
@@ -1998,6 +2097,8 @@ export interface components {
             contactId: string;
             /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
             contact: components["schemas"]["ContactSummaryView"] | null;
+            /** @description The contact it began with when a contact merge moved it to `contactId`; null when it never moved */
+            originalContactId: string | null;
             /** @example whatsapp */
             channel: string;
             /** @enum {string} */
@@ -2207,6 +2308,8 @@ export interface components {
             contactId: string;
             /** @description Its contact (in events: as it was when the event was written); null once the contact has been deleted */
             contact: components["schemas"]["ContactSummaryView"] | null;
+            /** @description The contact it began with when a contact merge moved it to `contactId`; null when it never moved */
+            originalContactId: string | null;
             /** @example whatsapp */
             channel: string;
             /** @enum {string} */
@@ -3396,7 +3499,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         RetryConfigView: {
@@ -3422,7 +3525,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3452,7 +3555,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3496,7 +3599,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events?: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
             /** @example CRM sync */
             name?: string;
@@ -3579,7 +3682,7 @@ export interface components {
              *       "message.received"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             /**
              * @description Only events of conversations on these channels (events of no conversation too); null: every channel
              * @example [
@@ -3624,7 +3727,7 @@ export interface components {
              *       "CHAT_SENT"
              *     ]
              */
-            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed")[];
+            events: ("CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE" | "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone")[];
             retryConfig?: components["schemas"]["RetryConfigDto"];
         };
         MessageEnvelope: {
@@ -3645,7 +3748,7 @@ export interface components {
              * @example message.received
              * @enum {string}
              */
-            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed";
+            type: "conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -3682,7 +3785,7 @@ export interface components {
              * @example CHAT_RECEIVED
              * @enum {string}
              */
-            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED";
+            type: "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE";
             /**
              * @description The same id as the webhook deliveries of this event carry
              * @example evt_Qm9vdHN0cmFwcGVkRXZlbnQ
@@ -4993,6 +5096,103 @@ export interface operations {
             };
         };
     };
+    ContactsController_duplicates_v1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DuplicateCandidatesPage"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/duplicates",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/contacts/duplicates",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/duplicates",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
     ContactsController_get_v1: {
         parameters: {
             query?: never;
@@ -5080,6 +5280,28 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5219,6 +5441,28 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -5368,6 +5612,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
                 headers: {
@@ -5381,6 +5647,432 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Too many requests, retry after 42 seconds",
                      *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ContactMergesController_merge_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeContactsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactMergeView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60719 not found",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60719 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Gone: an event cursor older than the events kept (EVENT_RETENTION_DAYS) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "detail": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 410,
+                     *       "error": "Gone",
+                     *       "message": "Contact 6650f0c2a1b2c3d4e5f60718 was merged into contact 6650f0c2a1b2c3d4e5f60719",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/merge",
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many requests, retry after 42 seconds",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ContactMergesController_undo_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
+                 *     visible ASCII characters, e.g. a UUID (the draft's quoted form `"..."` is the same key). The first request
+                 *     with a key runs; its answer (status, body, `Content-Type`, `Location`, `Cache-Control`) is kept for your
+                 *     company, the caller (the agent of the bearer token, or the API key) and the key and route, 24 hours by default
+                 *     (`IDEMPOTENCY_TTL_HOURS`): another agent or API key sending the same key makes a new request. A repeat with the same key,
+                 *     route and body changes nothing and gets the kept answer again, byte for byte, with
+                 *     `Idempotent-Replayed: true` (and its own `x-request-id`); error answers below 500 are kept too.
+                 *     The same key with another body or route answers 422; while the first request still runs, 409 (retry later: a
+                 *     request whose process died holds its key 60 s at most). Answers of 500 or more are not
+                 *     kept, so a retry runs again. JSON bodies are compared by content (key order and whitespace do not count),
+                 *     multipart bodies by their fields and the SHA-256 of their files (not the boundary). `POST /v1/auth/login`
+                 *     and `/v1/auth/register` ignore it.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                mergeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotencyKeyReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactMergeUndoneView"];
+                };
+            };
+            /** @description Invalid request: malformed JSON, unknown or invalid fields; or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "email must be an e-mail address",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         "email must be an e-mail address"
+                     *       ],
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "message": "email must be an e-mail address"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Missing bearer token",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 401,
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This action requires the supervisor role",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "This action requires the supervisor role",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Contact merge 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Contact merge 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Conflicts with an existing record; or a request with the same Idempotency-Key is still being processed (retry later) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "A contact with this e-mail already exists",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A contact with this e-mail already exists",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another body or route */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "This Idempotency-Key was used with another request body or route",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "This Idempotency-Key was used with another request body or route",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests, retry after 42 seconds",
+                     *       "instance": "/v1/contacts/merges/6650f0c2a1b2c3d4e5f60718/undo",
                      *       "statusCode": 429,
                      *       "error": "Too Many Requests",
                      *       "message": "Too many requests, retry after 42 seconds",
@@ -15477,7 +16169,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -15597,7 +16289,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -15755,7 +16447,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
@@ -15869,7 +16561,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only these events: dotted or Interface B names, mixed if you like, comma-separated (`types` repeated works too) */
-                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED")[];
+                types?: ("conversation.created" | "conversation.assigned" | "conversation.queued" | "conversation.closed" | "conversation.note_added" | "conversation.snoozed" | "conversation.unsnoozed" | "conversation.priority_changed" | "conversation.reply_window_closing" | "message.received" | "message.sent" | "message.status_changed" | "flow.executed" | "sla.warning" | "sla.breached" | "csat.submitted" | "template.status_changed" | "contact.merged" | "contact.merge_undone" | "CONVERSATION_CREATED" | "CONVERSATION_ASSIGNED" | "CONVERSATION_QUEUED" | "CONVERSATION_CLOSED" | "NOTE_ADDED" | "CONVERSATION_SNOOZED" | "CONVERSATION_UNSNOOZED" | "CONVERSATION_PRIORITY_CHANGED" | "REPLY_WINDOW_CLOSING" | "CHAT_RECEIVED" | "CHAT_SENT" | "CHAT_STATUS_CHANGED" | "FLOW_EXECUTED" | "SLA_WARNING" | "SLA_BREACHED" | "CSAT_SUBMITTED" | "TEMPLATE_STATUS_CHANGED" | "CONTACT_MERGED" | "CONTACT_MERGE_UNDONE")[];
                 /** @description Start after this cursor: a `nextCursor` of the list, or an `id` of a stream frame */
                 after?: string;
             };
