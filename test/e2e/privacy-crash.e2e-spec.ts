@@ -84,4 +84,20 @@ describe('privacy: an erasure interrupted by a crash finishes once (two processe
     expect(events.map((event) => event.type).sort()).toEqual(['contact.erased', 'privacy_request.completed']);
     expect(await db.collection('timers').countDocuments({ _id: `privacy-erase:${requestId}` as never })).toBe(0);
   });
+
+  it('cancels a pending erasure (its timer goes), and refuses to cancel it twice', async () => {
+    const [a, b] = deployment.apps;
+    const contact = await a.http.post('/v1/contacts').set(acme.auth).send({ name: 'Waiting Person', phone: '+14155550198' }).expect(201);
+    const accepted = await a.http.post(`/v1/contacts/${contact.body.id}/erase`).set(acme.auth).send({ reason: 'asked by mail' }).expect(202);
+    expect(accepted.body).toMatchObject({ status: 'pending', reason: 'asked by mail' });
+    expect(Date.parse(accepted.body.dueAt) - Date.now()).toBeGreaterThan(3_500_000);
+    const db = a.model('Message').db.db!;
+    expect(await db.collection('timers').countDocuments({ _id: `privacy-erase:${accepted.body.id}` as never })).toBe(1);
+    const cancelled = await b.http.post(`/v1/privacy-requests/${accepted.body.id}/cancel`).set(acme.auth).send({}).expect(200);
+    expect(cancelled.body).toMatchObject({ id: accepted.body.id, status: 'cancelled', completedAt: expect.any(String) });
+    await b.http.post(`/v1/privacy-requests/${accepted.body.id}/cancel`).set(acme.auth).send({}).expect(409);
+    await b.http.post('/v1/privacy-requests/000000000000000000000000/cancel').set(acme.auth).send({}).expect(404);
+    expect(await db.collection('timers').countDocuments({ _id: `privacy-erase:${accepted.body.id}` as never })).toBe(0);
+    expect((await a.http.get(`/v1/contacts/${contact.body.id}`).set(acme.auth).expect(200)).body.name).toBe('Waiting Person');
+  });
 });
