@@ -12,7 +12,7 @@ import type { CreateCannedResponseDto } from './dto/create-canned-response.dto.j
 import type { ListCannedResponsesQueryDto } from './dto/list-canned-responses-query.dto.js';
 import type { UpdateCannedResponseDto } from './dto/update-canned-response.dto.js';
 import { placeholderProblem, renderPlaceholders, type PlaceholderValues } from './placeholders.js';
-import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';

@@ -12,7 +12,7 @@ import { ChannelView, DeletedChannelView } from './channel.view.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { CreateChannelDto } from './dto/create-channel.dto.js';
 import type { UpdateChannelDto } from './dto/update-channel.dto.js';
-import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';

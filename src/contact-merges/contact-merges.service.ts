@@ -5,7 +5,6 @@ import { AppConfig } from '../config/app-config.js';
 import { ContactView } from '../contacts/contact.view.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { Clock } from '../lanes/clock.js';
 import { ContactMergeRunner } from './contact-merge-runner.js';

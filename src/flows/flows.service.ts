@@ -16,7 +16,7 @@ import { isBuiltInStep, MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from '
 import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
-import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 

@@ -19,8 +19,7 @@ import type { MessageTemplate, TemplateStatus } from './message-template.schema.
 import { DeletedMessageTemplateView, MessageTemplateView } from './message-template.view.js';
 import { MessageTemplatesRepository, type NewMessageTemplate } from './message-templates.repository.js';
 import { countPlaceholders, renderTemplate } from './template-body.js';
-import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
-import { withAudit } from '../audit/audited.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 
 /** Tries of a status report whose template another report moved meanwhile. */

@@ -11,7 +11,7 @@ import type { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-pol
 import { SlaPoliciesRepository } from './sla-policies.repository.js';
 import { MAX_SLA_POLICIES_PER_COMPANY, type SlaPolicy } from './sla-policy.schema.js';
 import { DeletedSlaPolicyView, SlaPolicyView } from './sla-policy.view.js';
-import { diff, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 

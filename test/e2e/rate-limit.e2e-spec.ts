@@ -3,7 +3,7 @@ import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
 import { Types } from 'mongoose';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
-import { createApiKey, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
+import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 @ApiKeyAuth()

@@ -1,5 +1,5 @@
 import type { ContactView } from '../../src/contacts/contact.view.js';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
