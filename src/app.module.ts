@@ -37,6 +37,7 @@ import { SavedViewsModule } from './views/saved-views.module.js';
 import { ServiceLevelsModule } from './service-levels/service-levels.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { SlaPoliciesModule } from './sla-policies/sla-policies.module.js';
+import { TeamsApiModule } from './teams/teams-api.module.js';
 import { TranscriptsModule } from './transcripts/transcripts.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -73,6 +74,7 @@ export class AppModule {
         InboundModule,
         MediaModule,
         AgentsApiModule,
+        TeamsApiModule,
         SettingsModule,
         BusinessHoursModule,
         FlowsModule,

@@ -1,14 +1,19 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { Types } from 'mongoose';
 import { ROLES, type Role } from '../auth/auth-principal.js';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 
 export const AGENT_STATUSES = ['online', 'offline', 'away', 'busy'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
+/** Who changed an agent's status: itself, an admin, or its idleness (contract section 19). */
+export const STATUS_CHANGE_REASONS = ['agent', 'admin', 'idle'] as const;
+export type StatusChangeReason = (typeof STATUS_CHANGE_REASONS)[number];
 
 /** A company's person: logs in when it has a password, works conversations by role. */
 @Schema({ collection: 'agents', timestamps: true })
-export class Agent {
+export class Agent extends EventSource {
   @Prop({ required: true, trim: true, maxlength: 200 })
   name: string;
 
@@ -38,10 +43,44 @@ export class Agent {
   /** Set when auto-assignment hands it a conversation: round robin picks the least recent. */
   @Prop({ type: Date, default: null })
   lastAssignedAt: Date | null;
+
+  /** Conversations routing may give it at once; null: the settings' `maxConversationsPerAgent` at the time. */
+  @Prop({ type: Number, default: null })
+  capacity: number | null;
+
+  /** Per-channel limits, by channel key. */
+  @Prop({ type: Object, default: () => ({}) })
+  capacityByChannel: Record<string, number>;
+
+  @Prop({ type: [String], default: [] })
+  skills: string[];
+
+  /**
+   * The open `human` conversations it holds (agent-load.ts): one entry per conversation, so that counting one in or
+   * out is idempotent, with `loadTotal` and `loadByChannel` (keys encoded) kept in the same single-document write,
+   * which is what lets routing take room only where there is some.
+   */
+  @Prop({ type: [Object], default: [] })
+  held: HeldConversation[];
+
+  @Prop({ type: Number, default: 0 })
+  loadTotal: number;
+
+  @Prop({ type: Object, default: () => ({}) })
+  loadByChannel: Record<string, number>;
+}
+
+/** One conversation counted in an agent's load: since `at`, on channel `ch`. */
+export interface HeldConversation {
+  c: Types.ObjectId;
+  ch: string;
+  at: Date;
 }
 
 export const AgentSchema = SchemaFactory.createForClass(Agent);
 AgentSchema.plugin(tenantScopePlugin);
+// Status changes carry `agent.status_changed` (AgentsRepository.changeStatus).
+indexPendingEvents(AgentSchema);
 /** Bumped by every write to agents in this process: authentication's AgentAccessCache follows it. */
 export const AGENT_WRITES = writeGenerationOf(AgentSchema);
 AgentSchema.index({ companyId: 1, email: 1 }, { unique: true });
@@ -51,5 +90,7 @@ AgentSchema.index({ companyId: 1, _id: -1 });
 AgentSchema.index({ companyId: 1, status: 1, _id: -1 });
 // Lists by isActive (and status), and auto-assignment's "active and online" candidates.
 AgentSchema.index({ companyId: 1, isActive: 1, status: 1, _id: -1 });
+// Holds older than a while whose assignment may never have been written (agent-load.ts).
+AgentSchema.index({ companyId: 1, 'held.at': 1 });
 // The last-active-admin rule.
 AgentSchema.index({ companyId: 1, role: 1, isActive: 1 });

@@ -2,6 +2,17 @@ import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Role } from '../auth/auth-principal.js';
 import type { Agent, AgentStatus } from './agent.schema.js';
 
+export class AgentLoadView {
+  total: number;
+  byChannel: Record<string, number>;
+}
+
+function loadOf(agent: Stored<Agent>): AgentLoadView {
+  const byChannel: Record<string, number> = {};
+  for (const [key, count] of Object.entries(agent.loadByChannel ?? {})) if (count > 0) byChannel[key.replace(/%2E/g, '.')] = count;
+  return { total: agent.loadTotal ?? 0, byChannel };
+}
+
 /** An agent as the API shows it: never its password hash. */
 export class AgentView {
   /** @example 6650f0c2a1b2c3d4e5f60718 */
@@ -13,6 +24,15 @@ export class AgentView {
   role: Role;
   status: AgentStatus;
   isActive: boolean;
+  /** Conversations routing may give it at once; null: the settings' `maxConversationsPerAgent` */
+  capacity: number | null;
+  /** Per-channel limits by channel key */
+  capacityByChannel: Record<string, number>;
+  skills: string[];
+  /** Read-only: the open `human` conversations assigned to it (snoozed ones included), in all and per channel */
+  load: AgentLoadView;
+  /** `GET /v1/agents/:id` only: the teams it is a member of */
+  teamIds?: string[];
   createdAt: string;
   updatedAt: string;
 
@@ -24,6 +44,10 @@ export class AgentView {
       role: agent.role,
       status: agent.status,
       isActive: agent.isActive,
+      capacity: agent.capacity ?? null,
+      capacityByChannel: agent.capacityByChannel ?? {},
+      skills: agent.skills ?? [],
+      load: loadOf(agent),
       createdAt: agent.createdAt.toISOString(),
       updatedAt: agent.updatedAt.toISOString(),
     };

@@ -3,6 +3,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { AssignmentModule } from '../assignment/assignment.module.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { ConversationsModule } from '../conversations/conversations.module.js';
+import { TeamsModule } from '../teams/teams.module.js';
 import { AgentsController } from './agents.controller.js';
 import { AgentsModule } from './agents.module.js';
 import { AgentsService } from './agents.service.js';
@@ -13,7 +14,7 @@ import { AgentsService } from './agents.service.js';
  * and one module holding both would make an import cycle.
  */
 @Module({
-  imports: [AgentsModule, ApiKeysModule, ConversationsModule, AssignmentModule],
+  imports: [AgentsModule, ApiKeysModule, ConversationsModule, AssignmentModule, TeamsModule],
   controllers: [AgentsController],
   providers: [AgentsService, PasswordHasher],
 })

@@ -1,16 +1,52 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types } from 'mongoose';
+import type { Model, QueryFilter, Types } from 'mongoose';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
-import { TenantRepository, type CompanyId, type Stored } from '../database/tenancy/tenant-repository.js';
-import { Agent } from './agent.schema.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { EventRelay } from '../events/event-relay.js';
+import { EventSourceRepository } from '../events/event-source.repository.js';
+import { stageEvent } from '../events/pending-event.schema.js';
+import { AgentView } from './agent.view.js';
+import { Agent, type AgentStatus, type HeldConversation, type StatusChangeReason } from './agent.schema.js';
 
-type AssignableAgent = Pick<Stored<Agent>, '_id' | 'lastAssignedAt'>;
+/** What routing reads of an agent that may receive conversations. */
+export type AssignableAgent = Pick<
+  Stored<Agent>,
+  '_id' | 'lastAssignedAt' | 'capacity' | 'capacityByChannel' | 'skills' | 'loadTotal' | 'loadByChannel'
+>;
+
+/** The field name of a channel's load: channel keys may hold '.', which a field path cannot ('%' no key holds). */
+export function channelLoadField(channel: string): string {
+  return `loadByChannel.${channel.replace(/\./g, '%2E')}`;
+}
+
+/** The room routing takes from an agent: below `capacity` in all, and below `channelCapacity` on the channel when set. */
+export interface LoadLimits {
+  capacity: number;
+  channelCapacity: number | null;
+}
 
 @Injectable()
-export class AgentsRepository extends TenantRepository<Agent> {
-  constructor(@InjectModel(Agent.name) model: Model<Agent>) {
-    super(model);
+export class AgentsRepository extends EventSourceRepository<Agent> {
+  constructor(@InjectModel(Agent.name) model: Model<Agent>, relay: EventRelay) {
+    super(model, relay);
+  }
+
+  /**
+   * Sets the agent's status from `current.status` to `status`, with `agent.status_changed` in the same write; only if
+   * it is still active and in that status (of two concurrent changes one applies). Null when it moved meanwhile.
+   */
+  async changeStatus(companyId: CompanyId, current: Stored<Agent>, status: AgentStatus, reason: StatusChangeReason): Promise<Stored<Agent> | null> {
+    const updatedAt = new Date();
+    const after = { ...current, status, updatedAt, pendingEvents: undefined } as Stored<Agent>;
+    const event = stageEvent('agent.status_changed', { agent: AgentView.from(after), previousStatus: current.status, reason }, { occurredAt: updatedAt });
+    return this.updateWithEvents(
+      companyId,
+      { _id: current._id, status: current.status, isActive: current.isActive } as QueryFilter<Agent>,
+      { $set: { status, updatedAt } },
+      [event],
+      { timestamps: false },
+    );
   }
 
   /** Login is the one lookup made before the company is known: by e-mail, among agents that have a password. */
@@ -27,15 +63,23 @@ export class AgentsRepository extends TenantRepository<Agent> {
     return (await this.findLoginCandidate(email)) !== null;
   }
 
-  /** True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. */
-  async deactivate(companyId: CompanyId, agentId: Types.ObjectId): Promise<boolean> {
-    const result = await this.model
-      .updateOne(this.scope(companyId, { _id: agentId, isActive: true }), {
-        $set: { isActive: false, status: 'offline' },
-        $inc: { tokenVersion: 1 },
-      })
-      .exec();
-    return result.modifiedCount === 1;
+  /**
+   * True when this call deactivated the agent, false when it was already inactive (or missing). Ends its tokens. Going
+   * offline from another status is a status change by an admin, with `agent.status_changed`.
+   */
+  async deactivate(companyId: CompanyId, current: Stored<Agent>): Promise<boolean> {
+    const updatedAt = new Date();
+    const after = { ...current, isActive: false, status: 'offline', updatedAt, pendingEvents: undefined } as Stored<Agent>;
+    const events =
+      current.status === 'offline' ? [] : [stageEvent('agent.status_changed', { agent: AgentView.from(after), previousStatus: current.status, reason: 'admin' }, { occurredAt: updatedAt })];
+    const updated = await this.updateWithEvents(
+      companyId,
+      { _id: current._id, isActive: true, status: current.status } as QueryFilter<Agent>,
+      { $set: { isActive: false, status: 'offline', updatedAt }, $inc: { tokenVersion: 1 } },
+      events,
+      { timestamps: false },
+    );
+    return updated !== null;
   }
 
   /** The same password at a higher cost (login upgrades old hashes): not a change the API shows, updatedAt stays. */
@@ -49,7 +93,65 @@ export class AgentsRepository extends TenantRepository<Agent> {
 
   /** Who may receive conversations automatically: active and online. */
   async findAssignable(companyId: CompanyId): Promise<AssignableAgent[]> {
-    return this.find(companyId, { isActive: true, status: 'online' }, { projection: { _id: 1, lastAssignedAt: 1 } });
+    return this.findPlain(
+      companyId,
+      { isActive: true, status: 'online' },
+      { projection: { _id: 1, lastAssignedAt: 1, capacity: 1, capacityByChannel: 1, skills: 1, loadTotal: 1, loadByChannel: 1 } },
+    );
+  }
+
+  /**
+   * Takes room for `conversation` on the agent, in one conditional write: only while it is active, online, below
+   * `limits` and not holding that conversation already; stamps `lastAssignedAt` (round robin). False when it has no
+   * room (any process may have taken it meanwhile): the capacity rule holds whatever runs concurrently.
+   */
+  async reserve(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string, limits: LoadLimits, at: Date): Promise<boolean> {
+    const filter: Record<string, unknown> = {
+      _id: agentId,
+      isActive: true,
+      status: 'online',
+      // `$not $gte` also matches a record without the counter (nothing held yet).
+      loadTotal: { $not: { $gte: limits.capacity } },
+      'held.c': { $ne: conversation },
+    };
+    if (limits.channelCapacity !== null) filter[channelLoadField(channel)] = { $not: { $gte: limits.channelCapacity } };
+    return this.addHeld(companyId, filter, { c: conversation, ch: channel, at }, { lastAssignedAt: at });
+  }
+
+  /** Counts `conversation` in the agent's load whatever its capacity (a person assigned it); once only. */
+  async hold(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string, at: Date): Promise<boolean> {
+    return this.addHeld(companyId, { _id: agentId, 'held.c': { $ne: conversation } }, { c: conversation, ch: channel, at });
+  }
+
+  /** Takes `conversation` out of the agent's load if it is in it; safe to repeat. */
+  async release(companyId: CompanyId, agentId: Types.ObjectId, conversation: Types.ObjectId, channel: string): Promise<boolean> {
+    const result = await this.model
+      .updateOne(
+        this.scope(companyId, { _id: agentId, 'held.c': conversation } as QueryFilter<Agent>),
+        { $pull: { held: { c: conversation } }, $inc: { loadTotal: -1, [channelLoadField(channel)]: -1 } },
+        { timestamps: false },
+      )
+      .exec();
+    return result.modifiedCount === 1;
+  }
+
+  /** Agents with holds taken from `from` until before `until`, with those holds (AgentLoadRepair checks them). */
+  async holdsBetween(companyId: CompanyId, from: Date, until: Date, limit: number): Promise<{ agentId: Types.ObjectId; held: HeldConversation[] }[]> {
+    const window = { $gte: from, $lt: until };
+    const rows = await this.findPlain(companyId, { held: { $elemMatch: { at: window } } }, { projection: { _id: 1, held: 1 }, limit });
+    return rows.map((row) => ({ agentId: row._id, held: (row.held ?? []).filter((entry) => entry.at >= from && entry.at < until) }));
+  }
+
+  /** A load write: bookkeeping, not a change of the agent as the API dates it (updatedAt stays). */
+  private async addHeld(companyId: CompanyId, filter: Record<string, unknown>, entry: HeldConversation, set: Record<string, unknown> = {}): Promise<boolean> {
+    const result = await this.model
+      .updateOne(
+        this.scope(companyId, filter as QueryFilter<Agent>),
+        { $push: { held: entry }, $inc: { loadTotal: 1, [channelLoadField(entry.ch)]: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) },
+        { timestamps: false },
+      )
+      .exec();
+    return result.modifiedCount === 1;
   }
 
   /** Bookkeeping of the chooser, not a change of the agent as the API shows it: updatedAt stays. */

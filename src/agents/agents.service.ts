@@ -15,6 +15,7 @@ import { AgentsRepository } from './agents.repository.js';
 import type { CreateAgentDto } from './dto/create-agent.dto.js';
 import type { ListAgentsQueryDto } from './dto/list-agents-query.dto.js';
 import type { UpdateAgentDto } from './dto/update-agent.dto.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 
 const CAN_LOG_IN_ELSEWHERE = 'An agent with this e-mail can already log in';
 const LAST_ADMIN = 'The company must keep at least one active admin';
@@ -27,6 +28,7 @@ export class AgentsService {
     private readonly conversations: ConversationsService,
     private readonly autoAssignment: AutoAssignmentConsumer,
     private readonly apiKeys: ApiKeysService,
+    private readonly teams: TeamsRepository,
   ) {}
 
   async list(companyId: CompanyId, query: ListAgentsQueryDto): Promise<Page<AgentView>> {
@@ -36,8 +38,10 @@ export class AgentsService {
     return mapPage(await this.agents.page(companyId, filter, { limit: query.limit, cursor: query.cursor }), AgentView.from);
   }
 
+  /** With the teams it is a member of (`teamIds`). */
   async get(companyId: CompanyId, id: string): Promise<AgentView> {
-    return AgentView.from(await this.findStored(companyId, id));
+    const agent = await this.findStored(companyId, id);
+    return { ...AgentView.from(agent), teamIds: await this.teams.idsOfMember(companyId, agent._id) };
   }
 
   /** 409 for an e-mail already used in the company, or, with a password, one that can log in anywhere. */
@@ -72,9 +76,9 @@ export class AgentsService {
     const current = await this.findStored(companyId, id);
     this.authorize(actor, current, dto);
 
-    const { password, isActive, ...fields } = dto;
+    const { password, isActive, status, ...fields } = dto;
     const staysInactive = !current.isActive && isActive !== true;
-    if (staysInactive && fields.status !== undefined && fields.status !== 'offline') {
+    if (staysInactive && status !== undefined && status !== 'offline') {
       throw new BadRequestException(`Agent ${id} is deactivated and stays offline; reactivate it with isActive: true`);
     }
     const set: UpdateQuery<Agent> = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
@@ -102,9 +106,14 @@ export class AgentsService {
       }
     }
     if (isActive === false) return this.deactivateStored(companyId, updated);
-    if (updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online')) {
-      await this.autoAssignment.nudge(companyId);
+    if (status !== undefined && status !== updated.status) {
+      const reason = actor.agentId === id ? 'agent' : 'admin';
+      updated = (await this.agents.changeStatus(companyId, updated, status, reason)) ?? this.statusMoved(id);
     }
+    const cameOnline = updated.isActive && updated.status === 'online' && !(current.isActive && current.status === 'online');
+    // More capacity or new skills may let it take a waiting conversation.
+    const routingChanged = fields.capacity !== undefined || fields.capacityByChannel !== undefined || fields.skills !== undefined;
+    if (cameOnline || routingChanged) await this.autoAssignment.nudge(companyId);
     return AgentView.from(updated);
   }
 
@@ -121,7 +130,7 @@ export class AgentsService {
   private async deactivateStored(companyId: CompanyId, current: Stored<Agent>): Promise<AgentView> {
     const id = current._id.toHexString();
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
-    if (!(await this.agents.deactivate(companyId, current._id))) return this.get(companyId, id);
+    if (!(await this.agents.deactivate(companyId, current))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current);
     await this.apiKeys.revokeCreatedBy(companyId, current._id, 'creator_deactivated');
     // Each re-queued conversation notifies `conversation.queued`, which auto-assignment serves.
@@ -153,6 +162,10 @@ export class AgentsService {
       { $set: { role: previous.role, isActive: previous.isActive, status: previous.status, tokenVersion: previous.tokenVersion ?? 0 } },
     );
     throw new ConflictException(LAST_ADMIN);
+  }
+
+  private statusMoved(id: string): never {
+    throw new ConflictException(`Agent ${id} was changed by another request; read it again and retry`);
   }
 
   private rethrowDuplicate(error: unknown, email: string): never {

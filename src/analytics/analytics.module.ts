@@ -5,6 +5,8 @@ import { ConversationsModule } from '../conversations/conversations.module.js';
 import { FlowExecution, FlowExecutionSchema } from '../flows/flow-execution.schema.js';
 import { Message, MessageSchema } from '../messages/message.schema.js';
 import { SettingsModule } from '../settings/settings.module.js';
+import { TeamsModule } from '../teams/teams.module.js';
+import { TeamsReport, TeamsReportController } from './teams-report.js';
 import { AnalyticsController } from './analytics.controller.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AgentAnalyticsRepository } from './pipelines/agent-analytics.repository.js';
@@ -25,14 +27,16 @@ import { MessageAnalyticsRepository } from './pipelines/message-analytics.reposi
       { name: Agent.name, schema: AgentSchema },
     ]),
     SettingsModule,
+    TeamsModule,
   ],
-  controllers: [AnalyticsController],
+  controllers: [AnalyticsController, TeamsReportController],
   providers: [
     AnalyticsService,
     ConversationAnalytics,
     MessageAnalyticsRepository,
     FlowExecutionAnalyticsRepository,
     AgentAnalyticsRepository,
+    TeamsReport,
   ],
 })
 export class AnalyticsModule {}

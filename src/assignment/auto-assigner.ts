@@ -1,29 +1,42 @@
-import { HttpException, Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpException, Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
-import { ConversationsRepository } from '../conversations/conversations.repository.js';
+import type { Conversation } from '../conversations/conversation.schema.js';
+import { ConversationsRepository, type QueuePosition } from '../conversations/conversations.repository.js';
 import { ConversationsService, type AssignmentActor, type EventOptions } from '../conversations/conversations.service.js';
-import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { Clock } from '../lanes/clock.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
-import { chooseAgent, type Candidate } from './assignment-rules.js';
-import { AssignmentLeaseRepository } from './assignment-lease.repository.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
+import { candidateOf, channelCapacityOf, chooseAgent, countIn, hasRoom, type Candidate, type Need } from './assignment-rules.js';
+import { AgentLoadRepair } from './agent-load-repair.js';
 
-/** Long enough for one pass over a batch; a crashed holder blocks its company for at most this. */
-const LEASE_TTL_MS = 10_000;
-/** How long a caller waits for the lease before giving up. */
-const LEASE_WAIT_MS = 5_000;
-const QUEUE_BATCH = 100;
+/** Conversations read from a queue at a time. */
+const QUEUE_PAGE = 200;
+const QUEUE_ROW_FIELDS = { _id: 1, channel: 1, requiredSkills: 1, priority: 1, queuedAt: 1 } as const;
+
+type QueuedRow = Pick<Stored<Conversation>, '_id' | 'channel' | 'requiredSkills' | 'priority' | 'queuedAt'>;
+
+/** One queue to serve: the company's (teamId null, any agent) or a team's (its members). */
+interface Queue {
+  teamId: Types.ObjectId | null;
+  strategy: AssignmentStrategy;
+  members: ReadonlySet<string> | null;
+}
 
 /**
- * Hands conversations to available agents: active, online, with fewer open `human` conversations
- * than the company's `maxConversationsPerAgent`, chosen by round robin or least busy. Every choice is
- * made under the company's assignment lease, so concurrent hand-offs (in any process) see each
- * other's assignments and never push an agent over capacity. Capacity governs automatic choices
- * only: an explicit assignment to a named agent is not limited by it.
+ * Routing (contract section 19): hands queued, awake conversations to eligible agents, each queue in the fair order
+ * (priority, then oldest `queuedAt`), by the queue's strategy. The company queue (`teamId` null, the settings'
+ * strategy, any agent) is one case of it. No lease and no count of the database per decision: an agent's load is a
+ * counter on its record, and a decision is two conditional single-document writes, safe with any number of
+ * processes and a `kill -9` between them:
+ *   1. reserve: count the conversation in the agent's load only where the load is below its capacity (and the
+ *      channel's below its limit), and the agent does not hold it yet;
+ *   2. assign: only where the conversation is still `queued` (so never twice);
+ *   and if 2 refuses, release the hold (idempotent). A process killed between 1 and 2 leaves a hold without an
+ *   assignment: the durable timer HOLD_REPAIR, set before the first reservation of a pass, releases it.
  */
 @Injectable()
 export class AutoAssigner {
@@ -31,39 +44,42 @@ export class AutoAssigner {
   private lastStamp = 0;
 
   constructor(
-    private readonly leases: AssignmentLeaseRepository,
-    private readonly workload: ConversationsRepository,
+    private readonly conversationsRepository: ConversationsRepository,
     private readonly agents: AgentsRepository,
+    private readonly teams: TeamsRepository,
     private readonly settings: SettingsService,
     private readonly conversations: ConversationsService,
+    private readonly repair: AgentLoadRepair,
+    private readonly clock: Clock,
   ) {}
 
   /**
-   * When auto-assignment is on, assigns queued conversations, oldest first, until the queue is empty
-   * or every agent is at capacity; answers how many were assigned. Run by AutoAssignmentConsumer when a
-   * conversation enters the queue and when an agent gains room; it throws when the database or the lease
-   * fails, and the consumer retries (a conversation assigned meanwhile has left the queue and is skipped).
+   * When auto-assignment is on, serves every routed queue (the company's, then each active team's that is not
+   * `manual`) until it is empty or no eligible agent has room; answers how many were assigned. Safe to repeat and to
+   * run in several processes at once; throws when the database fails (the consumer retries).
    */
   async serveQueue(companyId: CompanyId): Promise<number> {
     const config = await this.settings.autoAssignment(companyId);
     if (!config.enabled) return 0;
-    return this.underLease(companyId, async () => {
-      const queued = await this.workload.queued(companyId, QUEUE_BATCH);
-      if (queued.length === 0) return 0;
-      const candidates = await this.candidates(companyId);
-      let assigned = 0;
-      for (const conversationId of queued) {
-        const agent = chooseAgent(candidates, config.strategy, config.maxConversationsPerAgent);
-        if (!agent) break;
-        if (await this.tryAssign(companyId, conversationId, agent)) assigned += 1;
-      }
-      return assigned;
-    });
+    const candidates = (await this.agents.findAssignable(companyId)).map((agent) => candidateOf(agent, config.maxConversationsPerAgent));
+    if (candidates.length === 0) return 0;
+    const queues: Queue[] = [{ teamId: null, strategy: config.strategy, members: null }];
+    for (const team of await this.teams.all(companyId)) {
+      if (!team.isActive || team.strategy === 'manual') continue;
+      queues.push({ teamId: team._id, strategy: team.strategy, members: new Set(team.memberIds.map(String)) });
+    }
+    const pass = { repairSet: false };
+    let assigned = 0;
+    for (const queue of queues) {
+      const pool = queue.members ? candidates.filter((candidate) => queue.members!.has(candidate.agentId.toHexString())) : candidates;
+      assigned += await this.serve(companyId, queue, pool, pass);
+    }
+    return assigned;
   }
 
   /**
-   * The flow step `assign` without an agent: one conversation, by `strategy` or the company's, within
-   * the company's capacity (whether auto-assignment is on or not). Null when every agent is full.
+   * The flow step `assign` without an agent: one conversation, by `strategy` or the company's, to any agent with room
+   * and its skills (whether auto-assignment is on or not). Null when none has room.
    */
   async assignNext(
     companyId: CompanyId,
@@ -73,59 +89,84 @@ export class AutoAssigner {
     options: EventOptions = {},
   ): Promise<ConversationView | null> {
     const config = await this.settings.autoAssignment(companyId);
-    return this.underLease(companyId, async () => {
-      const agent = chooseAgent(await this.candidates(companyId), strategy ?? config.strategy, config.maxConversationsPerAgent);
+    const conversation = await this.conversations.findStored(companyId, conversationId);
+    const candidates = (await this.agents.findAssignable(companyId)).map((agent) => candidateOf(agent, config.maxConversationsPerAgent));
+    const need = { channel: conversation.channel, requiredSkills: conversation.requiredSkills ?? [] };
+    for (;;) {
+      const agent = chooseAgent(candidates, strategy ?? config.strategy, need);
       if (!agent) return null;
-      const conversation = await this.conversations.assign(companyId, conversationId, agent.agentId.toHexString(), actor, options);
-      await this.recordAssignment(companyId, agent);
-      return conversation;
-    });
-  }
-
-  private async candidates(companyId: CompanyId): Promise<Candidate[]> {
-    const agents = await this.agents.findAssignable(companyId);
-    const open = await this.workload.openConversationsByAgent(
-      companyId,
-      agents.map((agent) => agent._id),
-    );
-    return agents.map((agent) => ({
-      agentId: agent._id,
-      openConversations: open.get(agent._id.toHexString()) ?? 0,
-      lastAssignedAt: agent.lastAssignedAt ?? null,
-    }));
-  }
-
-  /** A conversation that left the queue meanwhile (assigned, closed) is skipped: 4xx from the rules. */
-  private async tryAssign(companyId: CompanyId, conversationId: Types.ObjectId, agent: Candidate): Promise<boolean> {
-    try {
-      const actor = { kind: 'auto', id: null } as const;
-      await this.conversations.assign(companyId, conversationId.toHexString(), agent.agentId.toHexString(), actor, { fromStatus: 'queued' });
-    } catch (error) {
-      if (error instanceof HttpException && error.getStatus() < 500) return false;
-      throw error;
+      await this.setRepair(companyId);
+      if (!(await this.reserve(companyId, agent, conversation))) {
+        agent.openConversations = agent.capacity;
+        continue;
+      }
+      try {
+        return await this.conversations.assign(companyId, conversationId, agent.agentId.toHexString(), actor, options);
+      } catch (error) {
+        await this.agents.release(companyId, agent.agentId, conversation._id, conversation.channel);
+        throw error;
+      }
     }
-    await this.recordAssignment(companyId, agent);
-    return true;
   }
 
-  private async recordAssignment(companyId: CompanyId, agent: Candidate): Promise<void> {
-    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
-    agent.lastAssignedAt = new Date(this.lastStamp);
-    agent.openConversations += 1;
-    await this.agents.markAssigned(companyId, agent.agentId, agent.lastAssignedAt);
+  private async serve(companyId: CompanyId, queue: Queue, pool: Candidate[], pass: { repairSet: boolean }): Promise<number> {
+    let assigned = 0;
+    let after: QueuePosition | null = null;
+    while (pool.some((candidate) => candidate.openConversations < candidate.capacity)) {
+      const rows = (await this.conversationsRepository.queuePage(companyId, queue.teamId, after, QUEUE_PAGE, QUEUE_ROW_FIELDS)) as QueuedRow[];
+      for (const row of rows) {
+        if (await this.route(companyId, queue, pool, row, pass)) assigned += 1;
+      }
+      if (rows.length < QUEUE_PAGE) break;
+      const last = rows[rows.length - 1];
+      after = { priority: last.priority, queuedAt: last.queuedAt!, id: last._id };
+    }
+    return assigned;
   }
 
-  private async underLease<T>(companyId: CompanyId, work: () => Promise<T>): Promise<T> {
-    const holder = randomUUID();
-    const deadline = Date.now() + LEASE_WAIT_MS;
-    while (!(await this.leases.claim(companyId, holder, LEASE_TTL_MS))) {
-      if (Date.now() >= deadline) throw new ServiceUnavailableException('Assignment is busy; try again');
-      await sleep(5 + Math.random() * 20);
+  /**
+   * Gives one conversation to the best eligible agent. An agent whose reservation is refused had its room taken by
+   * another process: it is left out for the rest of this pass (the next pass reads it again).
+   */
+  private async route(companyId: CompanyId, queue: Queue, pool: Candidate[], row: QueuedRow, pass: { repairSet: boolean }): Promise<boolean> {
+    const need: Need = { channel: row.channel, requiredSkills: row.requiredSkills ?? [] };
+    for (;;) {
+      const agent = chooseAgent(pool, queue.strategy, need);
+      if (!agent) return false;
+      if (!pass.repairSet) {
+        await this.setRepair(companyId);
+        pass.repairSet = true;
+      }
+      const at = await this.reserve(companyId, agent, row);
+      if (!at) {
+        agent.openConversations = agent.capacity;
+        continue;
+      }
+      try {
+        const actor = { kind: 'auto', id: null } as const;
+        await this.conversations.assign(companyId, row._id.toHexString(), agent.agentId.toHexString(), actor, { fromStatus: 'queued' });
+      } catch (error) {
+        // Left the queue meanwhile (assigned elsewhere, closed: a 4xx of the rules): give the room back.
+        await this.agents.release(companyId, agent.agentId, row._id, row.channel);
+        if (error instanceof HttpException && error.getStatus() < 500) return false;
+        throw error;
+      }
+      countIn(agent, row.channel, at);
+      return true;
     }
-    try {
-      return await work();
-    } finally {
-      await this.leases.release(companyId, holder);
-    }
+  }
+
+  /** Step 1: takes room on the agent for the conversation; the time it stamped, or null when it had none. */
+  private async reserve(companyId: CompanyId, agent: Candidate, conversation: Pick<QueuedRow, '_id' | 'channel'>): Promise<Date | null> {
+    if (!hasRoom(agent, conversation)) return null;
+    this.lastStamp = Math.max(this.clock.now().getTime(), this.lastStamp + 1);
+    const at = new Date(this.lastStamp);
+    const limits = { capacity: agent.capacity, channelCapacity: channelCapacityOf(agent, conversation.channel) };
+    return (await this.agents.reserve(companyId, agent.agentId, conversation._id, conversation.channel, limits, at)) ? at : null;
+  }
+
+  /** Before a reservation, so that a process killed right after it still has its hold checked. */
+  private async setRepair(companyId: CompanyId): Promise<void> {
+    await this.repair.cover(companyId, this.clock.now());
   }
 }

@@ -1,3 +1,4 @@
+import { AgentPresence } from '../agents/agent-presence.js';
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
@@ -44,6 +45,7 @@ import { JwtStrategy } from './strategies/jwt.strategy.js';
     JwtStrategy,
     ApiKeyStrategy,
     CredentialRecheck,
+    AgentPresence,
   ],
   exports: [AuthService, JwtStrategy, ApiKeyStrategy, CredentialRecheck],
 })

@@ -41,3 +41,16 @@ export function stillMatches(conversation: Stored<Conversation>, expected: Query
   const record = conversation as unknown as Record<string, unknown>;
   return Object.entries(expected).every(([field, value]) => String(record[field] ?? null) === String(value ?? null));
 }
+
+/** `conversation.transferred` of a change that moved the conversation's team or agent. */
+export function transferredEvent(after: Stored<Conversation>, before: Stored<Conversation>, options: EventOptions = {}): PendingEvent {
+  const place = (conversation: Stored<Conversation>) => ({
+    teamId: conversation.teamId?.toHexString() ?? null,
+    agentId: conversation.assignedAgentId?.toHexString() ?? null,
+  });
+  return stageEvent(
+    'conversation.transferred',
+    { conversation: ConversationView.from(after), from: place(before), to: place(after) },
+    { id: options.eventId, occurredAt: after.updatedAt },
+  );
+}

@@ -147,6 +147,21 @@ export class Conversation extends EventSource {
   @Prop({ type: Object, default: null })
   sleep: SleepRecord | null;
 
+  /** The team whose queue it waits in, or whose it was (contract section 19); null: the company queue. */
+  @Prop({ type: SchemaTypes.ObjectId, default: null })
+  teamId: Types.ObjectId | null;
+
+  /** Skills an agent must all hold to be routed it. */
+  @Prop({ type: [String], default: [] })
+  requiredSkills: string[];
+
+  /**
+   * Its last queue timeout: the queue entry (QueueTimeouts' timer key) whose `conversation.queue_timeout` was written,
+   * so it is written once, when, and in which team's queue (the teams report counts them).
+   */
+  @Prop({ type: Object, default: null })
+  queueTimeout: { key: string; at: Date; teamId: Types.ObjectId } | null;
+
   /**
    * True while not closed. A partial unique index on it allows one open conversation per contact
    * and channel, which is what keeps concurrent inbound messages from opening two.
@@ -198,6 +213,11 @@ ConversationSchema.index(
   { partialFilterExpression: { assigneeUnread: true }, name: 'assignee_unread' },
 );
 ConversationSchema.index({ companyId: 1, snoozedUntil: 1 });
+// Each queue in routing order (contract section 19): one interval per priority, oldest first within it.
+ConversationSchema.index({ companyId: 1, status: 1, teamId: 1, priority: 1, snoozedUntil: 1, queuedAt: 1, _id: 1 });
+// The teams report: conversations by team, over the time they entered the queue.
+ConversationSchema.index({ companyId: 1, teamId: 1, queuedAt: 1 });
+ConversationSchema.index({ companyId: 1, 'queueTimeout.at': 1 }, { sparse: true });
 ConversationSchema.index(
   { companyId: 1, contactId: 1, channel: 1 },
   { unique: true, partialFilterExpression: { isOpen: true }, name: 'one_open_conversation_per_contact_channel' },

@@ -31,6 +31,8 @@ export const CONVERSATION_VIEW_FIELDS = {
   sla: 1,
   csat: 1,
   replyWindowExpiresAt: 1,
+  teamId: 1,
+  requiredSkills: 1,
   createdAt: 1,
   updatedAt: 1,
 } as const;
@@ -40,6 +42,14 @@ export const CONVERSATION_VIEW_FIELDS = {
  * computed from, and the sort keys a cursor continues from.
  */
 export const LISTED_CONVERSATION_FIELDS = { ...CONVERSATION_VIEW_FIELDS, inboundCount: 1, lastActivityAt: 1 } as const;
+
+/** Where a queued conversation stands (contract section 19). */
+export class QueueStandingView {
+  teamId: string | null;
+  /** From 1, in routing order */
+  position: number;
+  waitingSeconds: number;
+}
 
 export class AssignedByView {
   /** agent (through the API), flow (a flow step) or auto */
@@ -122,6 +132,12 @@ export class ConversationView {
   sla: ConversationSlaView | null;
   /** The contact's satisfaction rating; null until one is given */
   csat: ConversationCsatView | null;
+  /** The team whose queue it is in (or was); null: the company queue */
+  teamId: string | null;
+  /** Skills an agent must all hold to be routed it */
+  requiredSkills: string[];
+  /** Single GET only, while `queued`: where it stands in its queue */
+  queue?: QueueStandingView | null;
   createdAt: string;
   updatedAt: string;
 
@@ -152,6 +168,8 @@ export class ConversationView {
       replyWindowExpiresAt: iso(conversation.replyWindowExpiresAt),
       sla: ConversationSlaView.from(conversation.sla),
       csat: ConversationCsatView.from(conversation.csat),
+      teamId: conversation.teamId?.toHexString() ?? null,
+      requiredSkills: conversation.requiredSkills ?? [],
       createdAt: isoTime(conversation.createdAt),
       updatedAt: isoTime(conversation.updatedAt),
     };

@@ -4,6 +4,8 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { AttributesModule } from '../attributes/attributes.module.js';
 import { ConversationAttributes } from './conversation-attributes.js';
 import { ContactsModule } from '../contacts/contacts.module.js';
+import { TeamsModule } from '../teams/teams.module.js';
+import { QueueStanding } from './queue-standing.js';
 import { ContactSummarySync } from './contact-summary-sync.js';
 import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationLists } from './conversation-lists.js';
@@ -24,8 +26,9 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     AgentsModule,
     ContactsModule,
     AttributesModule,
+    TeamsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ConversationAttributes, ReadMarkersRepository],
-  exports: [ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ConversationAttributes, ReadMarkersRepository, QueueStanding],
+  exports: [QueueStanding, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -14,6 +14,7 @@ import {
   CHANGE_ATTEMPTS,
   queuedEvent,
   queueEntry,
+  transferredEvent,
   stillMatches,
   type AssignOptions,
   type EventOptions,
@@ -26,6 +27,7 @@ import { ConversationsRepository } from './conversations.repository.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
 import { wakeFields, wakePlan } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
@@ -42,6 +44,9 @@ export interface ConversationChanges {
   status?: 'queued';
   /** Merged; null removes a key (checked against the company's conversation attribute definitions). */
   attributes?: Record<string, unknown>;
+  /** A team of the company, or null for the company queue: a move between queues, with `conversation.transferred`. */
+  teamId?: string | null;
+  requiredSkills?: string[];
 }
 
 /** The attributes after `patch`. */
@@ -56,6 +61,8 @@ function updatedEvents(before: Stored<Conversation>, after: Stored<Conversation>
   const changes: FieldChanges = {};
   if ((before.subject ?? null) !== (after.subject ?? null)) changes.subject = [before.subject ?? null, after.subject ?? null];
   if (JSON.stringify(before.tags ?? []) !== JSON.stringify(after.tags ?? [])) changes.tags = [before.tags ?? [], after.tags ?? []];
+  if (String(before.teamId ?? null) !== String(after.teamId ?? null)) changes.teamId = [before.teamId ? String(before.teamId) : null, after.teamId ? String(after.teamId) : null];
+  if (JSON.stringify(before.requiredSkills ?? []) !== JSON.stringify(after.requiredSkills ?? [])) changes.requiredSkills = [before.requiredSkills ?? [], after.requiredSkills ?? []];
   if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
   if (Object.keys(changes).length === 0) return [];
   return [stageEvent('conversation.updated', { conversation: ConversationView.from(after), changes }, { occurredAt: after.updatedAt })];
@@ -76,6 +83,7 @@ export class ConversationsService {
     private readonly readMarkers: ReadMarkersRepository,
     private readonly clock: Clock,
     private readonly attributes: AttributeDefinitionsService,
+    private readonly teams: TeamsRepository,
   ) {}
 
   /** The ids of a contact's conversations (none for a contact of another company). */
@@ -153,6 +161,10 @@ export class ConversationsService {
         ],
       };
     });
+    // A person's (or a flow's) choice counts in the agent's load at once; routing counts its own as it reserves.
+    if (actor.kind !== 'auto' && updated.assignedAgentId?.equals(agent._id)) {
+      await this.agents.hold(companyId, agent._id, updated._id, updated.channel, this.clock.now());
+    }
     return ConversationView.from(updated);
   }
 
@@ -193,22 +205,28 @@ export class ConversationsService {
    */
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
     const patch = await this.attributes.checkPatch(companyId, 'conversation', changes.attributes);
-    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+    const current = await this.findStored(companyId, id);
+    const teamId = changes.teamId === undefined ? undefined : await this.teamOrThrow(companyId, changes.teamId);
+    const updated = await this.change(companyId, current, (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
       if (changes.tags !== undefined) set.tags = normalizeTags(changes.tags);
       if (changes.subject !== undefined) set.subject = changes.subject;
       if (patch) set.attributes = patched(conversation.attributes, patch);
+      if (changes.requiredSkills !== undefined) set.requiredSkills = [...new Set(changes.requiredSkills)];
+      const teamMoved = teamId !== undefined && String(teamId) !== String(conversation.teamId ?? null);
+      if (teamMoved) set.teamId = teamId;
       const priorityChanged = set.priority !== undefined && set.priority !== conversation.priority;
       const changeEvents = (after: Stored<Conversation>) => [
         ...(priorityChanged
           ? [stageEvent('conversation.priority_changed', { conversation: ConversationView.from(after), previousPriority: conversation.priority }, { occurredAt: after.updatedAt })]
           : []),
+        ...(teamMoved ? [transferredEvent(after, conversation)] : []),
         ...updatedEvents(conversation, after, patch),
       ];
       if (changes.status === undefined) {
         if (Object.keys(set).length === 0) return null;
-        // Pinned to the revision it read, so the priority it reports replaced is the one it replaced.
+        // Pinned to the revision it read, so the priority (and team) it reports replaced is the one it replaced.
         return { expected: {}, set, events: changeEvents };
       }
       assertTransition(conversation.status, changes.status);
@@ -298,6 +316,14 @@ export class ConversationsService {
       }
       current = now;
     }
+  }
+
+  /** The id of a team of the company (null stays null); 400 naming `teamId` otherwise. */
+  async teamOrThrow(companyId: CompanyId, teamId: string | null): Promise<Types.ObjectId | null> {
+    if (teamId === null) return null;
+    const team = await this.teams.findById(companyId, teamId, { _id: 1 });
+    if (!team) throw new RequestValidationException([{ field: 'teamId', message: 'teamId must be a team of your company' }]);
+    return team._id;
   }
 
   private notFound(id: string): NotFoundException {

@@ -1,4 +1,6 @@
 import type { ContactView } from '../contacts/contact.view.js';
+import type { AgentStatus, StatusChangeReason } from '../agents/agent.schema.js';
+import type { AgentView } from '../agents/agent.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -38,6 +40,9 @@ export const EVENT_CATALOGUE = {
   'contact.updated': 'CONTACT_UPDATED',
   'contact.deleted': 'CONTACT_DELETED',
   'conversation.updated': 'CONVERSATION_UPDATED',
+  'conversation.transferred': 'CONVERSATION_TRANSFERRED',
+  'conversation.queue_timeout': 'CONVERSATION_QUEUE_TIMEOUT',
+  'agent.status_changed': 'AGENT_STATUS_CHANGED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -89,6 +94,18 @@ export interface DomainEventData {
   'contact.deleted': { contactId: string };
   /** Subject, tags, custom attributes, team or required skills changed (contract section 20); `changes` as above. */
   'conversation.updated': { conversation: ConversationView; changes: FieldChanges };
+  /** Moved to a team's queue or to an agent (contract section 19): where it was and where it went. */
+  'conversation.transferred': { conversation: ConversationView; from: QueuePlace; to: QueuePlace };
+  /** Still waiting `maxWaitSeconds` after entering `teamId`'s queue: the team's overflow `action` applied, once per queue entry. */
+  'conversation.queue_timeout': { conversation: ConversationView; teamId: string; action: 'team' | 'message' | 'close' };
+  /** Every status change: by the agent itself, an admin, or idleness (`autoAssignment.awayAfterIdleSeconds`). */
+  'agent.status_changed': { agent: AgentView; previousStatus: AgentStatus; reason: StatusChangeReason };
+}
+
+/** A conversation's team and agent (each null when none). */
+export interface QueuePlace {
+  teamId: string | null;
+  agentId: string | null;
 }
 
 /** `{ field: [before, after] }`, values as answered (null: none); a custom attribute's field is `attributes.<key>`. */

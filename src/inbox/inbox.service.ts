@@ -7,6 +7,7 @@ import type { Page } from '../common/pagination/page.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationLists } from '../conversations/conversation-lists.js';
 import type { ConversationCountsView } from '../conversations/conversation-counts.view.js';
+import { QueueStanding } from '../conversations/queue-standing.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { LISTED_CONVERSATION_FIELDS } from '../conversations/conversation.view.js';
 import type { ListConversationsQueryDto } from '../conversations/dto/list-conversations-query.dto.js';
@@ -31,6 +32,7 @@ export class InboxService {
     private readonly markers: ReadMarkersRepository,
     private readonly messages: MessagesRepository,
     private readonly clock: Clock,
+    private readonly queueStanding: QueueStanding,
   ) {}
 
   async list(agent: AgentPrincipal, query: ListConversationsQueryDto): Promise<Page<AgentConversationView>> {
@@ -56,7 +58,9 @@ export class InboxService {
       ? await Promise.all([this.conversationRecords.findOnePlain(agent.companyId, { _id }, LISTED_CONVERSATION_FIELDS), this.markerOf(agent, _id)])
       : [null, null];
     if (!conversation) throw new NotFoundException(`Conversation ${id} not found`);
-    return AgentConversationView.fromStored(conversation, marker ?? undefined);
+    const view = AgentConversationView.fromStored(conversation, marker ?? undefined);
+    view.queue = await this.queueStanding.of(agent.companyId, conversation);
+    return view;
   }
 
   /**

@@ -34,6 +34,6 @@ import { ProactiveMessagesService } from './proactive-messages.service.js';
   ],
   controllers: [MessagesController, ProactiveMessagesController, DeliveryReceiptsController],
   providers: [MessagesRepository, MessagesService, MessageHistory, DeliveryReceiptsService, PrivateNotes, MessageComposer, ProactiveMessagesService],
-  exports: [MessagesService, MessagesRepository],
+  exports: [MessagesService, MessagesRepository, PrivateNotes],
 })
 export class MessagesModule {}

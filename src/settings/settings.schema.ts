@@ -13,6 +13,8 @@ export interface AutoAssignment {
   enabled: boolean;
   strategy: AssignmentStrategy;
   maxConversationsPerAgent: number;
+  /** An `online` agent idle this long (no authenticated request, no open event stream) becomes `away`; null: never. */
+  awayAfterIdleSeconds?: number | null;
 }
 
 /** Customer satisfaction surveys (contract section 16): the bot asks `message` when a conversation closes. */

@@ -36,6 +36,8 @@ export class AutoAssignmentView {
   strategy: AssignmentStrategy;
   /** @example 5 */
   maxConversationsPerAgent: number;
+  /** An `online` agent idle this long becomes `away`; null: never */
+  awayAfterIdleSeconds: number | null;
 }
 
 /** The company's settings (one per company). */
@@ -87,6 +89,7 @@ export class SettingsView {
         enabled: settings.autoAssignment.enabled,
         strategy: settings.autoAssignment.strategy,
         maxConversationsPerAgent: settings.autoAssignment.maxConversationsPerAgent,
+        awayAfterIdleSeconds: settings.autoAssignment.awayAfterIdleSeconds ?? null,
       },
       language: settings.language,
       replyWindowWarningMinutes: settings.replyWindowWarningMinutes ?? DEFAULT_REPLY_WINDOW_WARNING_MINUTES,

@@ -18,6 +18,9 @@ describe('webhook event names', () => {
     ['sla.warning', 'SLA_WARNING'],
     ['sla.breached', 'SLA_BREACHED'],
     ['csat.submitted', 'CSAT_SUBMITTED'],
+    ['conversation.transferred', 'CONVERSATION_TRANSFERRED'],
+    ['conversation.queue_timeout', 'CONVERSATION_QUEUE_TIMEOUT'],
+    ['agent.status_changed', 'AGENT_STATUS_CHANGED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
@@ -25,9 +28,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the thirty-four names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(34);
-    expect(DOMAIN_EVENTS).toHaveLength(17);
+  it('accepts exactly the forty names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(40);
+    expect(DOMAIN_EVENTS).toHaveLength(20);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

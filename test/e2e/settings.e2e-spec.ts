@@ -43,7 +43,7 @@ describe('/v1/settings', () => {
       welcomeMessage: '',
       outOfHoursMessage: '',
       csat: { enabled: false, message: 'How would you rate our help, from 1 to 5?' },
-      autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5 },
+      autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5, awayAfterIdleSeconds: null },
       language: 'en',
       replyWindowWarningMinutes: 60,
       createdAt: expect.any(String),

@@ -106,6 +106,26 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
     'flow.executed': {
       execution: { executionId: hex(), flowId: hex(), conversationId: open.id, status: 'completed', steps: [{ type: 'send_message', status: 'completed' }] },
     },
+    'conversation.transferred': { conversation: conversation({ id: open.id, status: 'queued', teamId: hex() }), from: { teamId: null, agentId }, to: { teamId: hex(), agentId: null } },
+    'agent.status_changed': {
+      agent: {
+        id: agentId,
+        name: 'Ada',
+        email: 'ada@example.test',
+        role: 'agent',
+        status: 'away',
+        isActive: true,
+        capacity: null,
+        capacityByChannel: {},
+        skills: [],
+        load: { total: 0, byChannel: {} },
+        createdAt: now(),
+        updatedAt: now(),
+      },
+      previousStatus: 'online',
+      reason: 'idle',
+    },
+    'conversation.queue_timeout': { conversation: conversation({ id: open.id, status: 'closed', closeReason: 'queue_timeout' }), teamId: hex(), action: 'close' },
     'conversation.reply_window_closing': { conversation: conversation({ id: open.id, channel: 'whatsapp', replyWindowExpiresAt: now() }), closesAt: now() },
     'template.status_changed': {
       template: {

@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsCapacityByChannel, SKILL_PATTERN } from './agent-routing-fields.js';
 import { ROLES, type Role } from '../../auth/auth-principal.js';
 import { AGENT_STATUSES, type AgentStatus } from '../agent.schema.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
@@ -30,4 +31,24 @@ export class UpdateAgentDto {
   @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
+
+  /** Admins only: conversations routing may give it at once (0..100); null: the settings' `maxConversationsPerAgent` */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  capacity?: number | null;
+
+  /** Admins only: per-channel limits, `{ <channel key>: 0..100 }` */
+  @IsOmittable()
+  @IsCapacityByChannel()
+  capacityByChannel?: Record<string, number>;
+
+  /** Admins only: at most 20 of `[a-z0-9_-]{1,50}` */
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(SKILL_PATTERN, { each: true, message: 'each of skills must match [a-z0-9_-]{1,50}' })
+  skills?: string[];
 }

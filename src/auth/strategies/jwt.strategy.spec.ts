@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import type { AppConfig } from '../../config/app-config.js';
 import type { AgentAccess, AgentAccessCache } from '../agent-access.cache.js';
 import { JwtKey } from '../jwt-key.js';
+import type { AgentPresence } from '../../agents/agent-presence.js';
 import { JwtStrategy, MAX_IAT_AHEAD_SECONDS } from './jwt.strategy.js';
 
 const SECRET = 'a-test-secret-of-at-least-thirty-two-characters';
@@ -19,14 +20,16 @@ function setUp() {
   const agent: AgentAccess = { role: 'admin', isActive: true, tokenVersion: 0 };
   const agents = { find: async () => agent } as unknown as AgentAccessCache;
   const config = { jwtSecret: SECRET, jwtMaxAgeSeconds: MAX_AGE } as AppConfig;
-  const strategy = new JwtStrategy(new JwtKey(config), agents, config);
+  const seen: string[] = [];
+  const presence = { seen: (_companyId: string, agentId: string) => seen.push(agentId) } as unknown as AgentPresence;
+  const strategy = new JwtStrategy(new JwtKey(config), agents, config, presence);
   const sign = (claims: Record<string, unknown> = {}, secret = SECRET) =>
     jwt.sign({ sub: AGENT, companyId: COMPANY, role: 'admin', ver: 0, iat: seconds, exp: seconds + 3_600, ...claims }, secret, {
       issuer: 'parley',
       audience: 'parley-api',
     });
   const call = (token: string) => strategy.principalOf({ headers: { authorization: `Bearer ${token}` } } as Request);
-  return { strategy, agent, sign, call, advance: (by: number) => (seconds += by) };
+  return { strategy, agent, sign, call, seen, advance: (by: number) => (seconds += by) };
 }
 
 afterEach(() => {
@@ -35,11 +38,13 @@ afterEach(() => {
 
 describe('JwtStrategy.principalOf', () => {
   it('answers the agent of a valid token on every request, and refuses the same claims signed with another key', async () => {
-    const { sign, call } = setUp();
+    const { sign, call, seen } = setUp();
     const token = sign();
     for (let i = 0; i < 3; i++) await expect(call(token)).resolves.toEqual({ kind: 'agent', agentId: AGENT, companyId: COMPANY, role: 'admin' });
     await expect(call(sign({}, 'another-secret-of-at-least-thirty-two-chars'))).rejects.toThrow('Invalid bearer token');
     await expect(call(`${token.slice(0, -2)}xx`)).rejects.toThrow('Invalid bearer token');
+    // Each accepted request is a sign of life for idle presence; refused ones are not.
+    expect(seen).toEqual([AGENT, AGENT, AGENT]);
   });
 
   it('verifies a token once: its next requests take the verification it passed', async () => {

@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import jwt, { type VerifyOptions } from 'jsonwebtoken';
 import { ExtractJwt, Strategy } from 'passport-jwt';
+import { AgentPresence } from '../../agents/agent-presence.js';
 import { parseObjectId } from '../../database/object-id.js';
 import { AppConfig } from '../../config/app-config.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER, type AccessTokenClaims } from '../access-token.service.js';
@@ -44,6 +45,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
     @Inject(JwtKey) jwtKey: JwtKey,
     @Inject(AgentAccessCache) private readonly agents: AgentAccessCache,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(AgentPresence) private readonly presence: AgentPresence,
   ) {
     // A number of seconds for maxAge: a string would be parsed (by `ms`) on every verification.
     const verifyOptions: VerifyOptions = { algorithms: ['HS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, maxAge: config.jwtMaxAgeSeconds };
@@ -65,7 +67,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   async principalOf(req: Request): Promise<AgentPrincipal> {
     const token = bearerTokenOf(req);
     if (!token) throw new UnauthorizedException('Missing bearer token');
-    return this.validate(this.claimsOf(token));
+    const principal = await this.validate(this.claimsOf(token));
+    // Every authenticated request, and every re-check of an open event stream's credential, is a sign of life.
+    this.presence.seen(principal.companyId, principal.agentId);
+    return principal;
   }
 
   private claimsOf(token: string): VerifiedClaims {

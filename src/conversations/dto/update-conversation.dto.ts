@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsMongoId, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { ATTRIBUTES_SCHEMA, IsContactAttributes, type AttributeValue } from '../../contacts/dto/contact-fields.js';
+import { SKILL_PATTERN } from '../../agents/dto/agent-routing-fields.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 import { PRIORITIES, type Priority } from '../conversation.schema.js';
 import { IsTagList } from '../../tags/tag-list.decorator.js';
@@ -39,4 +40,17 @@ export class UpdateConversationDto {
   @IsOmittable()
   @IsIn(['queued'], { message: 'status may only be set to queued here; assign or close through their own routes' })
   status?: 'queued';
+
+  /** The team whose queue it goes to; null: the company queue. A change emits `conversation.transferred` */
+  @IsOptional()
+  @IsMongoId({ message: 'teamId must be a team id or null' })
+  teamId?: string | null;
+
+  /** Skills an agent must all hold to be routed it: at most 20 of `[a-z0-9_-]{1,50}` */
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @Matches(SKILL_PATTERN, { each: true, message: 'each of requiredSkills must match [a-z0-9_-]{1,50}' })
+  requiredSkills?: string[];
 }

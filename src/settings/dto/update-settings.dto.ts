@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import {
+  IsOptional,
   ArrayMaxSize,
   IsArray,
   IsBoolean,
@@ -14,6 +15,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+
 import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
 import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, type AssignmentStrategy } from '../settings.schema.js';
 import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
@@ -108,6 +110,13 @@ export class AutoAssignmentPatchDto {
   @Min(1)
   @Max(1000)
   maxConversationsPerAgent?: number;
+
+  /** Seconds without an authenticated request or an open event stream after which an `online` agent becomes `away`; null: never */
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  awayAfterIdleSeconds?: number | null;
 }
 
 /** Every field optional; nested objects are merged field by field (a schedule is replaced whole). */
