@@ -1,6 +1,7 @@
 import type { ContactView } from '../contacts/contact.view.js';
 import type { AgentStatus, StatusChangeReason } from '../agents/agent.schema.js';
 import type { AgentView } from '../agents/agent.view.js';
+import type { AutomationRunView } from '../automation-rules/automation-run.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -43,6 +44,7 @@ export const EVENT_CATALOGUE = {
   'conversation.transferred': 'CONVERSATION_TRANSFERRED',
   'conversation.queue_timeout': 'CONVERSATION_QUEUE_TIMEOUT',
   'agent.status_changed': 'AGENT_STATUS_CHANGED',
+  'automation.applied': 'AUTOMATION_APPLIED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -100,6 +102,8 @@ export interface DomainEventData {
   'conversation.queue_timeout': { conversation: ConversationView; teamId: string; action: 'team' | 'message' | 'close' };
   /** Every status change: by the agent itself, an admin, or idleness (`autoAssignment.awayAfterIdleSeconds`). */
   'agent.status_changed': { agent: AgentView; previousStatus: AgentStatus; reason: StatusChangeReason };
+  /** A rule's run recorded (contract section 21): applied, failed (an action failed) or loop_stopped. */
+  'automation.applied': { run: AutomationRunView; conversation: ConversationView };
 }
 
 /** A conversation's team and agent (each null when none). */

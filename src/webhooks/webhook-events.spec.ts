@@ -21,6 +21,7 @@ describe('webhook event names', () => {
     ['conversation.transferred', 'CONVERSATION_TRANSFERRED'],
     ['conversation.queue_timeout', 'CONVERSATION_QUEUE_TIMEOUT'],
     ['agent.status_changed', 'AGENT_STATUS_CHANGED'],
+    ['automation.applied', 'AUTOMATION_APPLIED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
@@ -28,9 +29,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the forty names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(40);
-    expect(DOMAIN_EVENTS).toHaveLength(20);
+  it('accepts exactly the fifty names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(50);
+    expect(DOMAIN_EVENTS).toHaveLength(25);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });
