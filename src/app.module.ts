@@ -7,6 +7,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AttributesModule } from './attributes/attributes.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthenticationGuard } from './auth/guards/authentication.guard.js';
+import { AutomationRulesModule } from './automation-rules/automation-rules.module.js';
 import { AutoRepliesModule } from './auto-replies/auto-replies.module.js';
 import { BusinessHoursModule } from './business-hours/business-hours.module.js';
 import { CannedResponsesModule } from './canned-responses/canned-responses.module.js';
@@ -85,6 +86,7 @@ export class AppModule {
         SettingsModule,
         BusinessHoursModule,
         FlowsModule,
+        AutomationRulesModule,
         AutoRepliesModule,
         SlaPoliciesModule,
         ServiceLevelsModule,

@@ -75,6 +75,7 @@ const TAGS: [string, string][] = [
   ['Media', 'Send and read back images, video, audio and documents'],
   ['Contacts', 'The people conversations are with'],
   ['Flows', 'Automations that run steps on a conversation'],
+  ['Automation rules', 'When this happens, or when this has lasted that long, do that: once, with no loops'],
   ['Agents', 'The people of your company who work conversations'],
   ['Channels', 'The channels conversations run on, and their reply windows'],
   ['Message templates', 'Messages a channel approves in advance: the only ones it lets through outside the reply window'],

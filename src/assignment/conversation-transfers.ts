@@ -62,7 +62,7 @@ export class ConversationTransfers {
           ...(conversation.status === 'queued' ? [] : [queuedEvent(after, conversation)]),
         ],
       };
-    });
+    }, options);
     return ConversationView.from(updated);
   }
 

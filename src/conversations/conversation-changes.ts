@@ -1,5 +1,6 @@
 import type { QueryFilter } from 'mongoose';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
+import type { EventCause } from '../events/event-cause.js';
 import { stageEvent, type PendingEvent } from '../events/pending-event.schema.js';
 import type { Conversation, ConversationStatus } from './conversation.schema.js';
 import { ConversationView } from './conversation.view.js';
@@ -9,6 +10,8 @@ import { ConversationView } from './conversation.view.js';
 /** Options of a change that emits an event: its id, when it must be predictable (a retried flow step). */
 export interface EventOptions {
   eventId?: string;
+  /** An automation rule's action: every event of the change carries it in its data. */
+  cause?: EventCause;
 }
 
 export interface AssignOptions extends EventOptions {

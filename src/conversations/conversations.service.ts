@@ -8,6 +8,7 @@ import type { PendingEvent } from '../events/pending-event.schema.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { causedBy } from '../events/event-cause.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
 import {
@@ -160,7 +161,7 @@ export class ConversationsService {
           ),
         ],
       };
-    });
+    }, options);
     // A person's (or a flow's) choice counts in the agent's load at once; routing counts its own as it reserves.
     if (actor.kind !== 'auto' && updated.assignedAgentId?.equals(agent._id)) {
       await this.agents.hold(companyId, agent._id, updated._id, updated.channel, this.clock.now());
@@ -193,7 +194,7 @@ export class ConversationsService {
           ),
         ],
       };
-    });
+    }, options);
     return ConversationView.from(updated);
   }
 
@@ -235,21 +236,32 @@ export class ConversationsService {
         set: { ...set, ...queueEntry() },
         events: (after) => [...changeEvents(after), queuedEvent(after, conversation, options)],
       };
-    });
+    }, options);
     return ConversationView.from(updated);
   }
 
-  async setPriority(companyId: CompanyId, id: string, priority: Priority): Promise<ConversationView> {
-    return this.update(companyId, id, { priority });
+  async setPriority(companyId: CompanyId, id: string, priority: Priority, options: EventOptions = {}): Promise<ConversationView> {
+    return this.update(companyId, id, { priority }, options);
   }
 
   /** Adds tags, keeping the ones the conversation has (no duplicates); 400 past MAX_TAGS in all. */
-  async addTags(companyId: CompanyId, id: string, tags: string[]): Promise<ConversationView> {
+  async addTags(companyId: CompanyId, id: string, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
     const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
       const merged = mergeTags(conversation.tags, tags);
       if (merged.length === conversation.tags.length) return null;
       return { expected: {}, set: { tags: merged }, events: (after) => updatedEvents(conversation, after, null) };
-    });
+    }, options);
+    return ConversationView.from(updated);
+  }
+
+  /** Removes tags (those it does not have are ignored). */
+  async removeTags(companyId: CompanyId, id: string, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
+    const removed = new Set(normalizeTags(tags));
+    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+      const kept = conversation.tags.filter((tag) => !removed.has(tag));
+      if (kept.length === conversation.tags.length) return null;
+      return { expected: {}, set: { tags: kept }, events: (after) => updatedEvents(conversation, after, null) };
+    }, options);
     return ConversationView.from(updated);
   }
 
@@ -293,18 +305,22 @@ export class ConversationsService {
    * conversation is still at the revision `plan` saw. When it moved meanwhile, `plan` runs again on the new
    * state if the fields it relied on (`expected`) are unchanged (a message arrived); otherwise, or after
    * CHANGE_ATTEMPTS tries, it is a 409 (re-read and retry), never a silently overwritten state. Public for the rules
-   * kept beside this class (snoozes, messages), which change conversations the same way.
+   * kept beside this class (snoozes, messages), which change conversations the same way. `options.cause` (a rule's
+   * action) goes into every event of the change.
    */
   async change(
     companyId: CompanyId,
     first: Stored<Conversation>,
     plan: (conversation: Stored<Conversation>) => PlannedChange | null,
+    options: EventOptions = {},
   ): Promise<Stored<Conversation>> {
     let current = first;
     for (let attempt = 1; ; attempt += 1) {
       const planned = plan(current);
       if (!planned) return current;
-      const updated = await this.conversations.change(companyId, current, planned.expected, planned.set, planned.events);
+      const { cause } = options;
+      const events = planned.events && cause ? (after: Stored<Conversation>) => planned.events!(after).map((event) => causedBy(event, cause)) : planned.events;
+      const updated = await this.conversations.change(companyId, current, planned.expected, planned.set, events);
       if (updated) return updated;
       const now = await this.conversations.findById(companyId, current._id.toHexString());
       const id = current._id.toHexString();

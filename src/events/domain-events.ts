@@ -1,6 +1,7 @@
 import type { ContactView } from '../contacts/contact.view.js';
 import type { AgentStatus, StatusChangeReason } from '../agents/agent.schema.js';
 import type { AgentView } from '../agents/agent.view.js';
+import type { AutomationRunView } from '../automation-rules/automation-run.view.js';
 import type { Priority } from '../conversations/conversation.schema.js';
 import type { UnsnoozeReason } from '../conversations/snooze/sleep.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
@@ -48,6 +49,7 @@ export const EVENT_CATALOGUE = {
   'contact.merge_undone': 'CONTACT_MERGE_UNDONE',
   'contact.erased': 'CONTACT_ERASED',
   'privacy_request.completed': 'PRIVACY_REQUEST_COMPLETED',
+  'automation.applied': 'AUTOMATION_APPLIED',
 } as const;
 export type DomainEventName = keyof typeof EVENT_CATALOGUE;
 /** Interface B's name of an event. */
@@ -113,6 +115,8 @@ export interface DomainEventData {
   'contact.erased': { contactId: string; requestId: string };
   /** An export or an erasure finished (`status` completed or failed). */
   'privacy_request.completed': { request: PrivacyRequestView };
+  /** A rule's run recorded (contract section 21): applied, failed (an action failed) or loop_stopped. */
+  'automation.applied': { run: AutomationRunView; conversation: ConversationView };
 }
 
 /** A conversation's team and agent (each null when none). */

@@ -33,5 +33,7 @@ import { FlowStepHandlers } from './steps/flow-step-handlers.js';
   ],
   controllers: [FlowsController],
   providers: [FlowsRepository, FlowExecutionsRepository, FlowRunner, FlowStepHandlers, FlowTriggerMatcher, FlowsService, InboundFlows, InboundFlowsConsumer],
+  // For automation rules: `run_flow` runs a flow as its route does.
+  exports: [FlowsRepository, FlowRunner],
 })
 export class FlowsModule {}

@@ -1,3 +1,4 @@
+import { causedBy, type EventCause } from '../events/event-cause.js';
 import { BadRequestException, ConflictException, HttpException, Injectable } from '@nestjs/common';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { channelOf } from '../channels/channel-key.js';
@@ -36,6 +37,8 @@ export interface OutboundSender {
 export interface SendOptions {
   dedupeKey?: string;
   eventId?: string;
+  /** An automation rule's send: its event carries it in its data. */
+  cause?: EventCause;
   /** The satisfaction survey: sent on the closed conversation awaiting its rating (the one message a closed one takes). */
   survey?: boolean;
 }
@@ -311,7 +314,7 @@ export class MessagesService {
       ...(options.dedupeKey ? { dedupeKey: options.dedupeKey } : {}),
     } as Stored<Message>;
     const message = MessageView.from(record);
-    const event = stageEvent(messageEventName(draft.direction), { message, conversation }, { id: options.eventId, occurredAt: at });
+    const event = causedBy(stageEvent(messageEventName(draft.direction), { message, conversation }, { id: options.eventId, occurredAt: at }), options.cause);
     await this.messages.insert(companyId, record, [event]);
     return { message, conversation };
   }

@@ -6,6 +6,7 @@ import { RequestValidationException } from '../common/errors/request-validation.
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { causedBy, type EventCause } from '../events/event-cause.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import type { Message } from './message.schema.js';
 import { MessageView } from './message.view.js';
@@ -33,7 +34,25 @@ export class PrivateNotes {
 
   /** 404 for a missing, malformed or foreign conversation; 400 naming `mentions` for one that is not an active agent. */
   async add(agent: AgentPrincipal, conversationId: string, input: NoteInput): Promise<MessageView> {
-    const { companyId } = agent;
+    return this.write(agent.companyId, conversationId, input, { senderType: 'agent', senderId: toObjectId(agent.agentId) });
+  }
+
+  /**
+   * An automation rule's note (sender `bot`), once per `dedupeKey`: nothing when a note is stored under it. Its event
+   * carries the rule's `cause`.
+   */
+  async addByRule(companyId: CompanyId, conversationId: string, text: string, options: { dedupeKey: string; cause: EventCause }): Promise<void> {
+    if (await this.messages.existsWithDedupeKey(companyId, options.dedupeKey)) return;
+    await this.write(companyId, conversationId, { text, mentions: [] }, { senderType: 'bot', senderId: null }, options);
+  }
+
+  private async write(
+    companyId: CompanyId,
+    conversationId: string,
+    input: NoteInput,
+    sender: Pick<Message, 'senderType' | 'senderId'>,
+    options: { dedupeKey?: string; cause?: EventCause } = {},
+  ): Promise<MessageView> {
     const conversation = await this.conversations.getOrThrow(companyId, conversationId);
     const mentions = await this.mentionable(companyId, input.mentions);
     const at = new Date();
@@ -47,15 +66,15 @@ export class PrivateNotes {
       text: input.text,
       caption: null,
       media: null,
-      senderType: 'agent',
-      senderId: toObjectId(agent.agentId),
+      ...sender,
       private: true,
       mentions,
       createdAt: at,
       updatedAt: at,
+      ...(options.dedupeKey ? { dedupeKey: options.dedupeKey } : {}),
     } as Stored<Message>;
     const message = MessageView.from(record);
-    const event = stageEvent('conversation.note_added', { message, conversation, mentions: message.mentions }, { occurredAt: at });
+    const event = causedBy(stageEvent('conversation.note_added', { message, conversation, mentions: message.mentions }, { occurredAt: at }), options.cause);
     await this.messages.insert(companyId, record, [event]);
     return message;
   }

@@ -23,6 +23,9 @@ describe('webhook event names', () => {
     ['agent.status_changed', 'AGENT_STATUS_CHANGED'],
     ['contact.merged', 'CONTACT_MERGED'],
     ['contact.merge_undone', 'CONTACT_MERGE_UNDONE'],
+    ['contact.erased', 'CONTACT_ERASED'],
+    ['privacy_request.completed', 'PRIVACY_REQUEST_COMPLETED'],
+    ['automation.applied', 'AUTOMATION_APPLIED'],
   ] as const)('%s is %s on Interface B', (dotted, external) => {
     expect(EXTERNAL_EVENT_NAMES[dotted]).toBe(external);
     expect(eventNamesOf(dotted)).toEqual([dotted, external]);
@@ -30,9 +33,9 @@ describe('webhook event names', () => {
     expect(domainEventNamed(dotted)).toBe(dotted);
   });
 
-  it('accepts exactly the forty-eight names, each once', () => {
-    expect(WEBHOOK_EVENT_NAMES).toHaveLength(48);
-    expect(DOMAIN_EVENTS).toHaveLength(24);
+  it('accepts exactly the fifty-two names, each once', () => {
+    expect(WEBHOOK_EVENT_NAMES).toHaveLength(52);
+    expect(DOMAIN_EVENTS).toHaveLength(26);
     expect(new Set(WEBHOOK_EVENT_NAMES).size).toBe(WEBHOOK_EVENT_NAMES.length);
     expect(WEBHOOK_EVENT_NAMES).not.toContain('message.created');
   });

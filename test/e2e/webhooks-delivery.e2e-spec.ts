@@ -125,6 +125,10 @@ function sampleEvents(): { [N in DomainEventName]: DomainEventData[N] } {
       reason: 'idle',
     },
     'conversation.queue_timeout': { conversation: conversation({ id: open.id, status: 'closed', closeReason: 'queue_timeout' }), teamId: hex(), action: 'close' },
+    'automation.applied': {
+      run: { id: hex(), ruleId: hex(), conversationId: open.id, trigger: { event: 'message.received', eventId: 'evt_x' }, at: now(), outcome: 'applied', actions: [{ type: 'add_tags', status: 'ok' }] },
+      conversation: open,
+    },
     'conversation.reply_window_closing': { conversation: conversation({ id: open.id, channel: 'whatsapp', replyWindowExpiresAt: now() }), closesAt: now() },
     'template.status_changed': {
       template: {

@@ -5,6 +5,7 @@ import { DurableTimers, type FiredTimer } from '../../lanes/durable-timers.js';
 import { ConversationView } from '../conversation.view.js';
 import { ConversationsRepository } from '../conversations.repository.js';
 import { ConversationsService } from '../conversations.service.js';
+import type { EventOptions } from '../conversation-changes.js';
 import { assertSnoozable, assertSnoozeUntil, snoozePlan, wakePlan } from './snooze-changes.js';
 
 /** The durable timer of a snoozed conversation's wake-up: one per conversation, keyed by its id. */
@@ -42,14 +43,14 @@ export class ConversationSnoozes implements OnModuleInit {
    * Snoozes a `human` or `queued` conversation until `until` (status unchanged), with `conversation.snoozed`;
    * snoozed already, moves its wake-up. 400 for another status or an `until` out of bounds, 404 for a foreign id.
    */
-  async snooze(companyId: CompanyId, id: string, until: Date): Promise<ConversationView> {
+  async snooze(companyId: CompanyId, id: string, until: Date, options: EventOptions = {}): Promise<ConversationView> {
     const current = await this.conversations.findStored(companyId, id);
     const now = this.clock.now();
     assertSnoozeUntil(until, now);
     assertSnoozable(current.status);
     const key = current._id.toHexString();
     await this.timers.setNoLaterThan(companyId, SNOOZE_TIMER, key, until);
-    const updated = await this.conversations.change(companyId, current, (conversation) => snoozePlan(conversation, until, now));
+    const updated = await this.conversations.change(companyId, current, (conversation) => snoozePlan(conversation, until, now), options);
     await this.timers.setNoLaterThan(companyId, SNOOZE_TIMER, key, until);
     return ConversationView.from(updated);
   }
