@@ -10,6 +10,8 @@ import { AttributeDefinitionsService } from './attribute-definitions.service.js'
 import { CreateAttributeDefinitionDto } from './dto/create-attribute-definition.dto.js';
 import { ListAttributeDefinitionsQueryDto } from './dto/list-attribute-definitions-query.dto.js';
 import { UpdateAttributeDefinitionDto } from './dto/update-attribute-definition.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 export class AttributeDefinitionListView {
   data: AttributeDefinitionView[];
@@ -52,8 +54,8 @@ export class AttributeDefinitionsController {
   })
   @ApiCreatedResponse({ type: AttributeDefinitionView })
   @ApiProblemResponses(409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAttributeDefinitionDto): Promise<AttributeDefinitionView> {
-    return this.definitions.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAttributeDefinitionDto, @AuditOriginOf() origin: AuditOrigin): Promise<AttributeDefinitionView> {
+    return this.definitions.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -66,8 +68,8 @@ export class AttributeDefinitionsController {
   })
   @ApiOkResponse({ type: AttributeDefinitionView })
   @ApiProblemResponses(notFound('Attribute definition'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAttributeDefinitionDto): Promise<AttributeDefinitionView> {
-    return this.definitions.update(agent.companyId, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAttributeDefinitionDto, @AuditOriginOf() origin: AuditOrigin): Promise<AttributeDefinitionView> {
+    return this.definitions.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -79,7 +81,7 @@ export class AttributeDefinitionsController {
   })
   @ApiOkResponse({ type: DeletedAttributeDefinitionView })
   @ApiProblemResponses(notFound('Attribute definition'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedAttributeDefinitionView> {
-    return this.definitions.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedAttributeDefinitionView> {
+    return this.definitions.remove(agent.companyId, id, origin);
   }
 }

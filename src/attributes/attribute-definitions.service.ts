@@ -16,6 +16,10 @@ import { AttributeDefinitionsRepository } from './attribute-definitions.reposito
 import { ATTRIBUTE_VALUES_REMOVED, checkAttributePatch, type AttributePatch, type AttributeRule, type AttributeValuesRemoved } from './attribute-values.js';
 import type { CreateAttributeDefinitionDto } from './dto/create-attribute-definition.dto.js';
 import type { UpdateAttributeDefinitionDto } from './dto/update-attribute-definition.dto.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { Types } from 'mongoose';
 
 /**
  * Attribute definitions (contract section 20): unique per model and key (the unique index refuses a duplicate, also
@@ -26,6 +30,7 @@ export class AttributeDefinitionsService {
   constructor(
     private readonly definitions: AttributeDefinitionsRepository,
     private readonly emitter: EventEmitter2,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(companyId: CompanyId, model?: AttributeModel): Promise<AttributeDefinitionView[]> {
@@ -49,22 +54,24 @@ export class AttributeDefinitionsService {
     return checkAttributePatch(model, await this.rulesOf(companyId, model), input);
   }
 
-  async create(companyId: CompanyId, dto: CreateAttributeDefinitionDto): Promise<AttributeDefinitionView> {
-    const options = optionsFor(dto.type, dto.options);
+  async create(companyId: CompanyId, dto: CreateAttributeDefinitionDto, origin: AuditOrigin): Promise<AttributeDefinitionView> {
+    const record: Partial<AttributeDefinition> = {
+      model: dto.model,
+      key: dto.key,
+      label: dto.label,
+      type: dto.type,
+      options: optionsFor(dto.type, dto.options),
+      description: dto.description ?? null,
+      archived: false,
+    };
+    const _id = new Types.ObjectId();
+    const target = { type: 'attribute_definition', id: _id.toHexString() };
+    const entry = stageAudit(origin, 'attribute_definition.created', target, diff(null, record, Object.keys(record)));
     const created = await this.conflictOr(dto.model, dto.key, () =>
       insertWithinCap({
         cap: MAX_ATTRIBUTE_DEFINITIONS_PER_MODEL,
         count: () => this.definitions.count(companyId, { model: dto.model }),
-        insert: () =>
-          this.definitions.create(companyId, {
-            model: dto.model,
-            key: dto.key,
-            label: dto.label,
-            type: dto.type,
-            options,
-            description: dto.description ?? null,
-            archived: false,
-          }),
+        insert: () => this.definitions.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<AttributeDefinition>),
         undo: async (definition) => void (await this.definitions.deleteOne(companyId, { _id: definition._id })),
       }),
     );
@@ -73,6 +80,7 @@ export class AttributeDefinitionsService {
         `A company can have at most ${MAX_ATTRIBUTE_DEFINITIONS_PER_MODEL} ${dto.model} attributes; delete or reuse one first`,
       );
     }
+    this.audit.written(companyId, this.definitions.collectionName, _id, [entry]);
     return AttributeDefinitionView.from(created);
   }
 
@@ -88,7 +96,7 @@ export class AttributeDefinitionsService {
     );
   }
 
-  async update(companyId: CompanyId, id: string, dto: UpdateAttributeDefinitionDto): Promise<AttributeDefinitionView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateAttributeDefinitionDto, origin: AuditOrigin): Promise<AttributeDefinitionView> {
     const existing = await this.existing(companyId, id);
     const set: Partial<AttributeDefinition> = {};
     if (dto.label !== undefined) set.label = dto.label;
@@ -96,8 +104,11 @@ export class AttributeDefinitionsService {
     if (dto.description !== undefined) set.description = dto.description;
     if (dto.archived !== undefined) set.archived = dto.archived;
     if (Object.keys(set).length === 0) return AttributeDefinitionView.from(existing);
-    const updated = await this.definitions.updateOne(companyId, { _id: existing._id }, { $set: set });
+    const target = { type: 'attribute_definition', id: existing._id.toHexString() };
+    const entry = stageAudit(origin, 'attribute_definition.updated', target, diff(existing, { ...existing, ...set }, Object.keys(set)));
+    const updated = await this.definitions.updateOne(companyId, { _id: existing._id }, withAudit({ $set: set }, entry));
     if (!updated) throw this.notFound(id);
+    this.audit.written(companyId, this.definitions.collectionName, existing._id, [entry]);
     return AttributeDefinitionView.from(updated);
   }
 
@@ -105,12 +116,15 @@ export class AttributeDefinitionsService {
    * Archives the definition first (no new value from then on), removes its values from every record, then the
    * definition: a process that dies half-way leaves an archived definition, which a retried DELETE finishes.
    */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedAttributeDefinitionView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedAttributeDefinitionView> {
     const existing = await this.existing(companyId, id);
     await this.definitions.updateOne(companyId, { _id: existing._id }, { $set: { archived: true } });
     const removed: AttributeValuesRemoved = { companyId: toObjectId(String(companyId)), model: existing.model, key: existing.key };
     await this.emitter.emitAsync(ATTRIBUTE_VALUES_REMOVED, removed);
-    await this.definitions.deleteOne(companyId, { _id: existing._id });
+    // Two DELETEs at once both get here: only the one that removed it records the removal.
+    if (await this.definitions.deleteOne(companyId, { _id: existing._id })) {
+      await this.audit.record(companyId, stageAudit(origin, 'attribute_definition.deleted', { type: 'attribute_definition', id: existing._id.toHexString() }));
+    }
     return { id: existing._id.toHexString(), deleted: true };
   }
 

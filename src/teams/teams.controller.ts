@@ -9,6 +9,8 @@ import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { CreateTeamDto, UpdateTeamDto } from './dto/team.dto.js';
 import { DeletedTeamView, TeamView } from './team.view.js';
 import { TeamsService } from './teams.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const ID_PARAM = { name: 'id', example: '6650f0c2a1b2c3d4e5f60740' };
 const FIELDS =
@@ -44,8 +46,8 @@ export class TeamsController {
   @ApiOperation({ summary: 'Create a team (supervisor, admin)', description: FIELDS })
   @ApiCreatedResponse({ type: TeamView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateTeamDto): Promise<TeamView> {
-    return this.teams.create(agent.companyId, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateTeamDto, @AuditOriginOf() origin: AuditOrigin): Promise<TeamView> {
+    return this.teams.create(agent.companyId, dto, origin);
   }
 
   @Patch(':id')
@@ -54,8 +56,8 @@ export class TeamsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: TeamView })
   @ApiProblemResponses(403, 409, notFound('Team', ID_PARAM.example))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateTeamDto): Promise<TeamView> {
-    return this.teams.update(agent.companyId, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateTeamDto, @AuditOriginOf() origin: AuditOrigin): Promise<TeamView> {
+    return this.teams.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -68,7 +70,7 @@ export class TeamsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedTeamView })
   @ApiProblemResponses(403, notFound('Team', ID_PARAM.example))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedTeamView> {
-    return this.teams.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedTeamView> {
+    return this.teams.remove(agent.companyId, id, origin);
   }
 }

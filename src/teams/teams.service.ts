@@ -14,6 +14,10 @@ import type { CreateTeamDto, TeamOptionsDto, UpdateTeamDto } from './dto/team.dt
 import { MAX_TEAMS_PER_COMPANY, type Team, type TeamOverflow } from './team.schema.js';
 import { DeletedTeamView, TeamView } from './team.view.js';
 import { TeamsRepository } from './teams.repository.js';
+import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { Types } from 'mongoose';
 
 /**
  * Teams (contract section 19): who is in them, how their queue is served, and what happens after the longest wait.
@@ -27,6 +31,7 @@ export class TeamsService {
     private readonly agents: AgentsRepository,
     private readonly conversations: ConversationsRepository,
     private readonly consumers: EventConsumers,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(companyId: CompanyId, query: PageQueryDto): Promise<Page<TeamView>> {
@@ -38,42 +43,48 @@ export class TeamsService {
   }
 
   /** 409 for a name taken in the company; 400 past MAX_TEAMS_PER_COMPANY, which holds under concurrent creates. */
-  async create(companyId: CompanyId, dto: CreateTeamDto): Promise<TeamView> {
+  async create(companyId: CompanyId, dto: CreateTeamDto, origin: AuditOrigin): Promise<TeamView> {
     const fields = await this.checked(companyId, dto, null);
     const record: Partial<Team> = { memberIds: [], strategy: 'round_robin', maxWaitSeconds: null, overflow: null, isActive: true, ...fields, name: dto.name };
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'team.created', { type: 'team', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
     let created: Stored<Team> | null;
     try {
       created = await insertWithinCap({
         cap: MAX_TEAMS_PER_COMPANY,
         count: () => this.teams.count(companyId),
-        insert: () => this.teams.create(companyId, record),
+        insert: () => this.teams.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<Team>),
         undo: async (team) => void (await this.teams.deleteOne(companyId, { _id: team._id })),
       });
     } catch (error) {
       throw this.duplicateName(error, dto.name);
     }
     if (!created) throw new BadRequestException(`A company can have at most ${MAX_TEAMS_PER_COMPANY} teams`);
+    this.audit.written(companyId, this.teams.collectionName, _id, [entry]);
     await this.nudgeRouting(companyId);
     return TeamView.from(created);
   }
 
-  async update(companyId: CompanyId, id: string, dto: UpdateTeamDto): Promise<TeamView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateTeamDto, origin: AuditOrigin): Promise<TeamView> {
     const current = await this.stored(companyId, id);
     const set: Partial<Team> = await this.checked(companyId, dto, current);
     if (dto.name !== undefined) set.name = dto.name;
     if (Object.keys(set).length === 0) return TeamView.from(current);
-    const updated = await this.teams.updateOne(companyId, { _id: current._id }, { $set: set }).catch((error: unknown) => {
+    const entry = stageAudit(origin, 'team.updated', { type: 'team', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const updated = await this.teams.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry)).catch((error: unknown) => {
       throw this.duplicateName(error, dto.name ?? current.name);
     });
     if (!updated) throw this.notFound(id);
+    this.audit.written(companyId, this.teams.collectionName, current._id, [entry]);
     await this.nudgeRouting(companyId);
     return TeamView.from(updated);
   }
 
   /** Its waiting conversations go to the company queue (`teamId: null`); overflows into it are cleared. */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedTeamView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedTeamView> {
     const _id = parseObjectId(id);
     if (!_id || !(await this.teams.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    await this.audit.record(companyId, stageAudit(origin, 'team.deleted', { type: 'team', id: _id.toHexString() }));
     await this.teams.updateMany(companyId, { 'overflow.teamId': _id }, { $set: { overflow: null } });
     await this.conversations.updateMany(companyId, { teamId: _id, isOpen: true }, { $set: { teamId: null }, $inc: { revision: 1 } });
     await this.nudgeRouting(companyId);

@@ -10,6 +10,8 @@ import { CreateSavedViewDto, UpdateSavedViewDto, ViewResultsQueryDto } from './d
 import { MAX_COMPANY_VIEWS, MAX_PRIVATE_VIEWS_PER_AGENT } from './saved-view.schema.js';
 import { DeletedSavedViewView, SavedViewListView, SavedViewView, ViewCountsView } from './saved-view.view.js';
 import { MAX_EXACT_COUNT, SavedViewsService } from './saved-views.service.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const WHO =
   'You see the company views and your own private ones (another agent\'s private view answers 404). Any agent creates, ' +
@@ -73,16 +75,16 @@ export class SavedViewsController {
   })
   @ApiCreatedResponse({ type: SavedViewView })
   @ApiProblemResponses(403)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateSavedViewDto): Promise<SavedViewView> {
-    return this.views.create(agent, dto);
+  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateSavedViewDto, @AuditOriginOf() origin: AuditOrigin): Promise<SavedViewView> {
+    return this.views.create(agent, dto, origin);
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change a view\'s name, filter or sort', description: `${WHO} \`model\` and \`visibility\` never change (400).` })
   @ApiOkResponse({ type: SavedViewView })
   @ApiProblemResponses(403, notFound('View'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSavedViewDto): Promise<SavedViewView> {
-    return this.views.update(agent, id, dto);
+  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSavedViewDto, @AuditOriginOf() origin: AuditOrigin): Promise<SavedViewView> {
+    return this.views.update(agent, id, dto, origin);
   }
 
   @Delete(':id')
@@ -90,7 +92,7 @@ export class SavedViewsController {
   @ApiOperation({ summary: 'Delete a view', description: WHO })
   @ApiOkResponse({ type: DeletedSavedViewView })
   @ApiProblemResponses(403, notFound('View'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedSavedViewView> {
-    return this.views.remove(agent, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedSavedViewView> {
+    return this.views.remove(agent, id, origin);
   }
 }

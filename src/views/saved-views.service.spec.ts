@@ -27,6 +27,7 @@ function serviceCounting(counts: Record<string, number | 'invalid'>) {
       },
     } as never,
     {} as never,
+    {} as never,
   );
   return { service, views, asked };
 }

@@ -19,6 +19,10 @@ import type { CreateSavedViewDto, UpdateSavedViewDto, ViewResultsQueryDto } from
 import { MAX_COMPANY_VIEWS, MAX_PRIVATE_VIEWS_PER_AGENT, type SavedView } from './saved-view.schema.js';
 import { DeletedSavedViewView, SavedViewView, type ViewCountView } from './saved-view.view.js';
 import { SavedViewsRepository } from './saved-views.repository.js';
+import { diff, stageAudit, type AuditChanges, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
+import { Types } from 'mongoose';
 
 /** Counts are exact up to this many (contract section 20); beyond, `capped`. */
 export const MAX_EXACT_COUNT = 10_000;
@@ -37,6 +41,7 @@ export class SavedViewsService {
     private readonly search: SearchService,
     private readonly lists: ConversationLists,
     private readonly contacts: ContactsService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(agent: AgentPrincipal): Promise<SavedViewView[]> {
@@ -47,17 +52,20 @@ export class SavedViewsService {
     return SavedViewView.from(await this.existing(agent, id));
   }
 
-  async create(agent: AgentPrincipal, dto: CreateSavedViewDto): Promise<SavedViewView> {
+  async create(agent: AgentPrincipal, dto: CreateSavedViewDto, origin: AuditOrigin): Promise<SavedViewView> {
     if (dto.visibility === 'company') this.assertAdmin(agent);
     const sort = sortFor(dto.model, dto.sort);
     await this.filters.parse(agent.companyId, dto.model, dto.filter);
     const me = toObjectId(agent.agentId);
     const counted: QueryFilter<SavedView> = dto.visibility === 'company' ? { visibility: 'company' } : { visibility: 'private', ownerId: me };
     const cap = dto.visibility === 'company' ? MAX_COMPANY_VIEWS : MAX_PRIVATE_VIEWS_PER_AGENT;
+    const record: Partial<SavedView> = { name: dto.name, model: dto.model, filter: dto.filter, sort, visibility: dto.visibility, ownerId: me };
+    const _id = new Types.ObjectId();
+    const entry = audited(record) ? stageAudit(origin, 'view.created', { type: 'view', id: _id.toHexString() }, viewChanges(null, record)) : null;
     const created = await insertWithinCap({
       cap,
       count: () => this.views.countPlain(agent.companyId, counted),
-      insert: () => this.views.create(agent.companyId, { name: dto.name, model: dto.model, filter: dto.filter, sort, visibility: dto.visibility, ownerId: me }),
+      insert: () => this.views.create(agent.companyId, { _id, ...record, ...(entry && { pendingAudit: [entry] }) } as Partial<SavedView>),
       undo: async (view) => void (await this.views.deleteOne(agent.companyId, { _id: view._id })),
     });
     if (!created) {
@@ -65,10 +73,11 @@ export class SavedViewsService {
         dto.visibility === 'company' ? `A company can have at most ${MAX_COMPANY_VIEWS} company views` : `An agent can have at most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views`,
       );
     }
+    if (entry) this.audit.written(agent.companyId, this.views.collectionName, _id, [entry]);
     return SavedViewView.from(created);
   }
 
-  async update(agent: AgentPrincipal, id: string, dto: UpdateSavedViewDto): Promise<SavedViewView> {
+  async update(agent: AgentPrincipal, id: string, dto: UpdateSavedViewDto, origin: AuditOrigin): Promise<SavedViewView> {
     const view = await this.writable(agent, id);
     const set: Partial<SavedView> = {};
     if (dto.name !== undefined) set.name = dto.name;
@@ -78,14 +87,17 @@ export class SavedViewsService {
       set.filter = dto.filter;
     }
     if (Object.keys(set).length === 0) return SavedViewView.from(view);
-    const updated = await this.views.updateOne(agent.companyId, { _id: view._id }, { $set: set });
+    const entry = audited(view) ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, { ...view, ...set }, Object.keys(set))) : null;
+    const updated = await this.views.updateOne(agent.companyId, { _id: view._id }, entry ? withAudit({ $set: set }, entry) : { $set: set });
     if (!updated) throw notFound(id);
+    if (entry) this.audit.written(agent.companyId, this.views.collectionName, view._id, [entry]);
     return SavedViewView.from(updated);
   }
 
-  async remove(agent: AgentPrincipal, id: string): Promise<DeletedSavedViewView> {
+  async remove(agent: AgentPrincipal, id: string, origin: AuditOrigin): Promise<DeletedSavedViewView> {
     const view = await this.writable(agent, id);
     if (!(await this.views.deleteOne(agent.companyId, { _id: view._id }))) throw notFound(id);
+    if (audited(view)) await this.audit.record(agent.companyId, stageAudit(origin, 'view.deleted', { type: 'view', id: view._id.toHexString() }));
     return { id: view._id.toHexString(), deleted: true };
   }
 
@@ -149,6 +161,18 @@ export class SavedViewsService {
   private assertAdmin(agent: AgentPrincipal): void {
     if (agent.role !== 'admin') throw new ForbiddenException(`${roleRequiredMessage('admin')}: company views are the admins'`);
   }
+}
+
+/** Company views are the company's configuration (contract section 23); a private view is its owner's own business. */
+function audited(view: Partial<SavedView>): boolean {
+  return view.visibility === 'company';
+}
+
+const VIEW_FIELDS = ['name', 'model', 'filter', 'sort', 'visibility', 'ownerId'];
+
+/** A filter may compare with a contact's e-mail or phone: it is named, never shown (the log holds no personal data). */
+function viewChanges(before: Partial<SavedView> | null, after: Partial<SavedView>, fields = VIEW_FIELDS): AuditChanges {
+  return { ...diff(before, after, fields.filter((field) => field !== 'filter')), ...diff(before, after, fields.filter((field) => field === 'filter'), { namesOnly: true }) };
 }
 
 function notFound(id: string): NotFoundException {
