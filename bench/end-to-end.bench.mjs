@@ -110,19 +110,39 @@ async function setUp(api) {
   // The admin goes offline: the --agents agents take the conversations.
   await api.json('PATCH', `/v1/agents/${company.agentId}`, { ...as, body: { status: 'offline' } });
   for (let i = 0; i < Number(options.agents); i++) {
-    await api.json('POST', '/v1/agents', { ...as, body: { name: `Agent ${i}`, email: `agent-${i}-${Date.now()}@bench.example`, role: 'agent', status: 'online', password: 'a good bench password' } });
+    await api.json('POST', '/v1/agents', {
+      ...as,
+      body: {
+        name: `Agent ${i}`,
+        email: `agent-${i}-${Date.now()}@bench.example`,
+        role: 'agent',
+        status: 'online',
+        password: 'a good bench password',
+      },
+    });
   }
-  await api.json('PATCH', '/v1/settings', { ...as, body: { autoAssignment: { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 1000 }, welcomeMessage: 'Welcome! We answer within the hour.' } });
+  await api.json('PATCH', '/v1/settings', {
+    ...as,
+    body: {
+      autoAssignment: { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 1000 },
+      welcomeMessage: 'Welcome! We answer within the hour.',
+    },
+  });
   await api.json('POST', '/v1/sla-policies', { ...as, body: { name: 'Everyone', firstResponseSeconds: 3600, resolutionSeconds: 86_400 } });
   for (let i = 0; i < Number(options.flows); i++) {
     const trigger = { type: 'inbound_message', keywords: [`nomatch${i}`] };
     await api.json('POST', '/v1/flows', { ...as, body: { name: `Quiet ${i}`, trigger, steps: [{ type: 'send_message', text: 'Never sent.' }] } });
   }
-  await api.json('POST', '/v1/flows', { ...as, body: { name: 'Hand off', trigger: { type: 'inbound_message', keywords: ['human'] }, steps: [{ type: 'handoff' }] } });
+  await api.json('POST', '/v1/flows', {
+    ...as,
+    body: { name: 'Hand off', trigger: { type: 'inbound_message', keywords: ['human'] }, steps: [{ type: 'handoff' }] },
+  });
   for (let i = 0; i < Number(options.webhooks); i++) {
     const receiver = await new Receiver(`healthy-${i}`).listen();
     receivers.push(receiver);
-    receiver.secret = (await api.json('POST', '/v1/webhooks', { ...as, body: { name: receiver.name, url: receiver.url, events: EVERY_EVENT } })).secret;
+    receiver.secret = (
+      await api.json('POST', '/v1/webhooks', { ...as, body: { name: receiver.name, url: receiver.url, events: EVERY_EVENT } })
+    ).secret;
   }
   for (const extra of EXTRAS) await extra(api, company);
   log(`set up: ${options.agents} agents, ${options.flows} + 1 flows, ${options.webhooks} webhooks, an SLA policy, auto-assignment, a welcome`);
@@ -214,7 +234,10 @@ async function sample(companyId, record) {
   record('relay', oldestStaged ? now - oldestStaged.getTime() : 0, staged.length);
   // A lane's `head` is how far the log holds events of the types its consumer reads (EventConsumers.markLogged).
   for (const lane of await db.collection('event_consumers').find({ companyId }).toArray()) {
-    const next = lane.position < lane.head ? await db.collection('events').findOne({ companyId, sequence: lane.position + 1 }, { projection: { occurredAt: 1 } }) : null;
+    const next =
+      lane.position < lane.head
+        ? await db.collection('events').findOne({ companyId, sequence: lane.position + 1 }, { projection: { occurredAt: 1 } })
+        : null;
     record(lane.consumer, next ? now - next.occurredAt.getTime() : 0, lane.head - lane.position);
   }
 }

@@ -58,12 +58,18 @@ try {
   await api.json('PATCH', `/v1/agents/${desk.agentId}`, { token: desk.token, body: { status: 'offline' } });
   const agents = [];
   for (let i = 0; i < agentCount; i++) {
-    const agent = await api.json('POST', '/v1/agents', { token: desk.token, body: { name: `Agent ${i}`, email: `agent-${i}-${Date.now()}@bench.example`, status: 'offline' } });
+    const agent = await api.json('POST', '/v1/agents', {
+      token: desk.token,
+      body: { name: `Agent ${i}`, email: `agent-${i}-${Date.now()}@bench.example`, status: 'offline' },
+    });
     await api.json('PATCH', `/v1/agents/${agent.id}`, { token: desk.token, body: { capacity: 100 } });
     agents.push(agent.id);
   }
   await queued(desk.companyId, null, backlog);
-  await api.json('PATCH', '/v1/settings', { token: desk.token, body: { autoAssignment: { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 100 } } });
+  await api.json('PATCH', '/v1/settings', {
+    token: desk.token,
+    body: { autoAssignment: { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 100 } },
+  });
   log(`${backlog} queued conversations, ${agentCount} agents coming online`);
   const released = Date.now();
   await Promise.all(agents.map((id) => api.json('PATCH', `/v1/agents/${id}`, { token: desk.token, body: { status: 'online' } })));
@@ -79,15 +85,26 @@ try {
   await queued(pages.companyId, largeTeam, large);
   const deepCursor = async (teamId) => {
     let cursor = null;
-    for (let i = 0; i < 5; i++) cursor = (await api.json('GET', `/v1/teams/${teamId}/queue?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { token: pages.token })).nextCursor;
+    for (let i = 0; i < 5; i++)
+      cursor = (await api.json('GET', `/v1/teams/${teamId}/queue?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { token: pages.token })).nextCursor;
     return cursor;
   };
   const cursors = { [smallTeam]: await deepCursor(smallTeam), [largeTeam]: await deepCursor(largeTeam) };
   const timings = { small: new LatencyRecorder(), large: new LatencyRecorder(), smallDeep: new LatencyRecorder(), largeDeep: new LatencyRecorder() };
   for (let i = 0; i < requests; i++) {
     for (const [name, teamId, cursor] of i % 2 === 0
-      ? [['small', smallTeam, null], ['large', largeTeam, null], ['smallDeep', smallTeam, cursors[smallTeam]], ['largeDeep', largeTeam, cursors[largeTeam]]]
-      : [['large', largeTeam, null], ['small', smallTeam, null], ['largeDeep', largeTeam, cursors[largeTeam]], ['smallDeep', smallTeam, cursors[smallTeam]]]) {
+      ? [
+          ['small', smallTeam, null],
+          ['large', largeTeam, null],
+          ['smallDeep', smallTeam, cursors[smallTeam]],
+          ['largeDeep', largeTeam, cursors[largeTeam]],
+        ]
+      : [
+          ['large', largeTeam, null],
+          ['small', smallTeam, null],
+          ['largeDeep', largeTeam, cursors[largeTeam]],
+          ['smallDeep', smallTeam, cursors[smallTeam]],
+        ]) {
       const started = performance.now();
       const response = await api.call('GET', `/v1/teams/${teamId}/queue?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { token: pages.token });
       if (response.status !== 200) throw new Error(`queue page answered ${response.status}`);
@@ -106,8 +123,12 @@ try {
       `p50 ${waits.percentile(50).toFixed(0)} ms, p99 ${waits.percentile(99).toFixed(0)} ms`,
   );
   const p50 = (name) => timings[name].percentile(50);
-  console.log(`team queue first page p50: ${p50('small').toFixed(1)} ms at ${small}, ${p50('large').toFixed(1)} ms at ${large}: ratio ${(p50('large') / p50('small')).toFixed(2)} (target ≤ 1.5)`);
-  console.log(`team queue 6th page p50:   ${p50('smallDeep').toFixed(1)} ms at ${small}, ${p50('largeDeep').toFixed(1)} ms at ${large}: ratio ${(p50('largeDeep') / p50('smallDeep')).toFixed(2)}`);
+  console.log(
+    `team queue first page p50: ${p50('small').toFixed(1)} ms at ${small}, ${p50('large').toFixed(1)} ms at ${large}: ratio ${(p50('large') / p50('small')).toFixed(2)} (target ≤ 1.5)`,
+  );
+  console.log(
+    `team queue 6th page p50:   ${p50('smallDeep').toFixed(1)} ms at ${small}, ${p50('largeDeep').toFixed(1)} ms at ${large}: ratio ${(p50('largeDeep') / p50('smallDeep')).toFixed(2)}`,
+  );
 } finally {
   await client.close();
   await app.stop();
@@ -121,16 +142,53 @@ async function queued(companyIdText, teamIdText, count) {
   const contactIds = Array.from({ length: count }, () => new ObjectId());
   const now = Date.now();
   await insertInBatches(db.collection('contacts'), count, (i) => ({
-    _id: contactIds[i], companyId, name: `Waiting ${i}`, email: `waiting-${i}-${now}@bench.example`, tags: [], attributes: {}, createdAt: new Date(now), updatedAt: new Date(now), __v: 0,
+    _id: contactIds[i],
+    companyId,
+    name: `Waiting ${i}`,
+    email: `waiting-${i}-${now}@bench.example`,
+    tags: [],
+    attributes: {},
+    createdAt: new Date(now),
+    updatedAt: new Date(now),
+    __v: 0,
   }));
   await insertInBatches(db.collection('conversations'), count, (i) => {
     const queuedAt = new Date(now - (count - i) * 1000);
     return {
-      _id: new ObjectId(), companyId, contactId: contactIds[i], contact: { name: `Waiting ${i}`, email: null, phone: null }, channel: 'web', status: 'queued',
-      priority: PRIORITIES[i % 3], assignedAgentId: null, assignedAt: null, assignedBy: null, tags: [], subject: null, lastMessageAt: null, lastMessage: null,
-      lastActivityAt: queuedAt, inboundCount: 0, assigneeUnread: false, firstResponseAt: null, queuedAt, closedAt: null, closeReason: null, snoozedUntil: null,
-      sleep: null, sla: null, csat: null, replyWindowExpiresAt: null, teamId, requiredSkills: [], queueTimeout: null, isOpen: true, revision: 0,
-      createdAt: queuedAt, updatedAt: queuedAt, __v: 0,
+      _id: new ObjectId(),
+      companyId,
+      contactId: contactIds[i],
+      contact: { name: `Waiting ${i}`, email: null, phone: null },
+      channel: 'web',
+      status: 'queued',
+      priority: PRIORITIES[i % 3],
+      assignedAgentId: null,
+      assignedAt: null,
+      assignedBy: null,
+      tags: [],
+      subject: null,
+      lastMessageAt: null,
+      lastMessage: null,
+      lastActivityAt: queuedAt,
+      inboundCount: 0,
+      assigneeUnread: false,
+      firstResponseAt: null,
+      queuedAt,
+      closedAt: null,
+      closeReason: null,
+      snoozedUntil: null,
+      sleep: null,
+      sla: null,
+      csat: null,
+      replyWindowExpiresAt: null,
+      teamId,
+      requiredSkills: [],
+      queueTimeout: null,
+      isOpen: true,
+      revision: 0,
+      createdAt: queuedAt,
+      updatedAt: queuedAt,
+      __v: 0,
     };
   });
 }
@@ -144,6 +202,7 @@ async function drained(companyIdText, since) {
     await sleep(250);
   }
   const waits = new LatencyRecorder();
-  for await (const row of db.collection('conversations').find({ companyId, status: 'human' }, { projection: { assignedAt: 1 } })) waits.add(row.assignedAt.getTime() - since);
+  for await (const row of db.collection('conversations').find({ companyId, status: 'human' }, { projection: { assignedAt: 1 } }))
+    waits.add(row.assignedAt.getTime() - since);
   return waits;
 }

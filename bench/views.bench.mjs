@@ -44,11 +44,23 @@ const COUNTED_FILTERS = [
   VIEW_FILTER,
   ...TIERS.map((tier) => ({ field: 'attributes.tier', op: 'eq', value: tier })),
   ...['bot', 'queued', 'human', 'closed'].map((status) => ({ field: 'status', op: 'eq', value: status })),
-  ...TIERS.flatMap((tier) => ['queued', 'human'].map((status) => ({ and: [{ field: 'attributes.tier', op: 'eq', value: tier }, { field: 'status', op: 'eq', value: status }] }))),
+  ...TIERS.flatMap((tier) =>
+    ['queued', 'human'].map((status) => ({
+      and: [
+        { field: 'attributes.tier', op: 'eq', value: tier },
+        { field: 'status', op: 'eq', value: status },
+      ],
+    })),
+  ),
   { field: 'priority', op: 'eq', value: 'high' },
   { field: 'tags', op: 'eq', value: 'billing' },
   { field: 'attributes.tier', op: 'in', value: ['gold', 'silver'] },
-  { and: [{ field: 'priority', op: 'eq', value: 'high' }, { field: 'attributes.tier', op: 'eq', value: 'gold' }] },
+  {
+    and: [
+      { field: 'priority', op: 'eq', value: 'high' },
+      { field: 'attributes.tier', op: 'eq', value: 'gold' },
+    ],
+  },
   { field: 'channel', op: 'eq', value: 'whatsapp' },
   { field: 'createdAt', op: 'withinLast', value: '30d' },
 ];
@@ -61,13 +73,22 @@ try {
   const { client, db } = await connect(databaseUri);
   const companies = {};
   try {
-    for (const [name, size] of [['small', Number(options.small)], ['large', Number(options.conversations)]]) {
+    for (const [name, size] of [
+      ['small', Number(options.small)],
+      ['large', Number(options.conversations)],
+    ]) {
       const company = await registerCompany(api, `Views${name}`);
       const auth = { authorization: `Bearer ${company.token}` };
       await post(`${base}/v1/attribute-definitions`, auth, { model: 'conversation', key: 'tier', label: 'Tier', type: 'list', options: TIERS });
       log(`seeding ${size} conversations (${name})`);
       await seedInBulk(db, company, size, { attributes: (i) => ({ tier: TIERS[i % TIERS.length] }) });
-      const view = await post(`${base}/v1/views`, auth, { name: 'Gold queue', model: 'conversation', filter: VIEW_FILTER, sort: 'lastActivity', visibility: 'company' });
+      const view = await post(`${base}/v1/views`, auth, {
+        name: 'Gold queue',
+        model: 'conversation',
+        filter: VIEW_FILTER,
+        sort: 'lastActivity',
+        visibility: 'company',
+      });
       companies[name] = { company, auth, viewId: view.id };
     }
     for (const [i, filter] of COUNTED_FILTERS.slice(1).entries()) {
@@ -120,7 +141,10 @@ function report({ machine, otherLoad, runs }) {
   const cost = (name) => median(runs[name].map((r) => r.cpuUs + (Number.isFinite(r.engineCpuUs) ? r.engineCpuUs : 0)));
   const lines = [
     `machine: ${JSON.stringify(machine)}; other load: ${JSON.stringify(otherLoad)}`,
-    ...Object.keys(runs).map((name) => `${name.padEnd(20)} ${rps(name).toFixed(0).padStart(7)} req/s  p50 ${p50(name).toFixed(1)} ms  ${cost(name).toFixed(0)} µs CPU/request`),
+    ...Object.keys(runs).map(
+      (name) =>
+        `${name.padEnd(20)} ${rps(name).toFixed(0).padStart(7)} req/s  p50 ${p50(name).toFixed(1)} ms  ${cost(name).toFixed(0)} µs CPU/request`,
+    ),
   ];
   const targets = [
     ['view page cost (CPU per request) at 100k <= 1.5 x at 1k', cost('view-large') / cost('view-small'), (x) => x <= 1.5],

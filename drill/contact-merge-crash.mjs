@@ -53,7 +53,10 @@ async function contactWithConversations(name, phone) {
   const contact = await survivor.expect(201, 'POST', '/v1/contacts', { token: company.token, json: { name, phone } });
   await Promise.all(
     Array.from({ length: CHANNELS }, (_, channel) =>
-      survivor.expect(201, 'POST', '/api/external/messages', { apiKey: key, json: { from: { phone }, text: `Hello on c${channel}`, channel: `c${channel}` } }),
+      survivor.expect(201, 'POST', '/api/external/messages', {
+        apiKey: key,
+        json: { from: { phone }, text: `Hello on c${channel}`, channel: `c${channel}` },
+      }),
     ),
   );
   return contact;
@@ -136,7 +139,8 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   );
   if (undone.status === 'undone') {
     const back = await survivor.call('GET', `/v1/contacts/${source.id}`, { token: company.token });
-    if (back.status !== 200 || back.json.phone !== source.phone) violation(`round ${round}: the undone source answers ${back.status} ${back.text.slice(0, 200)}`);
+    if (back.status !== 200 || back.json.phone !== source.phone)
+      violation(`round ${round}: the undone source answers ${back.status} ${back.text.slice(0, 200)}`);
     const returned = await db.collection('conversations').countDocuments({ companyId, contactId: ids[1] });
     if (returned !== CHANNELS) violation(`round ${round}: ${returned} of the source's ${CHANNELS} conversations came back`);
     if ((await loggedFor('contact.merge_undone', mergeId)) !== 1) violation(`round ${round}: contact.merge_undone is not logged exactly once`);
@@ -147,7 +151,9 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   await checkNoLocks(ids, round);
 }
 
-console.log(`Contact merge crash drill: ${ROUNDS} rounds, ${finished} merges finished after a kill (${cutShort} of them cut short), ${neverStarted} never started; ${violations.length} violation(s)`);
+console.log(
+  `Contact merge crash drill: ${ROUNDS} rounds, ${finished} merges finished after a kill (${cutShort} of them cut short), ${neverStarted} never started; ${violations.length} violation(s)`,
+);
 await mongo.close();
 for (const api of apis) await api.process.stop();
 await engine.stop();

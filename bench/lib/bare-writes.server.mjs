@@ -49,7 +49,8 @@ function freshener(commands) {
       // An id in a string (an event's copy of the message): the new one's hex, or the new event id.
       if (typeof value === 'string') return replaced.has(value) ? String(replaced.get(value)) : value;
       if (Array.isArray(value)) return value.map(copy);
-      if (value && typeof value === 'object' && value.constructor === Object) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, copy(inner)]));
+      if (value && typeof value === 'object' && value.constructor === Object)
+        return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, copy(inner)]));
       return value;
     };
     return commands.map(({ command }) => copy(command));
@@ -78,7 +79,9 @@ const ROUTES = Object.fromEntries(
           const seen = JSON.stringify(outcome(reply));
           if (seen !== expected[at]) {
             const why = reply.writeErrors?.[0]?.errmsg ?? '';
-            throw new Error(`bare-writes: the ${name} route's command ${at + 1} (${Object.keys(command)[0]}) did ${seen}, the app's ${expected[at]} ${why}`);
+            throw new Error(
+              `bare-writes: the ${name} route's command ${at + 1} (${Object.keys(command)[0]}) did ${seen}, the app's ${expected[at]} ${why}`,
+            );
           }
         }
       },
@@ -93,8 +96,12 @@ for (const [name, body] of Object.entries({ ...bodies, ready: '"ok"' })) {
   const answer = JSON.parse(body);
   const method = `serve_${name}`;
   WritesController.prototype[method] = write ? async () => (await write(), answer) : () => answer;
-  Reflect.decorate([Get(name === 'ready' ? 'ready' : `body/${name}`)], WritesController.prototype, method,
-    Object.getOwnPropertyDescriptor(WritesController.prototype, method));
+  Reflect.decorate(
+    [Get(name === 'ready' ? 'ready' : `body/${name}`)],
+    WritesController.prototype,
+    method,
+    Object.getOwnPropertyDescriptor(WritesController.prototype, method),
+  );
 }
 Reflect.decorate([Controller()], WritesController);
 

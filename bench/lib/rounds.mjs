@@ -166,7 +166,10 @@ function captureWrites({ env, requests }, file, log) {
   }
   const captured = JSON.parse(readFileSync(file, 'utf8'));
   return Object.fromEntries(
-    Object.entries(captured).map(([name, { commands, shared }]) => [name, { commands: commands.map(({ name: kind, command }) => `${kind} ${command[kind]}`), shared }]),
+    Object.entries(captured).map(([name, { commands, shared }]) => [
+      name,
+      { commands: commands.map(({ name: kind, command }) => `${kind} ${command[kind]}`), shared },
+    ]),
   );
 }
 

@@ -61,7 +61,12 @@ export class AgentsService {
     }
     const record = { name: dto.name, email, role: dto.role ?? 'agent', status: dto.status ?? 'offline', isActive: true } as const;
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'agent.created', { type: 'agent', id: _id.toHexString() }, diff(null, { ...record, password: dto.password }, AUDITED_FIELDS, { secret: ['password'] }));
+    const entry = stageAudit(
+      origin,
+      'agent.created',
+      { type: 'agent', id: _id.toHexString() },
+      diff(null, { ...record, password: dto.password }, AUDITED_FIELDS, { secret: ['password'] }),
+    );
     const created = await this.agents
       .create(companyId, {
         _id,
@@ -143,7 +148,12 @@ export class AgentsService {
 
   private async deactivateStored(companyId: CompanyId, current: Stored<Agent>, origin: AuditOrigin): Promise<AgentView> {
     const id = current._id.toHexString();
-    const entry = stageAudit(origin, 'agent.deactivated', { type: 'agent', id }, diff(current, { ...current, isActive: false, status: 'offline' }, AUDITED_FIELDS));
+    const entry = stageAudit(
+      origin,
+      'agent.deactivated',
+      { type: 'agent', id },
+      diff(current, { ...current, isActive: false, status: 'offline' }, AUDITED_FIELDS),
+    );
     // Of two concurrent deactivations only one moves the conversations; the other answers the agent.
     if (!(await this.agents.deactivate(companyId, current, entry))) return this.get(companyId, id);
     if (current.role === 'admin') await this.keepAnAdmin(companyId, current, entry);

@@ -115,7 +115,10 @@ export class TeamsReport {
               },
             },
           ],
-          closed: [{ $match: { closedAt: range, teamId: { $ne: null } } }, { $group: { _id: '$teamId', closed: { $sum: 1 }, slaBreaches: SLA_OUTCOMES.slaBreaches } }],
+          closed: [
+            { $match: { closedAt: range, teamId: { $ne: null } } },
+            { $group: { _id: '$teamId', closed: { $sum: 1 }, slaBreaches: SLA_OUTCOMES.slaBreaches } },
+          ],
           timeouts: [{ $match: { 'queueTimeout.at': range } }, { $group: { _id: '$queueTimeout.teamId', queueTimeouts: { $sum: 1 } } }],
         },
       },

@@ -43,7 +43,10 @@ export class ConversationTransfers {
       throw new ForbiddenException('Agents may transfer only conversations assigned to them or unassigned');
     }
     const actor: TransferActor = { kind: 'agent', principal };
-    const moved = target.teamId !== undefined ? await this.toTeam(companyId, id, target.teamId, actor) : await this.toAgent(companyId, id, target.agentId!, actor);
+    const moved =
+      target.teamId !== undefined
+        ? await this.toTeam(companyId, id, target.teamId, actor)
+        : await this.toAgent(companyId, id, target.agentId!, actor);
     if (note !== undefined) await this.notes.add(principal, id, { text: note, mentions: [] });
     return moved;
   }
@@ -51,18 +54,23 @@ export class ConversationTransfers {
   /** To the team's queue: `queued`, unassigned, waiting from now. 400 naming `teamId` for a team not of the company. */
   async toTeam(companyId: CompanyId, id: string, teamId: string, _actor: TransferActor, options: EventOptions = {}): Promise<ConversationView> {
     const team = await this.conversations.teamOrThrow(companyId, teamId);
-    const updated = await this.conversations.change(companyId, await this.conversations.findStored(companyId, id), (conversation) => {
-      if (conversation.status !== 'queued') assertTransition(conversation.status, 'queued');
-      if (conversation.status === 'queued' && String(conversation.teamId) === String(team)) return null;
-      return {
-        expected: { status: conversation.status, assignedAgentId: conversation.assignedAgentId, teamId: conversation.teamId },
-        set: { ...queueEntry(), teamId: team },
-        events: (after: Stored<Conversation>) => [
-          transferredEvent(after, conversation, options),
-          ...(conversation.status === 'queued' ? [] : [queuedEvent(after, conversation)]),
-        ],
-      };
-    }, options);
+    const updated = await this.conversations.change(
+      companyId,
+      await this.conversations.findStored(companyId, id),
+      (conversation) => {
+        if (conversation.status !== 'queued') assertTransition(conversation.status, 'queued');
+        if (conversation.status === 'queued' && String(conversation.teamId) === String(team)) return null;
+        return {
+          expected: { status: conversation.status, assignedAgentId: conversation.assignedAgentId, teamId: conversation.teamId },
+          set: { ...queueEntry(), teamId: team },
+          events: (after: Stored<Conversation>) => [
+            transferredEvent(after, conversation, options),
+            ...(conversation.status === 'queued' ? [] : [queuedEvent(after, conversation)]),
+          ],
+        };
+      },
+      options,
+    );
     return ConversationView.from(updated);
   }
 
@@ -72,9 +80,13 @@ export class ConversationTransfers {
     assertAssignable(current.status);
     const agent = await this.agents.findById(companyId, agentId);
     if (!agent) throw new RequestValidationException([{ field: 'agentId', message: 'agent not found' }]);
-    if (!agent.isActive) throw new RequestValidationException([{ field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' }]);
+    if (!agent.isActive)
+      throw new RequestValidationException([{ field: 'agentId', message: 'agent is deactivated and cannot be assigned conversations' }]);
     const marker = await this.readMarkers.markerOf(companyId, agent._id, current._id);
-    const by = actor.kind === 'agent' ? { kind: 'agent' as const, id: toObjectId(actor.principal.agentId) } : { kind: 'flow' as const, id: actor.id ? toObjectId(actor.id) : null };
+    const by =
+      actor.kind === 'agent'
+        ? { kind: 'agent' as const, id: toObjectId(actor.principal.agentId) }
+        : { kind: 'flow' as const, id: actor.id ? toObjectId(actor.id) : null };
     const updated = await this.conversations.change(companyId, current, (conversation) => {
       assertAssignable(conversation.status);
       if (conversation.status === 'human' && conversation.assignedAgentId?.equals(agent._id)) return null;
@@ -90,7 +102,11 @@ export class ConversationTransfers {
         },
         events: (after: Stored<Conversation>) => [
           transferredEvent(after, conversation, options),
-          stageEvent('conversation.assigned', { conversation: ConversationView.from(after), agentId: agent._id.toHexString(), previousAgentId }, { occurredAt: after.updatedAt }),
+          stageEvent(
+            'conversation.assigned',
+            { conversation: ConversationView.from(after), agentId: agent._id.toHexString(), previousAgentId },
+            { occurredAt: after.updatedAt },
+          ),
         ],
       };
     });

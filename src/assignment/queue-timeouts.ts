@@ -53,7 +53,9 @@ export class QueueTimeouts implements OnModuleInit {
     // A move keeps `queuedAt`: the new queue's wait counts from the move at the earliest.
     const since = Math.max(queuedAt, Date.parse(conversation.updatedAt));
     const entry: QueueEntry = { teamId: conversation.teamId, queuedAt };
-    await this.timers.setNoLaterThan(companyId, QUEUE_TIMEOUT, keyOf(conversation.id, entry), new Date(since + team.maxWaitSeconds * 1000), { ...entry });
+    await this.timers.setNoLaterThan(companyId, QUEUE_TIMEOUT, keyOf(conversation.id, entry), new Date(since + team.maxWaitSeconds * 1000), {
+      ...entry,
+    });
   }
 
   private async fire(timer: FiredTimer<QueueEntry>): Promise<void> {
@@ -82,7 +84,11 @@ export class QueueTimeouts implements OnModuleInit {
         set,
         events: (after: Stored<Conversation>): PendingEvent[] => {
           const view = ConversationView.from(after);
-          const timedOut = stageEvent('conversation.queue_timeout', { conversation: view, teamId: payload.teamId, action: overflow.action }, { occurredAt: after.updatedAt });
+          const timedOut = stageEvent(
+            'conversation.queue_timeout',
+            { conversation: view, teamId: payload.teamId, action: overflow.action },
+            { occurredAt: after.updatedAt },
+          );
           if (!closes) return [timedOut];
           return [timedOut, stageEvent('conversation.closed', { conversation: view, reason: QUEUE_TIMEOUT_REASON }, { occurredAt: after.updatedAt })];
         },

@@ -74,7 +74,8 @@ function encodeQueueCursor(place: QueuePosition, position: number): string {
 function decodeQueueCursor(cursor: string): { place: QueuePosition; position: number } {
   const decoded = Buffer.from(cursor, 'base64url').toString();
   const [priority, time, id, position] = decoded.startsWith(CURSOR_VERSION) ? decoded.slice(CURSOR_VERSION.length).split('.') : [];
-  const valid = PRIORITIES.includes(priority as Priority) && /^\d{1,15}$/.test(time ?? '') && /^[0-9a-f]{24}$/.test(id ?? '') && /^\d{1,9}$/.test(position ?? '');
+  const valid =
+    PRIORITIES.includes(priority as Priority) && /^\d{1,15}$/.test(time ?? '') && /^[0-9a-f]{24}$/.test(id ?? '') && /^\d{1,9}$/.test(position ?? '');
   if (!valid) throw new BadRequestException('Invalid pagination cursor');
   return { place: { priority: priority as Priority, queuedAt: new Date(Number(time)), id: new Types.ObjectId(id) }, position: Number(position) };
 }

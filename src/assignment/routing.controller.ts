@@ -47,7 +47,7 @@ export class RoutingController {
   @ApiOperation({
     summary: 'Transfer a conversation to a team or an agent',
     description:
-      'Exactly one of `teamId` (queued in that team\'s queue, unassigned) and `agentId` (human, assigned to them); ' +
+      "Exactly one of `teamId` (queued in that team's queue, unassigned) and `agentId` (human, assigned to them); " +
       '`note` becomes a private note. The assigned agent, any agent for an unassigned conversation, or supervisors and ' +
       'admins (403 otherwise). Emits `conversation.transferred`.',
   })

@@ -54,7 +54,11 @@ export class AttributeDefinitionsController {
   })
   @ApiCreatedResponse({ type: AttributeDefinitionView })
   @ApiProblemResponses(409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAttributeDefinitionDto, @AuditOriginOf() origin: AuditOrigin): Promise<AttributeDefinitionView> {
+  create(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Body() dto: CreateAttributeDefinitionDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<AttributeDefinitionView> {
     return this.definitions.create(agent.companyId, dto, origin);
   }
 
@@ -68,7 +72,12 @@ export class AttributeDefinitionsController {
   })
   @ApiOkResponse({ type: AttributeDefinitionView })
   @ApiProblemResponses(notFound('Attribute definition'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAttributeDefinitionDto, @AuditOriginOf() origin: AuditOrigin): Promise<AttributeDefinitionView> {
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateAttributeDefinitionDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<AttributeDefinitionView> {
     return this.definitions.update(agent.companyId, id, dto, origin);
   }
 
@@ -81,7 +90,11 @@ export class AttributeDefinitionsController {
   })
   @ApiOkResponse({ type: DeletedAttributeDefinitionView })
   @ApiProblemResponses(notFound('Attribute definition'))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedAttributeDefinitionView> {
+  remove(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<DeletedAttributeDefinitionView> {
     return this.definitions.remove(agent.companyId, id, origin);
   }
 }

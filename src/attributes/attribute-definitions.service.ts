@@ -13,7 +13,13 @@ import {
 } from './attribute-definition.schema.js';
 import { AttributeDefinitionView, DeletedAttributeDefinitionView } from './attribute-definition.view.js';
 import { AttributeDefinitionsRepository } from './attribute-definitions.repository.js';
-import { ATTRIBUTE_VALUES_REMOVED, checkAttributePatch, type AttributePatch, type AttributeRule, type AttributeValuesRemoved } from './attribute-values.js';
+import {
+  ATTRIBUTE_VALUES_REMOVED,
+  checkAttributePatch,
+  type AttributePatch,
+  type AttributeRule,
+  type AttributeValuesRemoved,
+} from './attribute-values.js';
 import type { CreateAttributeDefinitionDto } from './dto/create-attribute-definition.dto.js';
 import type { UpdateAttributeDefinitionDto } from './dto/update-attribute-definition.dto.js';
 import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
@@ -123,7 +129,10 @@ export class AttributeDefinitionsService {
     await this.emitter.emitAsync(ATTRIBUTE_VALUES_REMOVED, removed);
     // Two DELETEs at once both get here: only the one that removed it records the removal.
     if (await this.definitions.deleteOne(companyId, { _id: existing._id })) {
-      await this.audit.record(companyId, stageAudit(origin, 'attribute_definition.deleted', { type: 'attribute_definition', id: existing._id.toHexString() }));
+      await this.audit.record(
+        companyId,
+        stageAudit(origin, 'attribute_definition.deleted', { type: 'attribute_definition', id: existing._id.toHexString() }),
+      );
     }
     return { id: existing._id.toHexString(), deleted: true };
   }

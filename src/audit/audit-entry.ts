@@ -79,12 +79,7 @@ export interface DiffOptions {
  * The fields of `fields` whose value differs between `before` and `after` (null: the record did not exist, or
  * no longer does), as `{ field: [before, after] }`.
  */
-export function diff(
-  before: object | null,
-  after: object | null,
-  fields: readonly string[],
-  options: DiffOptions = {},
-): AuditChanges {
+export function diff(before: object | null, after: object | null, fields: readonly string[], options: DiffOptions = {}): AuditChanges {
   const changes: AuditChanges = {};
   for (const field of fields) {
     const was = before ? ((before as Record<string, unknown>)[field] ?? null) : null;

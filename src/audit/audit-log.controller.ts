@@ -21,7 +21,7 @@ export class AuditLogController {
   @ApiOperation({
     summary: 'Who changed what: the audit log, newest first',
     description:
-      'Admins only. Logins, failed logins and every change that needs the supervisor or admin role or an API key\'s ' +
+      "Admins only. Logins, failed logins and every change that needs the supervisor or admin role or an API key's " +
       'management scope. Entries hold no personal data of contacts (their fields are named, never shown) and no ' +
       'secret or password ("[changed]"). No route changes or deletes an entry; they are kept AUDIT_RETENTION_DAYS.',
   })

@@ -53,11 +53,18 @@ export class AuditLogService {
     let after = -1;
     let previous: AuditLogEntry | null = null;
     for (;;) {
-      const batch = await this.log.find({ companyId: company, sequence: { $gt: after } }).sort({ sequence: 1 }).limit(VERIFY_BATCH).lean().exec();
+      const batch = await this.log
+        .find({ companyId: company, sequence: { $gt: after } })
+        .sort({ sequence: 1 })
+        .limit(VERIFY_BATCH)
+        .lean()
+        .exec();
       if (batch.length === 0) return { ok: true, checked, firstBadSequence: null };
       for (const entry of batch as AuditLogEntry[]) {
         checked += 1;
-        const linked = previous ? entry.previousHash === previous.hash && entry.sequence === previous.sequence + 1 : entry.sequence !== 1 || entry.previousHash === '';
+        const linked = previous
+          ? entry.previousHash === previous.hash && entry.sequence === previous.sequence + 1
+          : entry.sequence !== 1 || entry.previousHash === '';
         if (!linked || chainHash(entry.previousHash, entry) !== entry.hash) return { ok: false, checked, firstBadSequence: entry.sequence };
         previous = entry;
         after = entry.sequence;

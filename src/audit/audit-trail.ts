@@ -70,7 +70,10 @@ export class AuditTrail implements OnModuleInit {
     for (const collection of this.auditedCollections()) {
       const rows = await this.connection
         .collection(collection)
-        .find({ 'pendingAudit.at': { $lte: before } }, { projection: { companyId: 1, pendingAudit: 1 }, sort: { 'pendingAudit.at': 1 }, limit: SWEEP_BATCH })
+        .find(
+          { 'pendingAudit.at': { $lte: before } },
+          { projection: { companyId: 1, pendingAudit: 1 }, sort: { 'pendingAudit.at': 1 }, limit: SWEEP_BATCH },
+        )
         .toArray();
       for (const row of rows) {
         const entries = (row.pendingAudit ?? []) as StagedAuditEntry[];
@@ -90,9 +93,9 @@ export class AuditTrail implements OnModuleInit {
 
   private async chained(companyId: string, collection: string, docId: Types.ObjectId, entries: StagedAuditEntry[]): Promise<void> {
     await this.append(companyId, entries);
-    await this.connection
-      .collection(collection)
-      .updateOne({ _id: docId, companyId: toObjectId(companyId) }, { $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } } } as never);
+    await this.connection.collection(collection).updateOne({ _id: docId, companyId: toObjectId(companyId) }, {
+      $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } },
+    } as never);
   }
 
   private append(companyId: string, entries: StagedAuditEntry[]): Promise<void> {
@@ -110,7 +113,12 @@ export class AuditTrail implements OnModuleInit {
     const company = toObjectId(companyId);
     for (let attempt = 1; ; attempt += 1) {
       const logged = new Set(
-        (await this.log.find({ companyId: company, _id: { $in: staged.map((entry) => entry.id) } }, { _id: 1 }).lean().exec()).map((row) => row._id),
+        (
+          await this.log
+            .find({ companyId: company, _id: { $in: staged.map((entry) => entry.id) } }, { _id: 1 })
+            .lean()
+            .exec()
+        ).map((row) => row._id),
       );
       const fresh = staged.filter((entry) => !logged.has(entry.id));
       if (fresh.length === 0) return;
@@ -151,7 +159,9 @@ export class AuditTrail implements OnModuleInit {
   /** The names of the agents and API keys acting in `entries`, as they are now (an entry keeps the name it got). */
   private async actorNames(entries: StagedAuditEntry[]): Promise<Map<string, string>> {
     const names = new Map<string, string>([['system:null', 'Parley']]);
-    const idsOf = (type: string) => [...new Set(entries.filter((entry) => entry.actor.type === type && entry.actor.id).map((entry) => entry.actor.id!))];
+    const idsOf = (type: string) => [
+      ...new Set(entries.filter((entry) => entry.actor.type === type && entry.actor.id).map((entry) => entry.actor.id!)),
+    ];
     const lookups: [string, string][] = [
       ['agent', 'agents'],
       ['api_key', 'api_keys'],

@@ -39,7 +39,8 @@ export class AutomationRulesConsumer implements EventHandler {
         if (!conversation) break;
         const firing = { key: `${loaded.rule._id.toHexString()}:${event.id}`, trigger: { event: event.type, eventId: event.id }, triggerDepth };
         // The next rule sees what this one changed.
-        if (await this.runner.fire(companyId, loaded, conversation, firing)) conversation = await this.conversations.findById(companyId, conversationId);
+        if (await this.runner.fire(companyId, loaded, conversation, firing))
+          conversation = await this.conversations.findById(companyId, conversationId);
       }
     }
   }

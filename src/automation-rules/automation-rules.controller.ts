@@ -41,7 +41,10 @@ export class AutomationRulesController {
   }
 
   @Get(':id/runs')
-  @ApiOperation({ summary: "A rule's runs, newest first", description: 'Any agent. Kept 30 days; a rule whose conditions did not match records nothing.' })
+  @ApiOperation({
+    summary: "A rule's runs, newest first",
+    description: 'Any agent. Kept 30 days; a rule whose conditions did not match records nothing.',
+  })
   @ApiParam(ID_PARAM)
   @ApiPageResponse(AutomationRunView)
   @ApiProblemResponses(notFound('Automation rule', ID_PARAM.example))
@@ -61,7 +64,10 @@ export class AutomationRulesController {
   @Post(':id/test')
   @HttpCode(200)
   @RequireRole('supervisor')
-  @ApiOperation({ summary: 'Dry-run a rule on a conversation (supervisor, admin)', description: 'Evaluates the conditions on the conversation as it is now and says whether each action would apply; changes nothing.' })
+  @ApiOperation({
+    summary: 'Dry-run a rule on a conversation (supervisor, admin)',
+    description: 'Evaluates the conditions on the conversation as it is now and says whether each action would apply; changes nothing.',
+  })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: RuleTestView })
   @ApiProblemResponses(403, notFound('Automation rule', ID_PARAM.example))

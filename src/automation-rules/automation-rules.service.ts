@@ -140,7 +140,9 @@ export class AutomationRulesService {
       case 'send_message':
         return closed;
       case 'run_flow':
-        return (await this.flows.findById(companyId, action.flowId as string, { _id: 1 })) ? closed : `flow ${String(action.flowId)} no longer exists`;
+        return (await this.flows.findById(companyId, action.flowId as string, { _id: 1 }))
+          ? closed
+          : `flow ${String(action.flowId)} no longer exists`;
       default:
         return null;
     }

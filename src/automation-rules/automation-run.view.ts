@@ -20,7 +20,9 @@ export class AutomationRunView {
   outcome: Exclude<RunOutcome, 'running'> | 'running';
   actions: RunActionResultView[];
 
-  static from(run: Pick<Stored<AutomationRun>, '_id' | 'ruleId' | 'conversationId' | 'trigger' | 'createdAt' | 'outcome'> & { actions: RunActionResult[] }): AutomationRunView {
+  static from(
+    run: Pick<Stored<AutomationRun>, '_id' | 'ruleId' | 'conversationId' | 'trigger' | 'createdAt' | 'outcome'> & { actions: RunActionResult[] },
+  ): AutomationRunView {
     return {
       id: run._id.toHexString(),
       ruleId: run.ruleId.toHexString(),

@@ -35,7 +35,9 @@ export class AutomationRunsRepository extends EventSourceRepository<AutomationRu
 
   async recordAction(companyId: CompanyId, id: Types.ObjectId, index: number, result: RunActionResult): Promise<void> {
     // Only at its place: a second process resuming the same run cannot append an action twice.
-    await this.model.updateOne(this.scope(companyId, { _id: id, outcome: 'running', actions: { $size: index } }), { $push: { actions: result } }).exec();
+    await this.model
+      .updateOne(this.scope(companyId, { _id: id, outcome: 'running', actions: { $size: index } }), { $push: { actions: result } })
+      .exec();
   }
 
   /** Ends a running run with its outcome and `automation.applied`, once. */

@@ -58,7 +58,8 @@ export class RuleChecks {
       throw invalid('trigger', 'trigger must be { event } or { timer: { after, since } }');
     }
     if ('event' in input) {
-      if (!(RULE_EVENTS as readonly unknown[]).includes(input.event)) throw invalid('trigger.event', `trigger.event must be one of ${RULE_EVENTS.join(', ')}`);
+      if (!(RULE_EVENTS as readonly unknown[]).includes(input.event))
+        throw invalid('trigger.event', `trigger.event must be one of ${RULE_EVENTS.join(', ')}`);
       return { event: input.event as RuleTrigger['event'] };
     }
     const timer = input.timer as Record<string, unknown> | null;
@@ -69,7 +70,8 @@ export class RuleChecks {
     if (after === null || after < MIN_TIMER_MS || after > MAX_TIMER_MS) {
       throw invalid('trigger.timer.after', 'trigger.timer.after must be a duration from "1m" to "90d" (such as "10m", "12h", "3d")');
     }
-    if (!(TIMER_ANCHORS as readonly unknown[]).includes(timer.since)) throw invalid('trigger.timer.since', `trigger.timer.since must be one of ${TIMER_ANCHORS.join(', ')}`);
+    if (!(TIMER_ANCHORS as readonly unknown[]).includes(timer.since))
+      throw invalid('trigger.timer.since', `trigger.timer.since must be one of ${TIMER_ANCHORS.join(', ')}`);
     return { timer: { after: timer.after as string, since: timer.since as NonNullable<RuleTrigger['timer']>['since'] } };
   }
 
@@ -95,7 +97,8 @@ export class RuleChecks {
 
   private async action(companyId: CompanyId, action: Record<string, unknown>, path: string): Promise<FieldProblem | null> {
     const type = action.type as RuleActionType;
-    if (!(RULE_ACTION_TYPES as readonly unknown[]).includes(type)) return problem(`${path}.type`, `${path}.type must be one of ${RULE_ACTION_TYPES.join(', ')}`);
+    if (!(RULE_ACTION_TYPES as readonly unknown[]).includes(type))
+      return problem(`${path}.type`, `${path}.type must be one of ${RULE_ACTION_TYPES.join(', ')}`);
     const shape = ACTION_KEYS[type];
     const extra = Object.keys(action).find((key) => key !== 'type' && !shape.required.includes(key) && !shape.optional.includes(key));
     if (extra) return problem(`${path}.${extra}`, `${path}.${extra} is not a field of ${type}`);
@@ -115,7 +118,9 @@ export class RuleChecks {
           ? null
           : problem(`${path}.flowId`, `${path}.flowId must be a flow of your company`);
       case 'set_priority':
-        return (PRIORITIES as readonly unknown[]).includes(action.priority) ? null : problem(`${path}.priority`, `${path}.priority must be one of ${PRIORITIES.join(', ')}`);
+        return (PRIORITIES as readonly unknown[]).includes(action.priority)
+          ? null
+          : problem(`${path}.priority`, `${path}.priority must be one of ${PRIORITIES.join(', ')}`);
       case 'add_tags':
       case 'remove_tags': {
         const tags = action.tags;
@@ -130,10 +135,14 @@ export class RuleChecks {
         return isText(action.text, MAX_TEXT) ? null : problem(`${path}.text`, `${path}.text must be 1 to ${MAX_TEXT} characters`);
       case 'snooze': {
         const ms = parseDuration(action.for);
-        return ms !== null && ms <= MAX_SNOOZE_MS ? null : problem(`${path}.for`, `${path}.for must be a duration such as "30m", "12h" or "3d" (at most a year)`);
+        return ms !== null && ms <= MAX_SNOOZE_MS
+          ? null
+          : problem(`${path}.for`, `${path}.for must be a duration such as "30m", "12h" or "3d" (at most a year)`);
       }
       case 'close':
-        return action.reason === undefined || isText(action.reason, 200) ? null : problem(`${path}.reason`, `${path}.reason must be 1 to 200 characters`);
+        return action.reason === undefined || isText(action.reason, 200)
+          ? null
+          : problem(`${path}.reason`, `${path}.reason must be 1 to 200 characters`);
       case 'handoff':
         return null;
     }
@@ -151,7 +160,8 @@ export class RuleChecks {
   private async message(companyId: CompanyId, action: Record<string, unknown>, path: string): Promise<FieldProblem | null> {
     const given = ['text', 'cannedResponseId', 'template'].filter((key) => action[key] !== undefined);
     if (given.length !== 1) return problem(path, `${path} must have exactly one of text, cannedResponseId, template`);
-    if (given[0] === 'text') return isText(action.text, MAX_TEXT) ? null : problem(`${path}.text`, `${path}.text must be 1 to ${MAX_TEXT} characters`);
+    if (given[0] === 'text')
+      return isText(action.text, MAX_TEXT) ? null : problem(`${path}.text`, `${path}.text must be 1 to ${MAX_TEXT} characters`);
     if (given[0] === 'cannedResponseId') {
       const found = await this.exists(action.cannedResponseId, (id) => this.cannedResponses.get(companyId, id).catch(() => null));
       return found ? null : problem(`${path}.cannedResponseId`, `${path}.cannedResponseId must be a canned response of your company`);

@@ -79,14 +79,22 @@ export class RuleRunner {
   ) {}
 
   /** Whether the conversation matches the rule's conditions now, with each condition's outcome (the dry run). */
-  async evaluate(companyId: CompanyId, rule: Stored<AutomationRule>, conversation: Stored<Conversation>): Promise<{ matched: boolean; conditions: ConditionResult[] }> {
+  async evaluate(
+    companyId: CompanyId,
+    rule: Stored<AutomationRule>,
+    conversation: Stored<Conversation>,
+  ): Promise<{ matched: boolean; conditions: ConditionResult[] }> {
     if (!rule.conditions) return { matched: true, conditions: [] };
     const filter = await this.filters.parse(companyId, 'conversation', rule.conditions, 'conditions');
     return explainFilter(filter, await this.subjectOf(companyId, rule, conversation), { now: this.clock.now() });
   }
 
   /** The conversation as stored, and its contact only when a condition reads one (`contact.*`). */
-  private async subjectOf(companyId: CompanyId, rule: Pick<AutomationRule, 'conditions'>, conversation: Stored<Conversation>): Promise<EvaluatedRecord> {
+  private async subjectOf(
+    companyId: CompanyId,
+    rule: Pick<AutomationRule, 'conditions'>,
+    conversation: Stored<Conversation>,
+  ): Promise<EvaluatedRecord> {
     const readsContact = JSON.stringify(rule.conditions).includes('"contact.');
     const contact = readsContact ? await this.contacts.findById(companyId, conversation.contactId.toHexString()) : null;
     return { record: conversation as unknown as Record<string, unknown>, contact: contact as unknown as Record<string, unknown> | null };
@@ -99,7 +107,9 @@ export class RuleRunner {
   async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<boolean> {
     const { rule } = loaded;
     if (loaded.filter) {
-      const subject = loaded.readsContact ? await this.subjectOf(companyId, rule, conversation) : { record: conversation as unknown as Record<string, unknown> };
+      const subject = loaded.readsContact
+        ? await this.subjectOf(companyId, rule, conversation)
+        : { record: conversation as unknown as Record<string, unknown> };
       if (!matchesFilter(loaded.filter, subject, { now: this.clock.now() })) {
         // A run a crash interrupted goes on even if the conversation no longer matches: its first actions are applied.
         const existing = await this.runs.findOne(companyId, { triggerKey: firing.key });
@@ -107,7 +117,13 @@ export class RuleRunner {
         return existing !== null;
       }
     }
-    const claim = { ruleId: rule._id, conversationId: conversation._id, triggerKey: firing.key, trigger: firing.trigger, depth: firing.triggerDepth + 1 };
+    const claim = {
+      ruleId: rule._id,
+      conversationId: conversation._id,
+      triggerKey: firing.key,
+      trigger: firing.trigger,
+      depth: firing.triggerDepth + 1,
+    };
     const { run, resumed } = await this.runs.claim(companyId, claim, this.clock.now());
     await this.resume(companyId, rule, run, resumed);
     return true;
@@ -128,7 +144,8 @@ export class RuleRunner {
       const keys = keysOf(run._id, index);
       let result: RunActionResult;
       if (rule.stopOnError && results.some((done) => done.status === 'failed')) result = { type: action.type, status: 'skipped' };
-      else if (uncertain && index === run.actions.length && (await this.wasApplied(companyId, conversationId, action, keys))) result = { type: action.type, status: 'ok' };
+      else if (uncertain && index === run.actions.length && (await this.wasApplied(companyId, conversationId, action, keys)))
+        result = { type: action.type, status: 'ok' };
       else result = await this.perform(companyId, run, conversationId, action, { ...keys, cause });
       results.push(result);
       await this.runs.recordAction(companyId, run._id, index, result);
@@ -136,7 +153,12 @@ export class RuleRunner {
     await this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
   }
 
-  private async finish(companyId: CompanyId, run: StoredRun, actions: RunActionResult[], outcome: 'applied' | 'failed' | 'loop_stopped'): Promise<void> {
+  private async finish(
+    companyId: CompanyId,
+    run: StoredRun,
+    actions: RunActionResult[],
+    outcome: 'applied' | 'failed' | 'loop_stopped',
+  ): Promise<void> {
     const conversation = await this.conversationRecords.findById(companyId, run.conversationId.toHexString());
     if (!conversation) return;
     await this.runs.finish(companyId, run, actions, outcome, ConversationView.from(conversation));
@@ -153,12 +175,19 @@ export class RuleRunner {
       await this.apply(companyId, run, conversationId, action, options);
       return { type: action.type, status: 'ok' };
     } catch (error) {
-      if (!(error instanceof HttpException)) this.logger.error(`Rule ${run.ruleId.toHexString()} action ${action.type} failed: ${(error as Error).stack}`);
+      if (!(error instanceof HttpException))
+        this.logger.error(`Rule ${run.ruleId.toHexString()} action ${action.type} failed: ${(error as Error).stack}`);
       return { type: action.type, status: 'failed', error: errorText(error) };
     }
   }
 
-  private async apply(companyId: CompanyId, run: StoredRun, id: string, action: RuleAction, options: { eventId: string; dedupeKey: string; cause: EventCause }): Promise<void> {
+  private async apply(
+    companyId: CompanyId,
+    run: StoredRun,
+    id: string,
+    action: RuleAction,
+    options: { eventId: string; dedupeKey: string; cause: EventCause },
+  ): Promise<void> {
     const { cause } = options;
     const ruleId = run.ruleId.toHexString();
     switch (action.type) {
@@ -207,7 +236,13 @@ export class RuleRunner {
     }
   }
 
-  private async send(companyId: CompanyId, id: string, ruleId: string, action: RuleAction, options: { eventId: string; dedupeKey: string; cause: EventCause }): Promise<void> {
+  private async send(
+    companyId: CompanyId,
+    id: string,
+    ruleId: string,
+    action: RuleAction,
+    options: { eventId: string; dedupeKey: string; cause: EventCause },
+  ): Promise<void> {
     if (await this.messageRecords.existsWithDedupeKey(companyId, options.dedupeKey)) return;
     const sender = { type: 'bot', id: ruleId } as const;
     const sendOptions = { dedupeKey: options.dedupeKey, eventId: options.eventId, cause: options.cause };
@@ -229,14 +264,22 @@ export class RuleRunner {
   }
 
   /** Whether an action of a run that died was applied: its message, or its event (pending or logged). */
-  private async wasApplied(companyId: CompanyId, conversationId: string, action: RuleAction, keys: { eventId: string; dedupeKey: string }): Promise<boolean> {
+  private async wasApplied(
+    companyId: CompanyId,
+    conversationId: string,
+    action: RuleAction,
+    keys: { eventId: string; dedupeKey: string },
+  ): Promise<boolean> {
     switch (action.type) {
       case 'send_message':
       case 'add_note':
         return this.messageRecords.existsWithDedupeKey(companyId, keys.dedupeKey);
       case 'handoff':
       case 'close':
-        return (await this.conversationRecords.hasPendingEvent(companyId, conversationId, keys.eventId)) || (await this.log.exists(companyId, keys.eventId));
+        return (
+          (await this.conversationRecords.hasPendingEvent(companyId, conversationId, keys.eventId)) ||
+          (await this.log.exists(companyId, keys.eventId))
+        );
       default:
         return false;
     }

@@ -83,7 +83,12 @@ export class RuleTimers implements OnModuleInit {
       if (move === 'cancel') await this.timers.cancel(companyId, RULE_TIMER, key);
       if (move !== 'set') continue;
       const dueAt = new Date(new Date(event.occurredAt).getTime() + parseDuration(timer.after)!);
-      const payload: RuleTimerPayload = { ruleId: rule._id.toHexString(), conversationId: conversation.id, version: rule.version, triggerDepth: causeOf(event.data)?.depth ?? 0 };
+      const payload: RuleTimerPayload = {
+        ruleId: rule._id.toHexString(),
+        conversationId: conversation.id,
+        version: rule.version,
+        triggerDepth: causeOf(event.data)?.depth ?? 0,
+      };
       await this.timers.set(companyId, RULE_TIMER, key, dueAt, { ...payload });
     }
   }
@@ -95,7 +100,11 @@ export class RuleTimers implements OnModuleInit {
     if (!loaded || loaded.rule.version !== version) return;
     const conversation = await this.conversations.findById(timer.companyId, conversationId);
     if (!conversation || conversation.status === 'closed') return;
-    const firing = { key: `${ruleId}:timer:${conversationId}:${timer.dueAt.getTime()}`, trigger: { timer: loaded.rule.trigger.timer! }, triggerDepth };
+    const firing = {
+      key: `${ruleId}:timer:${conversationId}:${timer.dueAt.getTime()}`,
+      trigger: { timer: loaded.rule.trigger.timer! },
+      triggerDepth,
+    };
     await this.runner.fire(timer.companyId, loaded, conversation, firing);
   }
 }

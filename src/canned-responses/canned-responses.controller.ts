@@ -55,7 +55,11 @@ export class CannedResponsesController {
   })
   @ApiCreatedResponse({ type: CannedResponseView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateCannedResponseDto, @AuditOriginOf() origin: AuditOrigin): Promise<CannedResponseView> {
+  create(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Body() dto: CreateCannedResponseDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<CannedResponseView> {
     return this.responses.create(agent.companyId, dto, origin);
   }
 
@@ -67,7 +71,12 @@ export class CannedResponsesController {
   })
   @ApiOkResponse({ type: CannedResponseView })
   @ApiProblemResponses(403, notFound('Canned response'), 409)
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateCannedResponseDto, @AuditOriginOf() origin: AuditOrigin): Promise<CannedResponseView> {
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateCannedResponseDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<CannedResponseView> {
     return this.responses.update(agent.companyId, id, dto, origin);
   }
 

@@ -42,7 +42,12 @@ export class CannedResponsesService {
     assertPlaceholders(dto.content);
     const record = { shortCode: dto.shortCode, title: dto.title, content: dto.content };
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'canned_response.created', { type: 'canned_response', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
+    const entry = stageAudit(
+      origin,
+      'canned_response.created',
+      { type: 'canned_response', id: _id.toHexString() },
+      diff(null, record, Object.keys(record)),
+    );
     const created = await this.conflictOr(dto.shortCode, () =>
       insertWithinCap({
         cap: MAX_CANNED_RESPONSES_PER_COMPANY,
@@ -67,7 +72,12 @@ export class CannedResponsesService {
     if (dto.title !== undefined) set.title = dto.title;
     if (dto.content !== undefined) set.content = dto.content;
     if (Object.keys(set).length === 0) return CannedResponseView.from(existing);
-    const entry = stageAudit(origin, 'canned_response.updated', { type: 'canned_response', id: existing._id.toHexString() }, diff(existing, { ...existing, ...set }, Object.keys(set)));
+    const entry = stageAudit(
+      origin,
+      'canned_response.updated',
+      { type: 'canned_response', id: existing._id.toHexString() },
+      diff(existing, { ...existing, ...set }, Object.keys(set)),
+    );
     const updated = await this.conflictOr(dto.shortCode ?? existing.shortCode, () =>
       this.responses.updateOne(companyId, { _id: existing._id }, withAudit({ $set: set }, entry)),
     );

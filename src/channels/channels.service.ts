@@ -97,7 +97,12 @@ export class ChannelsService {
     if (dto.isActive !== undefined) set.isActive = dto.isActive;
     if (dto.teamId !== undefined) set.teamId = await this.teamOf(companyId, dto.teamId);
     if (Object.keys(set).length === 0) return ChannelView.from(current);
-    const entry = stageAudit(origin, 'channel.updated', { type: 'channel', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const entry = stageAudit(
+      origin,
+      'channel.updated',
+      { type: 'channel', id: current._id.toHexString() },
+      diff(current, { ...current, ...set }, Object.keys(set)),
+    );
     const updated = await this.channels.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
     if (!updated) throw this.notFound(id);
     this.audit.written(companyId, this.channels.collectionName, current._id, [entry]);

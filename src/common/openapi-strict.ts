@@ -45,13 +45,25 @@ function strictNullables(node: unknown): void {
 /** The headers the server sends, documented once and referenced by every answer that carries them. */
 const HEADERS: Record<string, HeaderObject> = {
   XRequestId: { description: 'The request id: the one sent in `x-request-id`, else a new one. On every answer', schema: { type: 'string' } },
-  WWWAuthenticate: { description: 'The scheme to authenticate with (RFC 9110), on every 401', schema: { type: 'string' }, example: 'Bearer realm="parley"' },
+  WWWAuthenticate: {
+    description: 'The scheme to authenticate with (RFC 9110), on every 401',
+    schema: { type: 'string' },
+    example: 'Bearer realm="parley"',
+  },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 }, example: 42 },
   RateLimitLimit: { description: 'Requests allowed in the window (the limit closest to running out)', schema: { type: 'integer' }, example: 300 },
   RateLimitRemaining: { description: 'Requests left in the window', schema: { type: 'integer' }, example: 299 },
   RateLimitReset: { description: 'Seconds until the window ends', schema: { type: 'integer' }, example: 42 },
-  RateLimitPolicy: { description: 'The limit and window (IETF draft RateLimit header fields)', schema: { type: 'string' }, example: '"default";q=300;w=60' },
-  RateLimit: { description: 'What is left of the limit (IETF draft RateLimit header fields)', schema: { type: 'string' }, example: '"default";r=299;t=42' },
+  RateLimitPolicy: {
+    description: 'The limit and window (IETF draft RateLimit header fields)',
+    schema: { type: 'string' },
+    example: '"default";q=300;w=60',
+  },
+  RateLimit: {
+    description: 'What is left of the limit (IETF draft RateLimit header fields)',
+    schema: { type: 'string' },
+    example: '"default";r=299;t=42',
+  },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -151,7 +163,12 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
     }
   }
   // Every route refuses the query parameters it does not read (QueryKeysGuard), those without a query DTO too.
-  responses['400'] ??= errorResponseOf(external, 400, 'Invalid request: a query parameter the route does not take', badRequestMessage(document, operation));
+  responses['400'] ??= errorResponseOf(
+    external,
+    400,
+    'Invalid request: a query parameter the route does not take',
+    badRequestMessage(document, operation),
+  );
   // Any route may fail unexpectedly; its answer then says only this (InterfaceExceptionFilter).
   responses['500'] ??= errorResponseOf(external, 500, 'Internal server error', 'Internal server error');
   for (const [status, response] of Object.entries(responses)) {
@@ -161,7 +178,8 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
     else if (status === '409' && message === GENERIC_CONFLICT && !CONTACT_PATHS.test(path)) message = conflictMessage(method, operation);
     else message = undefined;
     // A controller's responses are one object shared by its operations: each gets its own copy.
-    const own: ResponseObject = message === undefined ? { ...response } : { ...errorResponseOf(external, Number(status), response.description, message) };
+    const own: ResponseObject =
+      message === undefined ? { ...response } : { ...errorResponseOf(external, Number(status), response.description, message) };
     own.headers = { ...response.headers, ...headersOf(status, !!operation.security?.length) };
     responses[status] = own;
   }

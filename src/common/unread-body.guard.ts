@@ -21,9 +21,15 @@ function carriesBody(request: Request): boolean {
 export class UnsupportedBodyTypeException extends TypedProblemException {
   constructor(contentType: string | undefined, accepted: readonly string[]) {
     const given = contentType === undefined ? 'no Content-Type' : `Content-Type ${contentType.split(';')[0]!.trim().slice(0, 100)}`;
-    super(415, problemTypeUri('unsupported-media-type'), 'Unsupported Media Type', `The request body has ${given}; this route reads ${accepted.join(' or ')}`, {
-      accepted,
-    });
+    super(
+      415,
+      problemTypeUri('unsupported-media-type'),
+      'Unsupported Media Type',
+      `The request body has ${given}; this route reads ${accepted.join(' or ')}`,
+      {
+        accepted,
+      },
+    );
   }
 }
 

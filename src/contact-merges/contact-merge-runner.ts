@@ -190,10 +190,19 @@ export class ContactMergeRunner implements OnModuleInit {
     // The target lets go of what the merge gave it first: a source's e-mail or phone is unique to one contact.
     for (const field of FILLED_FIELDS) {
       const value = plan.filled[field];
-      if (value) await this.contacts.updateOne(companyId, { _id: target, [field]: value }, { $unset: { [field]: 1, ...(field === 'name' ? { nameKey: 1 } : {}) } });
+      if (value)
+        await this.contacts.updateOne(
+          companyId,
+          { _id: target, [field]: value },
+          { $unset: { [field]: 1, ...(field === 'name' ? { nameKey: 1 } : {}) } },
+        );
     }
     const unsetAttributes = Object.fromEntries(plan.addedAttributes.map((key) => [`attributes.${key}`, 1]));
-    await this.contacts.updateOne(companyId, { _id: target }, { $pullAll: { tags: plan.addedTags }, ...(plan.addedAttributes.length ? { $unset: unsetAttributes } : {}) });
+    await this.contacts.updateOne(
+      companyId,
+      { _id: target },
+      { $pullAll: { tags: plan.addedTags }, ...(plan.addedAttributes.length ? { $unset: unsetAttributes } : {}) },
+    );
     for (const source of plan.sources) {
       const restored = await this.restoreSource(companyId, merge._id, source);
       await this.conversations.moveBackToContact(companyId, merge._id, source.id, contactSummaryOf(restored ?? source));
@@ -248,6 +257,10 @@ export class ContactMergeRunner implements OnModuleInit {
   }
 
   private async unlock(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
-    await this.contacts.updateMany(companyId, { _id: { $in: [merge.targetId, ...merge.sourceIds] }, mergeLock: merge._id }, { $unset: { mergeLock: 1 } });
+    await this.contacts.updateMany(
+      companyId,
+      { _id: { $in: [merge.targetId, ...merge.sourceIds] }, mergeLock: merge._id },
+      { $unset: { mergeLock: 1 } },
+    );
   }
 }

@@ -48,7 +48,11 @@ export class ContactMergesController {
   })
   @ApiOkResponse({ type: ContactMergeUndoneView })
   @ApiProblemResponses(notFound('Contact merge'), 409)
-  undo(@CurrentAgent() agent: AgentPrincipal, @Param('mergeId') mergeId: string, @AuditOriginOf() origin: AuditOrigin): Promise<ContactMergeUndoneView> {
+  undo(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('mergeId') mergeId: string,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<ContactMergeUndoneView> {
     return this.merges.undo(agent.companyId, mergeId, origin);
   }
 }

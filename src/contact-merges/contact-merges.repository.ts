@@ -20,7 +20,14 @@ export class ContactMergesRepository extends EventSourceRepository<ContactMerge>
     merge: Pick<ContactMerge, 'targetId' | 'sourceIds' | 'agentId'> & { _id: Types.ObjectId },
     audit: StagedAuditEntry,
   ): Promise<Stored<ContactMerge>> {
-    return this.create(companyId, { ...merge, status: 'running', plan: null, mergedAt: null, undoneAt: null, pendingAudit: [audit] } as Partial<ContactMerge>);
+    return this.create(companyId, {
+      ...merge,
+      status: 'running',
+      plan: null,
+      mergedAt: null,
+      undoneAt: null,
+      pendingAudit: [audit],
+    } as Partial<ContactMerge>);
   }
 
   /** Records the plan once; a resumed merge finds the first one and keeps it. */

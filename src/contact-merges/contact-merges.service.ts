@@ -43,7 +43,9 @@ export class ContactMergesService {
    */
   async merge(companyId: CompanyId, agentId: string, dto: MergeContactsDto, origin: AuditOrigin): Promise<ContactMergeView> {
     if (dto.sourceIds.includes(dto.targetId)) {
-      throw new RequestValidationException([{ field: 'sourceIds', message: 'sourceIds must not include targetId: a contact is not merged into itself' }]);
+      throw new RequestValidationException([
+        { field: 'sourceIds', message: 'sourceIds must not include targetId: a contact is not merged into itself' },
+      ]);
     }
     const target = await this.contacts.existing(companyId, dto.targetId);
     const sources = [];
@@ -52,10 +54,15 @@ export class ContactMergesService {
     if (busy) throw this.busy(busy._id.toHexString());
     const _id = new Types.ObjectId();
     // Contacts are personal data: the entry names the merge and its contacts by id, never their values.
-    const entry = stageAudit(origin, 'contact.merged', { type: 'contact', id: target._id.toHexString() }, {
-      mergeId: [null, _id.toHexString()],
-      sourceIds: [null, sources.map((source) => source._id.toHexString())],
-    });
+    const entry = stageAudit(
+      origin,
+      'contact.merged',
+      { type: 'contact', id: target._id.toHexString() },
+      {
+        mergeId: [null, _id.toHexString()],
+        sourceIds: [null, sources.map((source) => source._id.toHexString())],
+      },
+    );
     const record = await this.merges.insert(
       companyId,
       { _id, targetId: target._id, sourceIds: sources.map((source) => source._id), agentId: new Types.ObjectId(agentId) },
@@ -86,7 +93,9 @@ export class ContactMergesService {
     const plan = merge.plan;
     const target = await this.contactRecords.findById(companyId, plan.target.id.toHexString());
     if (!target || target.mergedInto) {
-      throw new ConflictException(`Contact merge ${id} cannot be undone: its target ${plan.target.id.toHexString()} was ${target ? 'merged into another contact' : 'deleted'} since`);
+      throw new ConflictException(
+        `Contact merge ${id} cannot be undone: its target ${plan.target.id.toHexString()} was ${target ? 'merged into another contact' : 'deleted'} since`,
+      );
     }
     for (const source of plan.sources) {
       for (const field of IDENTITY_FIELDS) {
@@ -94,7 +103,9 @@ export class ContactMergesService {
         const holder = value ? await this.contactRecords.findByIdentity(companyId, field, value) : null;
         const filledByMerge = holder?._id.equals(target._id) && plan.filled[field] === value;
         if (holder && !filledByMerge) {
-          throw new ConflictException(`Contact merge ${id} cannot be undone: the ${field} of contact ${source.id.toHexString()} belongs to contact ${holder._id.toHexString()} now`);
+          throw new ConflictException(
+            `Contact merge ${id} cannot be undone: the ${field} of contact ${source.id.toHexString()} belongs to contact ${holder._id.toHexString()} now`,
+          );
         }
       }
     }
@@ -104,7 +115,9 @@ export class ContactMergesService {
     this.audit.written(companyId, this.merges.collectionName, merge._id, [entry]);
     await this.runner.arm(companyId, merge._id);
     await this.runner.finish(companyId, undoing);
-    const [after, ...sources] = await Promise.all([plan.target.id, ...plan.sources.map((source) => source.id)].map((contact) => this.contactRecords.findById(companyId, contact.toHexString())));
+    const [after, ...sources] = await Promise.all(
+      [plan.target.id, ...plan.sources.map((source) => source.id)].map((contact) => this.contactRecords.findById(companyId, contact.toHexString())),
+    );
     return {
       mergeId: id,
       contact: ContactView.from(after!),

@@ -31,6 +31,7 @@ export function encodeNameCursor(nameKey: string): string {
 
 export function decodeNameCursor(cursor: string): string {
   const key = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!key || encodeNameCursor(key) !== cursor) throw new RequestValidationException([{ field: 'cursor', message: 'cursor must be a nextCursor of this list' }]);
+  if (!key || encodeNameCursor(key) !== cursor)
+    throw new RequestValidationException([{ field: 'cursor', message: 'cursor must be a nextCursor of this list' }]);
   return key;
 }

@@ -29,7 +29,18 @@ export class ContactView {
   static from(contact: Stored<Contact>): ContactView {
     if (contact.erasedAt) {
       const at = contact.erasedAt.toISOString();
-      return { id: contact._id.toHexString(), erased: true, erasedAt: at, name: null, email: null, phone: null, tags: [], attributes: {}, createdAt: contact.createdAt.toISOString(), updatedAt: at };
+      return {
+        id: contact._id.toHexString(),
+        erased: true,
+        erasedAt: at,
+        name: null,
+        email: null,
+        phone: null,
+        tags: [],
+        attributes: {},
+        createdAt: contact.createdAt.toISOString(),
+        updatedAt: at,
+      };
     }
     return {
       ...(contact.legalHold ? { legalHold: true as const } : {}),

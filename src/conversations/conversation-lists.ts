@@ -38,7 +38,13 @@ export class ConversationLists {
    * One page of conversations matching `filter` (a query of stored types, e.g. a parsed filter's), in `sort` order after
    * `cursor` (a nextCursor of the same sort): search and saved views (contract section 20).
    */
-  async filteredPage(companyId: CompanyId, filter: QueryFilter<Conversation>, sort: ConversationSort, cursor: string | undefined, limit: number): Promise<StoredPage> {
+  async filteredPage(
+    companyId: CompanyId,
+    filter: QueryFilter<Conversation>,
+    sort: ConversationSort,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<StoredPage> {
     const after = cursor === undefined ? null : decodeConversationCursor(cursor, sort);
     const page = await this.conversations.walk(companyId, filter, sort, after, limit, LISTED_CONVERSATION_FIELDS);
     return { data: page.data, nextCursor: page.next ? encodeConversationCursor(page.next) : null };

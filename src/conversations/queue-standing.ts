@@ -14,10 +14,17 @@ export class QueueStanding {
   ) {}
 
   /** Null unless it is `queued` and awake (a snoozed one waits outside the routing order). */
-  async of(companyId: CompanyId, conversation: Pick<Stored<Conversation>, '_id' | 'status' | 'teamId' | 'priority' | 'queuedAt' | 'snoozedUntil'>): Promise<QueueStandingView | null> {
+  async of(
+    companyId: CompanyId,
+    conversation: Pick<Stored<Conversation>, '_id' | 'status' | 'teamId' | 'priority' | 'queuedAt' | 'snoozedUntil'>,
+  ): Promise<QueueStandingView | null> {
     if (conversation.status !== 'queued' || !conversation.queuedAt || conversation.snoozedUntil) return null;
     const teamId = conversation.teamId ?? null;
-    const ahead = await this.conversations.aheadInQueue(companyId, teamId, { priority: conversation.priority, queuedAt: conversation.queuedAt, id: conversation._id });
+    const ahead = await this.conversations.aheadInQueue(companyId, teamId, {
+      priority: conversation.priority,
+      queuedAt: conversation.queuedAt,
+      id: conversation._id,
+    });
     return { teamId: teamId?.toHexString() ?? null, position: ahead + 1, waitingSeconds: this.waitingSeconds(conversation.queuedAt) };
   }
 

@@ -25,10 +25,7 @@ export class EventStreamSlotsRepository extends TenantRepository<EventStreamSlot
     const now = Date.now();
     await this.create(companyId, { _id: slot.id, owner: slot.owner, principal: slot.principal, leaseUntil: new Date(now + leaseMs) });
     const live = { leaseUntil: { $gt: new Date(now) } };
-    const [company, principal] = await Promise.all([
-      this.count(companyId, live),
-      this.count(companyId, { principal: slot.principal, ...live }),
-    ]);
+    const [company, principal] = await Promise.all([this.count(companyId, live), this.count(companyId, { principal: slot.principal, ...live })]);
     const refused = principal > caps.principal ? 'principal' : company > caps.company ? 'company' : null;
     if (refused) await this.release(companyId, [slot.id]);
     return refused;

@@ -165,7 +165,11 @@ export function matchesFilter(filter: ParsedFilter, subject: EvaluatedRecord, op
 }
 
 /** `matchesFilter` with each condition's own outcome, in order (a rule's dry run). */
-export function explainFilter(filter: ParsedFilter, subject: EvaluatedRecord, options: EvaluationOptions): { matched: boolean; conditions: ConditionResult[] } {
+export function explainFilter(
+  filter: ParsedFilter,
+  subject: EvaluatedRecord,
+  options: EvaluationOptions,
+): { matched: boolean; conditions: ConditionResult[] } {
   const conditions: ConditionResult[] = [];
   const matched = evaluate(filter, subject, options, conditions);
   return { matched, conditions };

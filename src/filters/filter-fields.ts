@@ -7,7 +7,22 @@ export type FilterModel = 'conversation' | 'contact';
 /** The value type of a field, which decides its operators and the values they take. */
 export type FilterValueType = 'text' | 'number' | 'boolean' | 'date' | 'id';
 
-export const FILTER_OPERATORS = ['eq', 'ne', 'in', 'nin', 'exists', 'contains', 'startsWith', 'gt', 'gte', 'lt', 'lte', 'between', 'withinLast', 'olderThan'] as const;
+export const FILTER_OPERATORS = [
+  'eq',
+  'ne',
+  'in',
+  'nin',
+  'exists',
+  'contains',
+  'startsWith',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'between',
+  'withinLast',
+  'olderThan',
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 const ALL: FilterOperator[] = ['eq', 'ne', 'in', 'nin', 'exists'];
@@ -71,7 +86,13 @@ export function fieldNames(model: FilterModel): string[] {
   return [...CORE_FIELDS[model].map((field) => field.name), ...attributes];
 }
 
-const ATTRIBUTE_VALUE_TYPES: Record<AttributeType, FilterValueType> = { text: 'text', number: 'number', boolean: 'boolean', date: 'date', list: 'text' };
+const ATTRIBUTE_VALUE_TYPES: Record<AttributeType, FilterValueType> = {
+  text: 'text',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  list: 'text',
+};
 
 function attributeField(name: string, rule: AttributeRule, contact: boolean): FilterField {
   return {

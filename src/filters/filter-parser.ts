@@ -1,7 +1,15 @@
 import { Types } from 'mongoose';
 import { parseAttributeDate } from '../attributes/attribute-values.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { FILTER_OPERATORS, OPERATORS_BY_TYPE, fieldNames, resolveField, type FilterField, type FilterOperator, type FilterSchema } from './filter-fields.js';
+import {
+  FILTER_OPERATORS,
+  OPERATORS_BY_TYPE,
+  fieldNames,
+  resolveField,
+  type FilterField,
+  type FilterOperator,
+  type FilterSchema,
+} from './filter-fields.js';
 
 /** At most this many levels of `and`/`or`, and conditions in all (contract section 20). */
 export const MAX_FILTER_DEPTH = 4;
@@ -55,13 +63,18 @@ export function parseDuration(value: unknown): number | null {
 function scalar(field: FilterField, value: unknown, path: string): FilterScalar {
   switch (field.type) {
     case 'text':
-      if (typeof value !== 'string' || value.length === 0 || value.length > 1000) throw new FilterProblem(path, `${path} must be a string of 1 to 1000 characters (${field.name} is text)`);
+      if (typeof value !== 'string' || value.length === 0 || value.length > 1000)
+        throw new FilterProblem(path, `${path} must be a string of 1 to 1000 characters (${field.name} is text)`);
       if (field.values && !field.values.includes(value)) {
-        throw new FilterProblem(path, `${path} must be one of ${field.values.map((v) => JSON.stringify(v)).join(', ')} (the values of ${field.name})`);
+        throw new FilterProblem(
+          path,
+          `${path} must be one of ${field.values.map((v) => JSON.stringify(v)).join(', ')} (the values of ${field.name})`,
+        );
       }
       return value;
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new FilterProblem(path, `${path} must be a finite number (${field.name} is a number)`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new FilterProblem(path, `${path} must be a finite number (${field.name} is a number)`);
       return value;
     case 'boolean':
       if (typeof value !== 'boolean') throw new FilterProblem(path, `${path} must be true or false (${field.name} is a boolean)`);
@@ -72,7 +85,8 @@ function scalar(field: FilterField, value: unknown, path: string): FilterScalar 
       return date;
     }
     case 'id':
-      if (typeof value !== 'string' || !/^[0-9a-f]{24}$/.test(value)) throw new FilterProblem(path, `${path} must be a 24-character hex id (${field.name} is an id)`);
+      if (typeof value !== 'string' || !/^[0-9a-f]{24}$/.test(value))
+        throw new FilterProblem(path, `${path} must be a 24-character hex id (${field.name} is an id)`);
       return new Types.ObjectId(value);
   }
 }
@@ -84,7 +98,8 @@ function conditionValue(field: FilterField, op: FilterOperator, value: unknown, 
       return value;
     case 'in':
     case 'nin':
-      if (!Array.isArray(value) || value.length === 0 || value.length > MAX_IN_VALUES) throw new FilterProblem(path, `${path} must be a list of 1 to ${MAX_IN_VALUES} values (${op})`);
+      if (!Array.isArray(value) || value.length === 0 || value.length > MAX_IN_VALUES)
+        throw new FilterProblem(path, `${path} must be a list of 1 to ${MAX_IN_VALUES} values (${op})`);
       return value.map((item, i) => scalar(field, item, `${path}[${i}]`));
     case 'between': {
       if (!Array.isArray(value) || value.length !== 2) throw new FilterProblem(path, `${path} must be [from, to] (between)`);
@@ -105,8 +120,10 @@ function conditionValue(field: FilterField, op: FilterOperator, value: unknown, 
 
 function parseCondition(schema: FilterSchema, input: Record<string, unknown>, path: string): ParsedCondition {
   const extra = Object.keys(input).find((key) => !['field', 'op', 'value'].includes(key));
-  if (extra !== undefined) throw new FilterProblem(`${path}.${extra}`, `${path}.${extra} is not part of a condition: a condition is { field, op, value }`);
-  if (typeof input.field !== 'string') throw new FilterProblem(`${path}.field`, `${path}.field must be one of ${fieldNames(schema.model).join(', ')}`);
+  if (extra !== undefined)
+    throw new FilterProblem(`${path}.${extra}`, `${path}.${extra} is not part of a condition: a condition is { field, op, value }`);
+  if (typeof input.field !== 'string')
+    throw new FilterProblem(`${path}.field`, `${path}.field must be one of ${fieldNames(schema.model).join(', ')}`);
   const field = resolveField(schema, input.field);
   if (!field) {
     const attribute = /^(contact\.)?attributes\./.test(input.field);
@@ -132,14 +149,18 @@ function parseNode(schema: FilterSchema, input: unknown, path: string, depth: nu
   const group = 'and' in input ? 'and' : 'or' in input ? 'or' : null;
   if (group === null) {
     count.conditions += 1;
-    if (count.conditions > MAX_FILTER_CONDITIONS) throw new FilterProblem(path, `${path}: a filter holds at most ${MAX_FILTER_CONDITIONS} conditions`);
+    if (count.conditions > MAX_FILTER_CONDITIONS)
+      throw new FilterProblem(path, `${path}: a filter holds at most ${MAX_FILTER_CONDITIONS} conditions`);
     return parseCondition(schema, input, path);
   }
   const extra = Object.keys(input).find((key) => key !== group);
-  if (extra !== undefined) throw new FilterProblem(`${path}.${extra}`, `${path}.${extra} is not allowed beside ${group}: a group is { ${group}: [...] } alone`);
-  if (depth >= MAX_FILTER_DEPTH) throw new FilterProblem(`${path}.${group}`, `${path}.${group}: a filter nests at most ${MAX_FILTER_DEPTH} levels of and/or`);
+  if (extra !== undefined)
+    throw new FilterProblem(`${path}.${extra}`, `${path}.${extra} is not allowed beside ${group}: a group is { ${group}: [...] } alone`);
+  if (depth >= MAX_FILTER_DEPTH)
+    throw new FilterProblem(`${path}.${group}`, `${path}.${group}: a filter nests at most ${MAX_FILTER_DEPTH} levels of and/or`);
   const members = input[group];
-  if (!Array.isArray(members) || members.length === 0) throw new FilterProblem(`${path}.${group}`, `${path}.${group} must be a non-empty list of filters`);
+  if (!Array.isArray(members) || members.length === 0)
+    throw new FilterProblem(`${path}.${group}`, `${path}.${group} must be a non-empty list of filters`);
   return { kind: group, path, filters: members.map((member, i) => parseNode(schema, member, `${path}.${group}[${i}]`, depth + 1, count)) };
 }
 

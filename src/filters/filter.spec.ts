@@ -36,8 +36,18 @@ describe('parseFilter', () => {
     ['a $-operator as field', { field: '$where', op: 'eq', value: 'x' }, 'filter.field', 'must be one of'],
     ['an undefined attribute', { field: 'attributes.plan', op: 'eq', value: 'x' }, 'filter.field', 'is not a defined attribute'],
     ['an undefined contact attribute', { field: 'contact.attributes.seats', op: 'eq', value: 1 }, 'filter.field', 'is not a defined attribute'],
-    ['an unknown operator', { field: 'status', op: '$regex', value: 'x' }, 'filter.op', 'must be one of eq, ne, in, nin, exists, contains, startsWith'],
-    ['an operator of another type', { field: 'status', op: 'gt', value: 'x' }, 'filter.op', 'status takes eq, ne, in, nin, exists, contains, startsWith, not gt'],
+    [
+      'an unknown operator',
+      { field: 'status', op: '$regex', value: 'x' },
+      'filter.op',
+      'must be one of eq, ne, in, nin, exists, contains, startsWith',
+    ],
+    [
+      'an operator of another type',
+      { field: 'status', op: 'gt', value: 'x' },
+      'filter.op',
+      'status takes eq, ne, in, nin, exists, contains, startsWith, not gt',
+    ],
     ['contains on a number', { field: 'attributes.amount', op: 'contains', value: '1' }, 'filter.op', 'not contains'],
     ['withinLast on a number', { field: 'csatRating', op: 'withinLast', value: '7d' }, 'filter.op', 'not withinLast'],
     ['a status not listed', { field: 'status', op: 'eq', value: 'open' }, 'filter.value', 'must be one of "bot", "queued", "human", "closed"'],
@@ -64,7 +74,17 @@ describe('parseFilter', () => {
   });
 
   it('names the place of a nested error', () => {
-    const filter = { or: [{ and: [{ field: 'status', op: 'eq', value: 'bot' }, { field: 'priority', op: 'eq', value: 'high' }, { field: 'status', op: 'between', value: 1 }] }] };
+    const filter = {
+      or: [
+        {
+          and: [
+            { field: 'status', op: 'eq', value: 'bot' },
+            { field: 'priority', op: 'eq', value: 'high' },
+            { field: 'status', op: 'between', value: 1 },
+          ],
+        },
+      ],
+    };
     expect(problem(conversations, filter)).toEqual({ field: 'filter.or[0].and[2].op', message: expect.stringContaining('not between') });
   });
 
@@ -72,7 +92,10 @@ describe('parseFilter', () => {
     const leaf = { field: 'status', op: 'eq', value: 'bot' };
     const nest = (levels: number): unknown => (levels === 0 ? leaf : { and: [nest(levels - 1)] });
     expect(() => parseFilter(conversations, nest(4))).not.toThrow();
-    expect(problem(conversations, nest(5))).toEqual({ field: 'filter.and[0].and[0].and[0].and[0].and', message: expect.stringContaining('at most 4 levels') });
+    expect(problem(conversations, nest(5))).toEqual({
+      field: 'filter.and[0].and[0].and[0].and[0].and',
+      message: expect.stringContaining('at most 4 levels'),
+    });
   });
 
   it('takes 30 conditions, not 31', () => {
@@ -84,7 +107,9 @@ describe('parseFilter', () => {
   it('takes the contact fields on contacts only', () => {
     expect(() => parseFilter(contacts, { field: 'email', op: 'contains', value: 'example' })).not.toThrow();
     expect(() => parseFilter(contacts, { field: 'attributes.seats', op: 'gte', value: 3 })).not.toThrow();
-    expect(problem(contacts, { field: 'status', op: 'eq', value: 'bot' }).message).toContain('must be one of name, email, phone, tags, createdAt, attributes.<key>');
+    expect(problem(contacts, { field: 'status', op: 'eq', value: 'bot' }).message).toContain(
+      'must be one of name, email, phone, tags, createdAt, attributes.<key>',
+    );
   });
 });
 
@@ -186,7 +211,15 @@ describe('matchesFilter and explainFilter', () => {
 
   it('explains each condition by its place, evaluating every one', () => {
     const filter = parseFilter(conversations, {
-      or: [{ field: 'status', op: 'eq', value: 'queued' }, { and: [{ field: 'priority', op: 'eq', value: 'low' }, { field: 'tags', op: 'eq', value: 'vip' }] }],
+      or: [
+        { field: 'status', op: 'eq', value: 'queued' },
+        {
+          and: [
+            { field: 'priority', op: 'eq', value: 'low' },
+            { field: 'tags', op: 'eq', value: 'vip' },
+          ],
+        },
+      ],
     });
     expect(explainFilter(filter, { record, contact }, { now })).toEqual({
       matched: true,

@@ -55,7 +55,11 @@ export class MessageTemplatesController {
   })
   @ApiCreatedResponse({ type: MessageTemplateView })
   @ApiProblemResponses(403, 409)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateMessageTemplateDto, @AuditOriginOf() origin: AuditOrigin): Promise<MessageTemplateView> {
+  create(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Body() dto: CreateMessageTemplateDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<MessageTemplateView> {
     return this.templates.create(agent.companyId, dto, origin);
   }
 

@@ -74,7 +74,10 @@ export class PrivateNotes {
       ...(options.dedupeKey ? { dedupeKey: options.dedupeKey } : {}),
     } as Stored<Message>;
     const message = MessageView.from(record);
-    const event = causedBy(stageEvent('conversation.note_added', { message, conversation, mentions: message.mentions }, { occurredAt: at }), options.cause);
+    const event = causedBy(
+      stageEvent('conversation.note_added', { message, conversation, mentions: message.mentions }, { occurredAt: at }),
+      options.cause,
+    );
     await this.messages.insert(companyId, record, [event]);
     return message;
   }

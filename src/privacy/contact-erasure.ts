@@ -128,7 +128,7 @@ export class ContactErasure implements OnModuleInit {
       conversationIds: await this.conversationIdsOf(request.companyId, request.contactId),
       request,
     };
-    for (let step = request.step; step < this.steps.length; ) {
+    for (let step = request.step; step < this.steps.length;) {
       if (Date.now() - started > FIRING_BUDGET_MS) {
         await this.timers.set(timer.companyId, ERASE_TIMER, timer.key, this.clock.now());
         return;
@@ -169,12 +169,17 @@ export class ContactErasure implements OnModuleInit {
   }
 
   private async onHold(request: Stored<PrivacyRequest>): Promise<boolean> {
-    const contact = await this.collection('contacts').findOne({ _id: request.contactId, companyId: request.companyId }, { projection: { legalHold: 1 } });
+    const contact = await this.collection('contacts').findOne(
+      { _id: request.contactId, companyId: request.companyId },
+      { projection: { legalHold: 1 } },
+    );
     return contact?.legalHold === true;
   }
 
   private async conversationIdsOf(companyId: Types.ObjectId, contactId: Types.ObjectId): Promise<Types.ObjectId[]> {
-    const rows = await this.collection('conversations').find({ companyId, contactId }, { projection: { _id: 1 } }).toArray();
+    const rows = await this.collection('conversations')
+      .find({ companyId, contactId }, { projection: { _id: 1 } })
+      .toArray();
     return rows.map((row) => row._id as Types.ObjectId);
   }
 
@@ -185,11 +190,9 @@ export class ContactErasure implements OnModuleInit {
       (needle): needle is string => typeof needle === 'string' && needle.length > 0,
     );
     const keys = this.collection('idempotency_keys');
-    for (let after: mongo.BSON.ObjectId | null = null; ; ) {
+    for (let after: mongo.BSON.ObjectId | null = null; ;) {
       const filter: mongo.Filter<mongo.Document> = after ? { companyId, _id: { $gt: after } } : { companyId };
-      const rows = await keys
-        .find(filter, { projection: { key: 1, body: 1 }, sort: { _id: 1 }, limit: BATCH })
-        .toArray();
+      const rows = await keys.find(filter, { projection: { key: 1, body: 1 }, sort: { _id: 1 }, limit: BATCH }).toArray();
       const holding = rows.filter((row) => {
         const body = row.body as mongo.Binary | Buffer | null | undefined;
         if (!body) return false;
@@ -207,7 +210,10 @@ export class ContactErasure implements OnModuleInit {
   private async messages({ companyId, conversationIds }: Subject, now: Date): Promise<boolean> {
     const messages = this.collection('messages');
     const batch = await messages
-      .find({ companyId, conversationId: { $in: conversationIds }, erasedAt: { $exists: false } }, { projection: { media: 1, template: 1 }, limit: BATCH })
+      .find(
+        { companyId, conversationId: { $in: conversationIds }, erasedAt: { $exists: false } },
+        { projection: { media: 1, template: 1 }, limit: BATCH },
+      )
       .toArray();
     if (batch.length === 0) return true;
     for (const message of batch) {
@@ -217,7 +223,10 @@ export class ContactErasure implements OnModuleInit {
     }
     const ids = batch.map((message) => message._id);
     await messages.updateMany({ companyId, _id: { $in: ids }, template: { $type: 'object' } }, { $set: { 'template.variables': [] } });
-    await messages.updateMany({ companyId, _id: { $in: ids } }, { $set: { text: null, caption: null, media: null, erasedAt: now }, $unset: { pendingEvents: 1 } });
+    await messages.updateMany(
+      { companyId, _id: { $in: ids } },
+      { $set: { text: null, caption: null, media: null, erasedAt: now }, $unset: { pendingEvents: 1 } },
+    );
     return batch.length < BATCH;
   }
 
@@ -251,7 +260,10 @@ export class ContactErasure implements OnModuleInit {
     if (batch.length === 0) return true;
     await events.bulkWrite(
       batch.map((event) => ({
-        updateOne: { filter: { _id: event._id, companyId: subject.companyId }, update: { $set: { data: scrubEventData(event.data), erasedAt: now } } },
+        updateOne: {
+          filter: { _id: event._id, companyId: subject.companyId },
+          update: { $set: { data: scrubEventData(event.data), erasedAt: now } },
+        },
       })),
       { ordered: false },
     );
@@ -261,13 +273,16 @@ export class ContactErasure implements OnModuleInit {
   /** Webhook delivery records of those events, pending and delivered: their payloads as the events now are. */
   private async deliveries(subject: Subject, now: Date): Promise<boolean> {
     const deliveries = this.collection('webhook_deliveries');
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const events = await this.collection('events')
         .find({ ...this.eventsOf(subject), sequence: { $gt: after } }, { projection: { _id: 1, sequence: 1 }, sort: { sequence: 1 }, limit: BATCH })
         .toArray();
       if (events.length === 0) return true;
       const rows = await deliveries
-        .find({ companyId: subject.companyId, eventId: { $in: events.map((event) => event._id) }, erasedAt: { $exists: false } }, { projection: { payload: 1 } })
+        .find(
+          { companyId: subject.companyId, eventId: { $in: events.map((event) => event._id) }, erasedAt: { $exists: false } },
+          { projection: { payload: 1 } },
+        )
         .toArray();
       if (rows.length > 0) {
         await deliveries.bulkWrite(

@@ -34,7 +34,9 @@ function messageOf(message: mongo.Document): Record<string, unknown> {
     private: message.private === true,
     text: message.text ?? null,
     caption: message.caption ?? null,
-    template: message.template ? { name: message.template.name, language: message.template.language, variables: message.template.variables ?? [] } : null,
+    template: message.template
+      ? { name: message.template.name, language: message.template.language, variables: message.template.variables ?? [] }
+      : null,
     media: media ? { id: String(media.id), fileName: media.fileName, mimeType: media.mimeType, size: media.size, path: mediaPath(media) } : null,
     createdAt: (message.createdAt as Date).toISOString(),
   };
@@ -98,7 +100,11 @@ export class ContactExport implements OnModuleInit {
     const renew = async () => {
       if (Date.now() - renewedAt < RENEW_EVERY_MS) return;
       renewedAt = Date.now();
-      await this.requests.transition(request.companyId, { _id: request._id, status: 'running' }, { $set: { leaseUntil: new Date(this.clock.now().getTime() + BUILD_LEASE_MS) } });
+      await this.requests.transition(
+        request.companyId,
+        { _id: request._id, status: 'running' },
+        { $set: { leaseUntil: new Date(this.clock.now().getTime() + BUILD_LEASE_MS) } },
+      );
     };
     try {
       const entryDone = () => once(archive, 'entry');

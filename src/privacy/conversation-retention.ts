@@ -51,14 +51,18 @@ export class ConversationRetention implements EventHandler, OnModuleInit {
     if (!conversation || conversation.status !== 'closed' || !conversation.closedAt) return;
     const due = dueAt(conversation.closedAt as Date, await this.days(timer.companyId));
     if (due > timer.firedAt) return this.timers.set(timer.companyId, RETENTION_TIMER, timer.key, due);
-    const contact = await this.db().collection('contacts').findOne({ _id: conversation.contactId, companyId }, { projection: { legalHold: 1 } });
+    const contact = await this.db()
+      .collection('contacts')
+      .findOne({ _id: conversation.contactId, companyId }, { projection: { legalHold: 1 } });
     if (contact?.legalHold === true) return;
     const done = await this.erasure.eraseMessagesOf(companyId, [conversation._id as Types.ObjectId]);
     if (!done) await this.timers.set(timer.companyId, RETENTION_TIMER, timer.key, timer.firedAt);
   }
 
   private async days(companyId: string): Promise<number | null> {
-    const settings = await this.db().collection('settings').findOne({ companyId: new Types.ObjectId(companyId) }, { projection: { retention: 1 } });
+    const settings = await this.db()
+      .collection('settings')
+      .findOne({ companyId: new Types.ObjectId(companyId) }, { projection: { retention: 1 } });
     return (settings?.retention as { closedConversationDays?: number | null } | undefined)?.closedConversationDays ?? null;
   }
 

@@ -30,14 +30,20 @@ export class ExportFiles {
   }
 
   async open(companyId: CompanyId, id: Types.ObjectId): Promise<{ length: number; fileName: string; stream: Readable } | null> {
-    const [file] = await this.bucket.find({ _id: id, 'metadata.companyId': toObjectId(String(companyId)) }).limit(1).toArray();
+    const [file] = await this.bucket
+      .find({ _id: id, 'metadata.companyId': toObjectId(String(companyId)) })
+      .limit(1)
+      .toArray();
     if (!file) return null;
     return { length: file.length, fileName: file.filename, stream: this.bucket.openDownloadStream(id) };
   }
 
   /** Removes the file and its chunks, if any (a half-written one included). */
   async delete(companyId: CompanyId, id: Types.ObjectId): Promise<void> {
-    const [file] = await this.bucket.find({ _id: id, 'metadata.companyId': toObjectId(String(companyId)) }).limit(1).toArray();
+    const [file] = await this.bucket
+      .find({ _id: id, 'metadata.companyId': toObjectId(String(companyId)) })
+      .limit(1)
+      .toArray();
     if (file) await this.bucket.delete(id);
     else await this.connection.db!.collection(`${EXPORT_BUCKET}.chunks`).deleteMany({ files_id: id });
   }

@@ -34,7 +34,10 @@ export class ExportLinks {
     Buffer.from(String(companyId), 'hex').copy(payload, 0);
     Buffer.from(requestId.toHexString(), 'hex').copy(payload, ID_BYTES);
     payload.writeUInt32BE(expires, 2 * ID_BYTES);
-    return { url: `${SIGNED_EXPORT_PATH}/${payload.toString('base64url')}.${this.signature(payload).toString('base64url')}`, expiresAt: new Date(expires * 1000) };
+    return {
+      url: `${SIGNED_EXPORT_PATH}/${payload.toString('base64url')}.${this.signature(payload).toString('base64url')}`,
+      expiresAt: new Date(expires * 1000),
+    };
   }
 
   /** The export a token names; 403 when it was not made here as it is, 410 once expired. */

@@ -1,6 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
-import { PRIVACY_REQUEST_STATUSES, PRIVACY_REQUEST_TYPES, type PrivacyRequest, type PrivacyRequestStatus, type PrivacyRequestType } from './privacy-request.schema.js';
+import {
+  PRIVACY_REQUEST_STATUSES,
+  PRIVACY_REQUEST_TYPES,
+  type PrivacyRequest,
+  type PrivacyRequestStatus,
+  type PrivacyRequestType,
+} from './privacy-request.schema.js';
 
 export class PrivacyRequestView {
   /** @example "6650f0c2a1b2c3d4e5f60790" */

@@ -47,7 +47,13 @@ export class PrivacyRequestsService {
     if (contact.legalHold) throw new ConflictException(`Contact ${contactId} is under a legal hold: it cannot be erased until an admin lifts it`);
     const open = await this.requests.findOne(companyId, { contactId: contact._id, type: 'erase', status: { $in: ['pending', 'running'] } });
     if (open) return this.view(open);
-    return this.open(companyId, 'erase', contact._id, { reason: dto.reason ?? null, dueAt: new Date(this.clock.now().getTime() + this.eraseDelayMs) }, origin);
+    return this.open(
+      companyId,
+      'erase',
+      contact._id,
+      { reason: dto.reason ?? null, dueAt: new Date(this.clock.now().getTime() + this.eraseDelayMs) },
+      origin,
+    );
   }
 
   async export(companyId: CompanyId, contactId: string, dto: ExportContactDto, origin: AuditOrigin): Promise<PrivacyRequestView> {
@@ -98,22 +104,41 @@ export class PrivacyRequestsService {
     origin: AuditOrigin,
   ): Promise<PrivacyRequestView> {
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, type === 'erase' ? 'contact.erasure_requested' : 'contact.export_requested', { type: 'contact', id: contactId.toHexString() }, null);
+    const entry = stageAudit(
+      origin,
+      type === 'erase' ? 'contact.erasure_requested' : 'contact.export_requested',
+      { type: 'contact', id: contactId.toHexString() },
+      null,
+    );
     // The timer first: a crash before the request is stored leaves a timer that finds nothing (see the handlers).
     await this.timers.set(companyId, type === 'erase' ? ERASE_TIMER : EXPORT_TIMER, _id.toHexString(), fields.dueAt);
-    const created = await this.requests.create(companyId, { _id, type, contactId, status: 'pending', ...fields, pendingAudit: [entry] } as Partial<PrivacyRequest>);
+    const created = await this.requests.create(companyId, {
+      _id,
+      type,
+      contactId,
+      status: 'pending',
+      ...fields,
+      pendingAudit: [entry],
+    } as Partial<PrivacyRequest>);
     this.audit.written(companyId, this.requests.collectionName, _id, [entry]);
     return this.view(created);
   }
 
   private view(request: Stored<PrivacyRequest>): PrivacyRequestView {
-    const link = request.status === 'completed' && request.fileId && request.completedAt ? this.links.sign(request.companyId, request._id, request.completedAt) : null;
+    const link =
+      request.status === 'completed' && request.fileId && request.completedAt
+        ? this.links.sign(request.companyId, request._id, request.completedAt)
+        : null;
     return PrivacyRequestView.from(request, link && link.expiresAt > this.clock.now() ? link : null);
   }
 
   private async contact(companyId: CompanyId, id: string): Promise<{ _id: Types.ObjectId; legalHold?: boolean }> {
     const _id = parseObjectId(id);
-    const contact = _id && (await this.connection.db!.collection('contacts').findOne({ _id, companyId: new Types.ObjectId(String(companyId)) }, { projection: { legalHold: 1, erasedAt: 1 } }));
+    const contact =
+      _id &&
+      (await this.connection
+        .db!.collection('contacts')
+        .findOne({ _id, companyId: new Types.ObjectId(String(companyId)) }, { projection: { legalHold: 1, erasedAt: 1 } }));
     if (!contact) throw new NotFoundException(`Contact ${id} not found`);
     if (contact.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     return contact as { _id: Types.ObjectId; legalHold?: boolean };

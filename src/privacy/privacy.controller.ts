@@ -36,7 +36,12 @@ export class PrivacyController {
   })
   @ApiAcceptedResponse({ type: PrivacyRequestView })
   @ApiProblemResponses(notFound('Contact'), 409, 410)
-  erase(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: EraseContactDto, @AuditOriginOf() origin: AuditOrigin): Promise<PrivacyRequestView> {
+  erase(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: EraseContactDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<PrivacyRequestView> {
     return this.privacy.erase(agent.companyId, id, dto, origin);
   }
 
@@ -51,7 +56,12 @@ export class PrivacyController {
   })
   @ApiAcceptedResponse({ type: PrivacyRequestView })
   @ApiProblemResponses(notFound('Contact'), 410)
-  export(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: ExportContactDto, @AuditOriginOf() origin: AuditOrigin): Promise<PrivacyRequestView> {
+  export(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: ExportContactDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<PrivacyRequestView> {
     return this.privacy.export(agent.companyId, id, dto, origin);
   }
 

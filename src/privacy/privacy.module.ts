@@ -16,7 +16,16 @@ import { PrivacyRequestsService } from './privacy-requests.service.js';
 @Module({
   imports: [MongooseModule.forFeature([{ name: PrivacyRequest.name, schema: PrivacyRequestSchema }]), MediaStorageModule],
   controllers: [PrivacyController, SignedExportController],
-  providers: [PrivacyRequestsRepository, PrivacyRequestsService, ContactErasure, ContactExport, ConversationRetention, ExportFiles, ExportLinks, AnswerSeal],
+  providers: [
+    PrivacyRequestsRepository,
+    PrivacyRequestsService,
+    ContactErasure,
+    ContactExport,
+    ConversationRetention,
+    ExportFiles,
+    ExportLinks,
+    AnswerSeal,
+  ],
   exports: [PrivacyRequestsService],
 })
 export class PrivacyModule {}

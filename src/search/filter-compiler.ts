@@ -4,7 +4,15 @@ import { AttributeDefinitionsService } from '../attributes/attribute-definitions
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
-import { MAX_CONTACT_MATCHES, parseFilter, toMongoQuery, type FilterModel, type FilterSchema, type MongoQuery, type ParsedFilter } from '../filters/index.js';
+import {
+  MAX_CONTACT_MATCHES,
+  parseFilter,
+  toMongoQuery,
+  type FilterModel,
+  type FilterSchema,
+  type MongoQuery,
+  type ParsedFilter,
+} from '../filters/index.js';
 import { Clock } from '../lanes/clock.js';
 
 /**
@@ -23,7 +31,10 @@ export class FilterCompiler {
   /** The definitions a filter of `model` is checked against. */
   async schemaOf(companyId: CompanyId, model: FilterModel): Promise<FilterSchema> {
     if (model === 'contact') return { model, attributes: await this.attributes.rulesOf(companyId, 'contact') };
-    const [attributes, contactAttributes] = await Promise.all([this.attributes.rulesOf(companyId, 'conversation'), this.attributes.rulesOf(companyId, 'contact')]);
+    const [attributes, contactAttributes] = await Promise.all([
+      this.attributes.rulesOf(companyId, 'conversation'),
+      this.attributes.rulesOf(companyId, 'contact'),
+    ]);
     return { model, attributes, contactAttributes };
   }
 
@@ -40,7 +51,10 @@ export class FilterCompiler {
         const ids: Types.ObjectId[] = await this.contacts.idsMatching(companyId, query, MAX_CONTACT_MATCHES);
         if (ids.length > MAX_CONTACT_MATCHES) {
           throw new RequestValidationException([
-            { field: path, message: `${path} matches more than ${MAX_CONTACT_MATCHES} contacts: narrow it (another condition on the contact, or a condition on the conversation instead)` },
+            {
+              field: path,
+              message: `${path} matches more than ${MAX_CONTACT_MATCHES} contacts: narrow it (another condition on the contact, or a condition on the conversation instead)`,
+            },
           ]);
         }
         return ids;

@@ -11,7 +11,7 @@ import { SearchService } from './search.service.js';
 
 const FILTER_ERRORS =
   'A filter error answers 400 naming its place (`filter.or[0].and[2].op`) and what was expected: an unknown field or ' +
-  'operator, an operator the field\'s type does not take, a value of the wrong type, more than 4 levels or 30 conditions.';
+  "operator, an operator the field's type does not take, a value of the wrong type, more than 4 levels or 30 conditions.";
 
 @ApiBearerAuth()
 @ApiProblemResponses(400, 401, 429)

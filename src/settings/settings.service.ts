@@ -74,7 +74,8 @@ export class SettingsService implements OnApplicationBootstrap {
     if (Object.keys(set).length === 0) return this.get(companyId);
     const before = await this.settings.forCompany(companyId);
     const changes = diff(flatten(before, Object.keys(set)), set, Object.keys(set));
-    const entry = Object.keys(changes).length > 0 ? stageAudit(origin, 'settings.updated', { type: 'settings', id: String(companyId) }, changes) : null;
+    const entry =
+      Object.keys(changes).length > 0 ? stageAudit(origin, 'settings.updated', { type: 'settings', id: String(companyId) }, changes) : null;
     const stored = await this.settings.patch(companyId, entry ? withAudit({ $set: set }, entry) : { $set: set });
     if (entry) this.audit.written(companyId, this.settings.collectionName, stored._id, [entry]);
     const updated = SettingsView.from(stored);

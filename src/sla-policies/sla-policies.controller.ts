@@ -66,7 +66,12 @@ export class SlaPoliciesController {
   })
   @ApiOkResponse({ type: SlaPolicyView })
   @ApiProblemResponses(400, 403, notFound('SLA policy'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSlaPolicyDto, @AuditOriginOf() origin: AuditOrigin): Promise<SlaPolicyView> {
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateSlaPolicyDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<SlaPolicyView> {
     return this.policies.update(agent.companyId, id, dto, origin);
   }
 

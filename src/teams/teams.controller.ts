@@ -56,7 +56,12 @@ export class TeamsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: TeamView })
   @ApiProblemResponses(403, 409, notFound('Team', ID_PARAM.example))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateTeamDto, @AuditOriginOf() origin: AuditOrigin): Promise<TeamView> {
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateTeamDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<TeamView> {
     return this.teams.update(agent.companyId, id, dto, origin);
   }
 

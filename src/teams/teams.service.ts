@@ -45,7 +45,15 @@ export class TeamsService {
   /** 409 for a name taken in the company; 400 past MAX_TEAMS_PER_COMPANY, which holds under concurrent creates. */
   async create(companyId: CompanyId, dto: CreateTeamDto, origin: AuditOrigin): Promise<TeamView> {
     const fields = await this.checked(companyId, dto, null);
-    const record: Partial<Team> = { memberIds: [], strategy: 'round_robin', maxWaitSeconds: null, overflow: null, isActive: true, ...fields, name: dto.name };
+    const record: Partial<Team> = {
+      memberIds: [],
+      strategy: 'round_robin',
+      maxWaitSeconds: null,
+      overflow: null,
+      isActive: true,
+      ...fields,
+      name: dto.name,
+    };
     const _id = new Types.ObjectId();
     const entry = stageAudit(origin, 'team.created', { type: 'team', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
     let created: Stored<Team> | null;
@@ -70,7 +78,12 @@ export class TeamsService {
     const set: Partial<Team> = await this.checked(companyId, dto, current);
     if (dto.name !== undefined) set.name = dto.name;
     if (Object.keys(set).length === 0) return TeamView.from(current);
-    const entry = stageAudit(origin, 'team.updated', { type: 'team', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const entry = stageAudit(
+      origin,
+      'team.updated',
+      { type: 'team', id: current._id.toHexString() },
+      diff(current, { ...current, ...set }, Object.keys(set)),
+    );
     const updated = await this.teams.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry)).catch((error: unknown) => {
       throw this.duplicateName(error, dto.name ?? current.name);
     });
@@ -100,10 +113,15 @@ export class TeamsService {
     const set: Partial<Team> = {};
     if (dto.memberIds !== undefined) {
       const ids = [...new Set(dto.memberIds)];
-      const found = await this.agents.findPlain(companyId, { _id: { $in: ids.map(toObjectId) }, isActive: true }, { projection: { _id: 1 }, limit: ids.length });
+      const found = await this.agents.findPlain(
+        companyId,
+        { _id: { $in: ids.map(toObjectId) }, isActive: true },
+        { projection: { _id: 1 }, limit: ids.length },
+      );
       const active = new Set(found.map((agent) => agent._id.toHexString()));
       const refused = ids.filter((memberId) => !active.has(memberId));
-      if (refused.length > 0) problems.push({ field: 'memberIds', message: `memberIds must be active agents of your company (not ${refused.slice(0, 5).join(', ')})` });
+      if (refused.length > 0)
+        problems.push({ field: 'memberIds', message: `memberIds must be active agents of your company (not ${refused.slice(0, 5).join(', ')})` });
       set.memberIds = ids.map(toObjectId);
     }
     if (dto.strategy !== undefined) set.strategy = dto.strategy;

@@ -14,7 +14,7 @@ import type { AuditOrigin } from '../audit/audit-entry.js';
 import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
 const WHO =
-  'You see the company views and your own private ones (another agent\'s private view answers 404). Any agent creates, ' +
+  "You see the company views and your own private ones (another agent's private view answers 404). Any agent creates, " +
   'changes and deletes its private views; company views are created, changed and deleted by admins (403 otherwise).';
 
 @ApiTags('Views')
@@ -25,7 +25,7 @@ export class SavedViewsController {
   constructor(private readonly views: SavedViewsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the views you see: the company\'s, then your private ones', description: WHO })
+  @ApiOperation({ summary: "List the views you see: the company's, then your private ones", description: WHO })
   @ApiOkResponse({ type: SavedViewListView })
   async list(@CurrentAgent() agent: AgentPrincipal): Promise<SavedViewListView> {
     return { data: await this.views.list(agent) };
@@ -52,19 +52,29 @@ export class SavedViewsController {
   @Get(':id/results')
   @ApiOperation({
     summary: 'Run a view: one page of what it finds, in its sort',
-    description: 'As `POST /v1/conversations/search` or `POST /v1/contacts/search` with the view\'s filter and sort; pass `nextCursor` back as `cursor`.',
+    description:
+      "As `POST /v1/conversations/search` or `POST /v1/contacts/search` with the view's filter and sort; pass `nextCursor` back as `cursor`.",
   })
   @ApiExtraModels(PageMeta, AgentConversationView, ContactView)
   @ApiOkResponse({
     schema: {
       allOf: [
         { $ref: getSchemaPath(PageMeta) },
-        { properties: { data: { type: 'array', items: { oneOf: [{ $ref: getSchemaPath(AgentConversationView) }, { $ref: getSchemaPath(ContactView) }] } } }, required: ['data'] },
+        {
+          properties: {
+            data: { type: 'array', items: { oneOf: [{ $ref: getSchemaPath(AgentConversationView) }, { $ref: getSchemaPath(ContactView) }] } },
+          },
+          required: ['data'],
+        },
       ],
     },
   })
   @ApiProblemResponses(notFound('View'))
-  results(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Query() query: ViewResultsQueryDto): Promise<Page<AgentConversationView | ContactView>> {
+  results(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Query() query: ViewResultsQueryDto,
+  ): Promise<Page<AgentConversationView | ContactView>> {
     return this.views.results(agent, id, query);
   }
 
@@ -80,10 +90,15 @@ export class SavedViewsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change a view\'s name, filter or sort', description: `${WHO} \`model\` and \`visibility\` never change (400).` })
+  @ApiOperation({ summary: "Change a view's name, filter or sort", description: `${WHO} \`model\` and \`visibility\` never change (400).` })
   @ApiOkResponse({ type: SavedViewView })
   @ApiProblemResponses(403, notFound('View'))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateSavedViewDto, @AuditOriginOf() origin: AuditOrigin): Promise<SavedViewView> {
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateSavedViewDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<SavedViewView> {
     return this.views.update(agent, id, dto, origin);
   }
 

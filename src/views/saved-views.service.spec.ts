@@ -4,11 +4,22 @@ import type { AgentPrincipal } from '../auth/auth-principal.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { MAX_EXACT_COUNT, SavedViewsService } from './saved-views.service.js';
 
-const agent: AgentPrincipal = { kind: 'agent', agentId: new Types.ObjectId().toHexString(), companyId: new Types.ObjectId().toHexString(), role: 'agent' };
+const agent: AgentPrincipal = {
+  kind: 'agent',
+  agentId: new Types.ObjectId().toHexString(),
+  companyId: new Types.ObjectId().toHexString(),
+  role: 'agent',
+};
 
 /** The service over stand-ins: views as given, conversation counts as given per view name, the cap each count asked for. */
 function serviceCounting(counts: Record<string, number | 'invalid'>) {
-  const views = Object.keys(counts).map((name) => ({ _id: new Types.ObjectId(), name, model: 'conversation', filter: { name }, visibility: 'company' }));
+  const views = Object.keys(counts).map((name) => ({
+    _id: new Types.ObjectId(),
+    name,
+    model: 'conversation',
+    filter: { name },
+    visibility: 'company',
+  }));
   const asked: number[] = [];
   const service = new SavedViewsService(
     { find: async (_company: unknown, filter: { visibility: string }) => (filter.visibility === 'company' ? views : []) } as never,

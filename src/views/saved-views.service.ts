@@ -70,7 +70,9 @@ export class SavedViewsService {
     });
     if (!created) {
       throw new BadRequestException(
-        dto.visibility === 'company' ? `A company can have at most ${MAX_COMPANY_VIEWS} company views` : `An agent can have at most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views`,
+        dto.visibility === 'company'
+          ? `A company can have at most ${MAX_COMPANY_VIEWS} company views`
+          : `An agent can have at most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views`,
       );
     }
     if (entry) this.audit.written(agent.companyId, this.views.collectionName, _id, [entry]);
@@ -87,7 +89,9 @@ export class SavedViewsService {
       set.filter = dto.filter;
     }
     if (Object.keys(set).length === 0) return SavedViewView.from(view);
-    const entry = audited(view) ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, { ...view, ...set }, Object.keys(set))) : null;
+    const entry = audited(view)
+      ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, { ...view, ...set }, Object.keys(set)))
+      : null;
     const updated = await this.views.updateOne(agent.companyId, { _id: view._id }, entry ? withAudit({ $set: set }, entry) : { $set: set });
     if (!updated) throw notFound(id);
     if (entry) this.audit.written(agent.companyId, this.views.collectionName, view._id, [entry]);
@@ -172,7 +176,19 @@ const VIEW_FIELDS = ['name', 'model', 'filter', 'sort', 'visibility', 'ownerId']
 
 /** A filter may compare with a contact's e-mail or phone: it is named, never shown (the log holds no personal data). */
 function viewChanges(before: Partial<SavedView> | null, after: Partial<SavedView>, fields = VIEW_FIELDS): AuditChanges {
-  return { ...diff(before, after, fields.filter((field) => field !== 'filter')), ...diff(before, after, fields.filter((field) => field === 'filter'), { namesOnly: true }) };
+  return {
+    ...diff(
+      before,
+      after,
+      fields.filter((field) => field !== 'filter'),
+    ),
+    ...diff(
+      before,
+      after,
+      fields.filter((field) => field === 'filter'),
+      { namesOnly: true },
+    ),
+  };
 }
 
 function notFound(id: string): NotFoundException {

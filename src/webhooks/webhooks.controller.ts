@@ -28,7 +28,11 @@ export class WebhooksController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Register a webhook; its signing secret is shown only in this response', description: DELIVERY_FORMAT_DOC })
   @ApiCreatedResponse({ type: CreatedWebhookView })
-  async create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<CreatedWebhookView> {
+  async create(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Body() dto: CreateWebhookDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<CreatedWebhookView> {
     return this.webhooks.create(agent.companyId, dto, origin);
   }
 
@@ -62,7 +66,12 @@ export class WebhooksController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: WebhookView })
   @ApiProblemResponses(notFound('Webhook', ID_PARAM.example))
-  async update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto, @AuditOriginOf() origin: AuditOrigin): Promise<WebhookView> {
+  async update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateWebhookDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<WebhookView> {
     return this.webhooks.update(agent.companyId, id, dto, origin);
   }
 

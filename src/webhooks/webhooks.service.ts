@@ -55,7 +55,12 @@ export class WebhooksService {
       count: () => this.webhooks.count(companyId),
       insert: async () => {
         const record = this.record(dto, secret);
-        entry = stageAudit(origin, 'webhook.created', { type: 'webhook', id: webhookPublicId(_id) }, diff(null, { ...record, secret }, AUDITED_FIELDS, { secret: ['secret'] }));
+        entry = stageAudit(
+          origin,
+          'webhook.created',
+          { type: 'webhook', id: webhookPublicId(_id) },
+          diff(null, { ...record, secret }, AUDITED_FIELDS, { secret: ['secret'] }),
+        );
         return this.webhooks.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<Webhook>);
       },
       undo: (created) => this.discard(companyId, created._id),
@@ -131,7 +136,8 @@ export class WebhooksService {
     }
     const after = { ...existing, ...fields, retryConfig: { ...existing.retryConfig, ...retryConfig }, ...(resuming ? { disabledReason: null } : {}) };
     const changes = diff(existing, after, AUDITED_FIELDS);
-    const entry = Object.keys(changes).length > 0 ? stageAudit(origin, 'webhook.updated', { type: 'webhook', id: webhookPublicId(existing._id) }, changes) : null;
+    const entry =
+      Object.keys(changes).length > 0 ? stageAudit(origin, 'webhook.updated', { type: 'webhook', id: webhookPublicId(existing._id) }, changes) : null;
     const updated = await this.webhooks.updateOne(companyId, { _id: existing._id }, entry ? withAudit(update, entry) : update);
     if (!updated) throw new NotFoundException(`Webhook ${id} not found`);
     if (entry) this.audit.written(companyId, this.webhooks.collectionName, existing._id, [entry]);

@@ -32,7 +32,10 @@ describe('custom attributes (contract section 20)', () => {
 
   const define = (auth: { Authorization: string }, body: Record<string, unknown>) => t.http.post('/v1/attribute-definitions').set(auth).send(body);
   const definitions = (company: TestCompany) =>
-    t.model<AttributeDefinition>(AttributeDefinition.name).collection.find({ companyId: new Types.ObjectId(company.companyId) }).toArray();
+    t
+      .model<AttributeDefinition>(AttributeDefinition.name)
+      .collection.find({ companyId: new Types.ObjectId(company.companyId) })
+      .toArray();
   const storedContact = (id: string) => t.model<Contact>(Contact.name).collection.findOne({ _id: new Types.ObjectId(id) });
 
   async function standardDefinitions(company = acme): Promise<void> {
@@ -45,7 +48,14 @@ describe('custom attributes (contract section 20)', () => {
 
   describe('definitions', () => {
     it('creates, lists, reads, updates and deletes (admin); agents read only (403 writes nothing)', async () => {
-      const created = await define(acme.auth, { model: 'contact', key: 'plan', label: 'Plan', type: 'list', options: ['free', 'pro'], description: 'Subscription' }).expect(201);
+      const created = await define(acme.auth, {
+        model: 'contact',
+        key: 'plan',
+        label: 'Plan',
+        type: 'list',
+        options: ['free', 'pro'],
+        description: 'Subscription',
+      }).expect(201);
       expect(created.body).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{24}$/),
         model: 'contact',
@@ -68,7 +78,11 @@ describe('custom attributes (contract section 20)', () => {
       await t.http.delete(path).set(supervisor.auth).expect(403);
       expect(await definitions(acme)).toEqual([expect.objectContaining({ key: 'plan', label: 'Plan' })]);
 
-      const patched = await t.http.patch(path).set(acme.auth).send({ label: 'Plan name', options: ['free', 'pro', 'team'], archived: true }).expect(200);
+      const patched = await t.http
+        .patch(path)
+        .set(acme.auth)
+        .send({ label: 'Plan name', options: ['free', 'pro', 'team'], archived: true })
+        .expect(200);
       expect(patched.body).toMatchObject({ label: 'Plan name', options: ['free', 'pro', 'team'], archived: true, type: 'list' });
       expect((await t.http.delete(path).set(acme.auth).expect(200)).body).toEqual({ id: created.body.id, deleted: true });
       await t.http.get(path).set(acme.auth).expect(404);
@@ -95,7 +109,12 @@ describe('custom attributes (contract section 20)', () => {
       ['an unknown type', { type: 'json' }, 'type', 'type must be one of'],
       ['a list without options', { type: 'list' }, 'options', 'options must list the values'],
       ['options on a text', { options: ['a'] }, 'options', 'options are for list attributes only'],
-      ['too many options', { type: 'list', options: Array.from({ length: 201 }, (_, i) => `o${i}`) }, 'options', 'options must contain no more than 200'],
+      [
+        'too many options',
+        { type: 'list', options: Array.from({ length: 201 }, (_, i) => `o${i}`) },
+        'options',
+        'options must contain no more than 200',
+      ],
       ['an empty label', { label: '' }, 'label', 'label must not be empty'],
     ])('refuses %s with a 400 naming the field, storing nothing', async (_, change, field, message) => {
       const response = await define(acme.auth, { model: 'contact', key: 'plan', label: 'Plan', type: 'text', ...change }).expect(400);
@@ -105,7 +124,11 @@ describe('custom attributes (contract section 20)', () => {
 
     it.each(['model', 'key', 'type'])('never changes %s (400, nothing changed)', async (field) => {
       const created = await define(acme.auth, { model: 'contact', key: 'plan', label: 'Plan', type: 'text' }).expect(201);
-      const response = await t.http.patch(`/v1/attribute-definitions/${created.body.id}`).set(acme.auth).send({ [field]: 'x', label: 'New' }).expect(400);
+      const response = await t.http
+        .patch(`/v1/attribute-definitions/${created.body.id}`)
+        .set(acme.auth)
+        .send({ [field]: 'x', label: 'New' })
+        .expect(400);
       expect(response.body.errors).toEqual([{ field, message: `${field} never changes: define a new attribute (and archive this one) instead` }]);
       expect(await definitions(acme)).toEqual([expect.objectContaining({ model: 'contact', key: 'plan', type: 'text', label: 'Plan' })]);
     });
@@ -114,7 +137,16 @@ describe('custom attributes (contract section 20)', () => {
       const now = new Date();
       await t.model(AttributeDefinition.name).collection.insertMany(
         Array.from({ length: MAX_ATTRIBUTE_DEFINITIONS_PER_MODEL }, (_, i) => ({
-          companyId: new Types.ObjectId(acme.companyId), model: 'contact', key: `k${i}`, label: `K${i}`, type: 'text', options: [], description: null, archived: false, createdAt: now, updatedAt: now,
+          companyId: new Types.ObjectId(acme.companyId),
+          model: 'contact',
+          key: `k${i}`,
+          label: `K${i}`,
+          type: 'text',
+          options: [],
+          description: null,
+          archived: false,
+          createdAt: now,
+          updatedAt: now,
         })),
       );
       const refused = await define(acme.auth, { model: 'contact', key: 'one_more', label: 'One more', type: 'text' }).expect(400);
@@ -135,7 +167,11 @@ describe('custom attributes (contract section 20)', () => {
       expect(created.body.attributes).toEqual({ plan: 'pro', seats: 12, renews_on: '2027-01-31T00:00:00.000Z', trial: false });
       expect((await storedContact(created.body.id))?.attributes.renews_on).toEqual(new Date('2027-01-31T00:00:00Z'));
 
-      const patched = await t.http.patch(`/v1/contacts/${created.body.id}`).set(agent.auth).send({ attributes: { seats: 15, trial: null } }).expect(200);
+      const patched = await t.http
+        .patch(`/v1/contacts/${created.body.id}`)
+        .set(agent.auth)
+        .send({ attributes: { seats: 15, trial: null } })
+        .expect(200);
       expect(patched.body.attributes).toEqual({ plan: 'pro', seats: 15, renews_on: '2027-01-31T00:00:00.000Z' });
       expect((await t.http.get(`/v1/contacts/${created.body.id}`).set(agent.auth).expect(200)).body.attributes).toEqual(patched.body.attributes);
     });
@@ -157,19 +193,35 @@ describe('custom attributes (contract section 20)', () => {
 
     it('refuses an archived key but lets null remove it; text is at most 1000 characters', async () => {
       await standardDefinitions();
-      const contact = await t.http.post('/v1/contacts').set(agent.auth).send({ name: 'Grace', attributes: { seats: 3 } }).expect(201);
+      const contact = await t.http
+        .post('/v1/contacts')
+        .set(agent.auth)
+        .send({ name: 'Grace', attributes: { seats: 3 } })
+        .expect(201);
       const seats = (await definitions(acme)).find((d) => d.key === 'seats')!;
       await t.http.patch(`/v1/attribute-definitions/${seats._id.toHexString()}`).set(acme.auth).send({ archived: true }).expect(200);
-      const refused = await t.http.patch(`/v1/contacts/${contact.body.id}`).set(agent.auth).send({ attributes: { seats: 4 } }).expect(400);
+      const refused = await t.http
+        .patch(`/v1/contacts/${contact.body.id}`)
+        .set(agent.auth)
+        .send({ attributes: { seats: 4 } })
+        .expect(400);
       expect(refused.body.errors).toEqual([{ field: 'attributes.seats', message: expect.stringContaining('is archived') }]);
       expect((await storedContact(contact.body.id))?.attributes).toEqual({ seats: 3 });
-      await t.http.patch(`/v1/contacts/${contact.body.id}`).set(agent.auth).send({ attributes: { seats: null } }).expect(200);
+      await t.http
+        .patch(`/v1/contacts/${contact.body.id}`)
+        .set(agent.auth)
+        .send({ attributes: { seats: null } })
+        .expect(200);
       expect((await storedContact(contact.body.id))?.attributes).toEqual({});
     });
 
     it('keeps values of another company apart: its definitions do not apply here', async () => {
       await standardDefinitions(globex);
-      const response = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Grace', attributes: { seats: 1 } }).expect(400);
+      const response = await t.http
+        .post('/v1/contacts')
+        .set(acme.auth)
+        .send({ name: 'Grace', attributes: { seats: 1 } })
+        .expect(400);
       expect(response.body.errors).toEqual([{ field: 'attributes.seats', message: expect.stringContaining('is not a contact attribute') }]);
     });
 
@@ -180,11 +232,23 @@ describe('custom attributes (contract section 20)', () => {
       expect(conversation.body.attributes).toEqual({});
       await recorder.clear();
       const path = `/v1/conversations/${conversation.body.id}`;
-      const refused = await t.http.patch(path).set(agent.auth).send({ attributes: { plan: 'pro' } }).expect(400);
+      const refused = await t.http
+        .patch(path)
+        .set(agent.auth)
+        .send({ attributes: { plan: 'pro' } })
+        .expect(400);
       expect(refused.body.errors).toEqual([{ field: 'attributes.plan', message: expect.stringContaining('is not a conversation attribute') }]);
-      const patched = await t.http.patch(path).set(agent.auth).send({ attributes: { order_number: '1042' }, subject: 'Refund' }).expect(200);
+      const patched = await t.http
+        .patch(path)
+        .set(agent.auth)
+        .send({ attributes: { order_number: '1042' }, subject: 'Refund' })
+        .expect(200);
       expect(patched.body).toMatchObject({ attributes: { order_number: '1042' }, subject: 'Refund' });
-      await t.http.patch(path).set(agent.auth).send({ attributes: { order_number: '1042' } }).expect(200);
+      await t.http
+        .patch(path)
+        .set(agent.auth)
+        .send({ attributes: { order_number: '1042' } })
+        .expect(200);
       const events = (await recorder.events()).filter((event) => event.type === 'conversation.updated');
       expect(events).toHaveLength(1);
       expect(events[0].data).toEqual({
@@ -195,10 +259,22 @@ describe('custom attributes (contract section 20)', () => {
 
     it('removes the values of a deleted definition from every record', async () => {
       await standardDefinitions();
-      const a = await t.http.post('/v1/contacts').set(agent.auth).send({ name: 'A', attributes: { seats: 1, plan: 'pro' } }).expect(201);
-      const b = await t.http.post('/v1/contacts').set(agent.auth).send({ name: 'B', attributes: { seats: 2 } }).expect(201);
+      const a = await t.http
+        .post('/v1/contacts')
+        .set(agent.auth)
+        .send({ name: 'A', attributes: { seats: 1, plan: 'pro' } })
+        .expect(201);
+      const b = await t.http
+        .post('/v1/contacts')
+        .set(agent.auth)
+        .send({ name: 'B', attributes: { seats: 2 } })
+        .expect(201);
       await standardDefinitions(globex);
-      const other = await t.http.post('/v1/contacts').set(globex.auth).send({ name: 'C', attributes: { seats: 3 } }).expect(201);
+      const other = await t.http
+        .post('/v1/contacts')
+        .set(globex.auth)
+        .send({ name: 'C', attributes: { seats: 3 } })
+        .expect(201);
       const seats = (await definitions(acme)).find((d) => d.key === 'seats')!;
       await t.http.delete(`/v1/attribute-definitions/${seats._id.toHexString()}`).set(acme.auth).expect(200);
       expect((await storedContact(a.body.id))?.attributes).toEqual({ plan: 'pro' });
@@ -210,8 +286,16 @@ describe('custom attributes (contract section 20)', () => {
   describe('contact events', () => {
     it('emits contact.created, contact.updated with changes (none when nothing changed) and contact.deleted', async () => {
       await standardDefinitions();
-      const created = await t.http.post('/v1/contacts').set(agent.auth).send({ name: 'Grace', attributes: { seats: 1 } }).expect(201);
-      await t.http.patch(`/v1/contacts/${created.body.id}`).set(agent.auth).send({ name: 'Grace H', attributes: { seats: 2, plan: 'pro' } }).expect(200);
+      const created = await t.http
+        .post('/v1/contacts')
+        .set(agent.auth)
+        .send({ name: 'Grace', attributes: { seats: 1 } })
+        .expect(201);
+      await t.http
+        .patch(`/v1/contacts/${created.body.id}`)
+        .set(agent.auth)
+        .send({ name: 'Grace H', attributes: { seats: 2, plan: 'pro' } })
+        .expect(200);
       await t.http.patch(`/v1/contacts/${created.body.id}`).set(agent.auth).send({ name: 'Grace H' }).expect(200);
       await t.http.delete(`/v1/contacts/${created.body.id}`).set(supervisor.auth).expect(200);
       const events = (await recorder.events()).filter((event) => event.type.startsWith('contact.'));
@@ -247,7 +331,11 @@ describe('custom attributes (contract section 20)', () => {
       expect(await typed(acme)).toEqual({ seats: 'number', vip: 'boolean', note: 'list', mixed: 'text' });
       expect(await typed(globex)).toEqual({ seats: 'text' });
       const a = await t.model<Contact>(Contact.name).collection.findOne({ name: 'A' });
-      await t.http.patch(`/v1/contacts/${a!._id.toHexString()}`).set(acme.auth).send({ attributes: { seats: 4, mixed: 'x' } }).expect(200);
+      await t.http
+        .patch(`/v1/contacts/${a!._id.toHexString()}`)
+        .set(acme.auth)
+        .send({ attributes: { seats: 4, mixed: 'x' } })
+        .expect(200);
     });
   });
 });

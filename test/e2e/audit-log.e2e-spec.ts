@@ -35,11 +35,18 @@ describe('/v1/audit-log', () => {
   const stored = (company: TestCompany) => t.model<AuditLogEntry>(AuditLogEntry.name).find({ companyId: company.companyId }).lean();
   /** Waits for the entry of `action` about `targetId` (entries are chained a moment after the answer). */
   const entryOf = (action: string, targetId: string, company = acme) =>
-    waitFor(async () => (await entries(company, `&action=${action}`)).find((entry) => entry.target.id === targetId), { message: `${action} ${targetId}` });
+    waitFor(async () => (await entries(company, `&action=${action}`)).find((entry) => entry.target.id === targetId), {
+      message: `${action} ${targetId}`,
+    });
 
   it('records every change of the list, with who, what, the request and no secret or password', async () => {
     const password = 'a secret password 1234';
-    const newAgent = await t.http.post('/v1/agents').set(acme.auth).set('x-request-id', 'req-audit-1').send({ name: 'Grace', email: uniqueEmail('g'), password }).expect(201);
+    const newAgent = await t.http
+      .post('/v1/agents')
+      .set(acme.auth)
+      .set('x-request-id', 'req-audit-1')
+      .send({ name: 'Grace', email: uniqueEmail('g'), password })
+      .expect(201);
     const created = await entryOf('agent.created', newAgent.body.id);
     expect(created).toMatchObject({
       actor: { type: 'agent', id: acme.agentId, name: expect.any(String) },
@@ -49,22 +56,41 @@ describe('/v1/audit-log', () => {
       changes: { role: [null, 'agent'], password: ['[changed]', '[changed]'] },
     });
 
-    await t.http.patch(`/v1/agents/${newAgent.body.id}`).set(acme.auth).send({ role: 'supervisor', password: 'another secret password 99' }).expect(200);
-    expect((await entryOf('agent.updated', newAgent.body.id)).changes).toEqual({ role: ['agent', 'supervisor'], password: ['[changed]', '[changed]'] });
+    await t.http
+      .patch(`/v1/agents/${newAgent.body.id}`)
+      .set(acme.auth)
+      .send({ role: 'supervisor', password: 'another secret password 99' })
+      .expect(200);
+    expect((await entryOf('agent.updated', newAgent.body.id)).changes).toEqual({
+      role: ['agent', 'supervisor'],
+      password: ['[changed]', '[changed]'],
+    });
     await t.http.delete(`/v1/agents/${newAgent.body.id}`).set(acme.auth).expect(200);
     expect((await entryOf('agent.deactivated', newAgent.body.id)).changes).toMatchObject({ isActive: [true, false] });
 
-    const key = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'Connector', scopes: ['webhooks:manage'] }).expect(201);
+    const key = await t.http
+      .post('/v1/api-keys')
+      .set(acme.auth)
+      .send({ name: 'Connector', scopes: ['webhooks:manage'] })
+      .expect(201);
     await entryOf('api_key.created', key.body.id);
     await t.http.delete(`/v1/api-keys/${key.body.id}`).set(acme.auth).expect(200);
     await entryOf('api_key.revoked', key.body.id);
 
-    const hook = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: 'https://hooks.example.com/audit', events: ['CHAT_SENT'] }).expect(201);
+    const hook = await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: 'https://hooks.example.com/audit', events: ['CHAT_SENT'] })
+      .expect(201);
     expect((await entryOf('webhook.created', hook.body.id)).changes).toMatchObject({ secret: ['[changed]', '[changed]'] });
     await t.http.patch(`/v1/webhooks/${hook.body.id}`).set(acme.auth).send({ isActive: false }).expect(200);
     expect((await entryOf('webhook.updated', hook.body.id)).changes).toEqual({ isActive: [true, false] });
     // Through Interface B, with the key's management scope: the key is the actor.
-    const manager = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'Manager', scopes: ['webhooks:manage'] }).expect(201);
+    const manager = await t.http
+      .post('/v1/api-keys')
+      .set(acme.auth)
+      .send({ name: 'Manager', scopes: ['webhooks:manage'] })
+      .expect(201);
     await t.http.delete(`/api/external/webhooks/${hook.body.id}`).set('x-api-key', manager.body.key).expect(200);
     expect((await entryOf('webhook.deleted', hook.body.id)).actor).toEqual({ type: 'api_key', id: manager.body.id, name: 'Manager' });
 
@@ -82,8 +108,16 @@ describe('/v1/audit-log', () => {
       .send({ channel: 'line', name: 'hello', language: 'en', category: 'utility', body: 'Hello {{1}}' })
       .expect(201);
     await entryOf('template.created', template.body.id);
-    const templatesKey = await t.http.post('/v1/api-keys').set(acme.auth).send({ name: 'Templates', scopes: ['templates:manage'] }).expect(201);
-    await t.http.patch(`/api/external/message-templates/${template.body.id}`).set('x-api-key', templatesKey.body.key).send({ status: 'approved' }).expect(200);
+    const templatesKey = await t.http
+      .post('/v1/api-keys')
+      .set(acme.auth)
+      .send({ name: 'Templates', scopes: ['templates:manage'] })
+      .expect(201);
+    await t.http
+      .patch(`/api/external/message-templates/${template.body.id}`)
+      .set('x-api-key', templatesKey.body.key)
+      .send({ status: 'approved' })
+      .expect(200);
     expect(await entryOf('template.status_reported', template.body.id)).toMatchObject({
       actor: { type: 'api_key', id: templatesKey.body.id },
       changes: { status: ['pending', 'approved'] },
@@ -107,16 +141,25 @@ describe('/v1/audit-log', () => {
     await t.http.delete(`/v1/canned-responses/${canned.body.id}`).set(acme.auth).expect(200);
     await entryOf('canned_response.deleted', canned.body.id);
 
-    const flow = await t.http.post('/v1/flows').set(acme.auth).send({ name: 'Tag', steps: [{ type: 'add_tags', tags: ['seen'] }] }).expect(201);
+    const flow = await t.http
+      .post('/v1/flows')
+      .set(acme.auth)
+      .send({ name: 'Tag', steps: [{ type: 'add_tags', tags: ['seen'] }] })
+      .expect(201);
     await entryOf('flow.created', flow.body.id);
-    await t.http.put(`/v1/flows/${flow.body.id}`).set(acme.auth).send({ name: 'Tag 2', steps: [{ type: 'add_tags', tags: ['seen'] }] }).expect(200);
+    await t.http
+      .put(`/v1/flows/${flow.body.id}`)
+      .set(acme.auth)
+      .send({ name: 'Tag 2', steps: [{ type: 'add_tags', tags: ['seen'] }] })
+      .expect(200);
     expect((await entryOf('flow.replaced', flow.body.id)).changes).toMatchObject({ name: ['Tag', 'Tag 2'] });
     await t.http.delete(`/v1/flows/${flow.body.id}`).set(acme.auth).expect(200);
     await entryOf('flow.deleted', flow.body.id);
 
     // Every entry stored, raw: no password, no secret, no key, no hash of either.
     const raw = JSON.stringify(await stored(acme));
-    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key]) expect(raw).not.toContain(secret);
+    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key])
+      expect(raw).not.toContain(secret);
     expect(raw).not.toMatch(/passwordHash|keyHash|scrypt/);
     // Nothing of acme's reaches globex's log.
     expect((await entries(globex)).filter((entry) => entry.action !== 'auth.login')).toEqual([]);
@@ -134,7 +177,11 @@ describe('/v1/audit-log', () => {
   it('writes no entry for a refused change', async () => {
     const before = (await stored(acme)).length;
     await t.http.post('/v1/channels').set(acme.auth).send({ key: 'bad key!', type: 'other', name: 'x' }).expect(400);
-    await t.http.post('/v1/webhooks').set(acme.auth).send({ url: 'ftp://example.com', events: ['CHAT_SENT'] }).expect(400);
+    await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: 'ftp://example.com', events: ['CHAT_SENT'] })
+      .expect(400);
     await t.http.post('/v1/sla-policies').set(agent.auth).send({ name: 'No', resolutionSeconds: 60 }).expect(403);
     await t.http.patch(`/v1/agents/${acme.agentId}`).set(agent.auth).send({ role: 'agent' }).expect(403);
     await t.http.patch('/v1/settings').set(acme.auth).send({ timezone: 'Mars/Olympus' }).expect(400);
@@ -171,7 +218,16 @@ describe('/v1/audit-log', () => {
   it('chains an entry left pending by a process that died after the write', async () => {
     const channel = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'left', type: 'other', name: 'Left' }).expect(201);
     await entryOf('channel.created', channel.body.id);
-    const left = { id: 'aud_leftbehind0000000001', at: new Date(Date.now() - 60_000), actor: { type: 'system', id: null }, action: 'channel.updated', target: { type: 'channel', id: channel.body.id }, changes: null, requestId: null, ip: null };
+    const left = {
+      id: 'aud_leftbehind0000000001',
+      at: new Date(Date.now() - 60_000),
+      actor: { type: 'system', id: null },
+      action: 'channel.updated',
+      target: { type: 'channel', id: channel.body.id },
+      changes: null,
+      requestId: null,
+      ip: null,
+    };
     await t.model<Channel>(Channel.name).updateOne({ _id: channel.body.id, companyId: acme.companyId }, { $push: { pendingAudit: left } } as never);
     expect(await t.app.get(AuditTrail).sweep(new Date())).toBeGreaterThanOrEqual(1);
     expect(await entryOf('channel.updated', channel.body.id)).toMatchObject({ id: left.id, actor: { type: 'system', name: 'Parley' } });
@@ -184,7 +240,9 @@ describe('/v1/audit-log', () => {
     const count = (await stored(acme)).length;
     expect(verified.body).toEqual({ ok: true, checked: count, firstBadSequence: null });
     const [victim] = await t.model<AuditLogEntry>(AuditLogEntry.name).find({ companyId: acme.companyId, action: 'settings.updated' }).lean();
-    await t.model<AuditLogEntry>(AuditLogEntry.name).updateOne({ _id: victim._id, companyId: acme.companyId }, { $set: { 'changes.timezone': ['UTC', 'Asia/Tokyo'] } });
+    await t
+      .model<AuditLogEntry>(AuditLogEntry.name)
+      .updateOne({ _id: victim._id, companyId: acme.companyId }, { $set: { 'changes.timezone': ['UTC', 'Asia/Tokyo'] } });
     const tampered = await t.http.get('/v1/audit-log/verify').set(acme.auth).expect(200);
     expect(tampered.body).toMatchObject({ ok: false, firstBadSequence: victim.sequence });
     // Another company's chain is its own.

@@ -32,11 +32,17 @@ describe('audit log of teams, attributes, views and merges', () => {
   const stored = (company: TestCompany) => t.model<AuditLogEntry>(AuditLogEntry.name).find({ companyId: company.companyId }).lean();
   /** Waits for the entry of `action` about `targetId` (entries are chained a moment after the answer). */
   const entryOf = (action: string, targetId: string, company = acme) =>
-    waitFor(async () => (await entries(company, `&action=${action}`)).find((entry) => entry.target.id === targetId), { message: `${action} ${targetId}` });
+    waitFor(async () => (await entries(company, `&action=${action}`)).find((entry) => entry.target.id === targetId), {
+      message: `${action} ${targetId}`,
+    });
   const byAdmin = () => ({ type: 'agent', id: acme.agentId, name: expect.any(String) });
 
   it('records a team created, changed and deleted', async () => {
-    const created = await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Billing', memberIds: [agent.agentId] }).expect(201);
+    const created = await t.http
+      .post('/v1/teams')
+      .set(acme.auth)
+      .send({ name: 'Billing', memberIds: [agent.agentId] })
+      .expect(201);
     const id = created.body.id as string;
     expect(await entryOf('team.created', id)).toMatchObject({
       actor: byAdmin(),
@@ -63,11 +69,21 @@ describe('audit log of teams, attributes, views and merges', () => {
       target: { type: 'attribute_definition', id },
       changes: { model: [null, 'contact'], key: [null, 'plan'], label: [null, 'Plan'], type: [null, 'list'], options: [null, ['free', 'pro']] },
     });
-    await t.http.patch(`/v1/attribute-definitions/${id}`).set(acme.auth).send({ label: 'Plan name', options: ['free', 'pro', 'team'] }).expect(200);
+    await t.http
+      .patch(`/v1/attribute-definitions/${id}`)
+      .set(acme.auth)
+      .send({ label: 'Plan name', options: ['free', 'pro', 'team'] })
+      .expect(200);
     expect(await entryOf('attribute_definition.updated', id)).toMatchObject({
       actor: byAdmin(),
       target: { type: 'attribute_definition', id },
-      changes: { label: ['Plan', 'Plan name'], options: [['free', 'pro'], ['free', 'pro', 'team']] },
+      changes: {
+        label: ['Plan', 'Plan name'],
+        options: [
+          ['free', 'pro'],
+          ['free', 'pro', 'team'],
+        ],
+      },
     });
     await t.http.delete(`/v1/attribute-definitions/${id}`).set(acme.auth).expect(200);
     expect(await entryOf('attribute_definition.deleted', id)).toMatchObject({ actor: byAdmin(), target: { type: 'attribute_definition', id } });
@@ -76,11 +92,19 @@ describe('audit log of teams, attributes, views and merges', () => {
   it("records the company's views, naming a filter without its values, and never a private view", async () => {
     const email = uniqueEmail('filtered');
     const filter = { field: 'email', op: 'eq', value: email };
-    const privateView = await t.http.post('/v1/views').set(agent.auth).send({ name: 'Mine', model: 'contact', filter, visibility: 'private' }).expect(201);
+    const privateView = await t.http
+      .post('/v1/views')
+      .set(agent.auth)
+      .send({ name: 'Mine', model: 'contact', filter, visibility: 'private' })
+      .expect(201);
     await t.http.patch(`/v1/views/${privateView.body.id}`).set(agent.auth).send({ name: 'Still mine' }).expect(200);
     await t.http.delete(`/v1/views/${privateView.body.id}`).set(agent.auth).expect(200);
 
-    const created = await t.http.post('/v1/views').set(acme.auth).send({ name: 'Shared', model: 'contact', filter, visibility: 'company' }).expect(201);
+    const created = await t.http
+      .post('/v1/views')
+      .set(acme.auth)
+      .send({ name: 'Shared', model: 'contact', filter, visibility: 'company' })
+      .expect(201);
     const id = created.body.id as string;
     const entry = await entryOf('view.created', id);
     expect(entry).toMatchObject({
@@ -88,7 +112,11 @@ describe('audit log of teams, attributes, views and merges', () => {
       target: { type: 'view', id },
       changes: { name: [null, 'Shared'], model: [null, 'contact'], visibility: [null, 'company'], filter: [null, null], sort: [null, 'created'] },
     });
-    await t.http.patch(`/v1/views/${id}`).set(acme.auth).send({ name: 'Shared 2', filter: { field: 'email', op: 'eq', value: uniqueEmail('other') } }).expect(200);
+    await t.http
+      .patch(`/v1/views/${id}`)
+      .set(acme.auth)
+      .send({ name: 'Shared 2', filter: { field: 'email', op: 'eq', value: uniqueEmail('other') } })
+      .expect(200);
     expect((await entryOf('view.updated', id)).changes).toEqual({ name: ['Shared', 'Shared 2'], filter: [null, null] });
     await t.http.delete(`/v1/views/${id}`).set(acme.auth).expect(200);
     expect(await entryOf('view.deleted', id)).toMatchObject({ actor: byAdmin(), target: { type: 'view', id } });
@@ -104,7 +132,11 @@ describe('audit log of teams, attributes, views and merges', () => {
     const person = { name: 'Ada Lovelace', email: uniqueEmail('ada'), phone: '+14155550177' };
     const target = await t.http.post('/v1/contacts').set(acme.auth).send({ name: person.name }).expect(201);
     const source = await t.http.post('/v1/contacts').set(acme.auth).send({ email: person.email, phone: person.phone }).expect(201);
-    const merged = await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.body.id, sourceIds: [source.body.id] }).expect(200);
+    const merged = await t.http
+      .post('/v1/contacts/merge')
+      .set(acme.auth)
+      .send({ targetId: target.body.id, sourceIds: [source.body.id] })
+      .expect(200);
     const mergeId = merged.body.mergeId as string;
     expect(await entryOf('contact.merged', target.body.id)).toMatchObject({
       actor: byAdmin(),
@@ -125,12 +157,28 @@ describe('audit log of teams, attributes, views and merges', () => {
     const team = await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Kept' }).expect(201);
     await entryOf('team.created', team.body.id);
     const before = (await stored(acme)).length;
-    await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Ghosts', memberIds: ['000000000000000000000000'] }).expect(400);
+    await t.http
+      .post('/v1/teams')
+      .set(acme.auth)
+      .send({ name: 'Ghosts', memberIds: ['000000000000000000000000'] })
+      .expect(400);
     await t.http.patch(`/v1/teams/${team.body.id}`).set(agent.auth).send({ name: 'Taken over' }).expect(403);
     await t.http.post('/v1/attribute-definitions').set(acme.auth).send({ model: 'contact', key: 'Bad Key', label: 'x', type: 'text' }).expect(400);
-    await t.http.post('/v1/attribute-definitions').set(agent.auth).send({ model: 'contact', key: 'seats', label: 'Seats', type: 'number' }).expect(403);
-    await t.http.post('/v1/views').set(agent.auth).send({ name: 'Not mine to share', model: 'contact', filter: { field: 'name', op: 'eq', value: 'x' }, visibility: 'company' }).expect(403);
-    await t.http.post('/v1/views').set(acme.auth).send({ name: 'Bad sort', model: 'contact', filter: { field: 'name', op: 'eq', value: 'x' }, sort: 'nope', visibility: 'company' }).expect(400);
+    await t.http
+      .post('/v1/attribute-definitions')
+      .set(agent.auth)
+      .send({ model: 'contact', key: 'seats', label: 'Seats', type: 'number' })
+      .expect(403);
+    await t.http
+      .post('/v1/views')
+      .set(agent.auth)
+      .send({ name: 'Not mine to share', model: 'contact', filter: { field: 'name', op: 'eq', value: 'x' }, visibility: 'company' })
+      .expect(403);
+    await t.http
+      .post('/v1/views')
+      .set(acme.auth)
+      .send({ name: 'Bad sort', model: 'contact', filter: { field: 'name', op: 'eq', value: 'x' }, sort: 'nope', visibility: 'company' })
+      .expect(400);
     await t.app.get(AuditTrail).sweep(new Date(Date.now() + 60_000));
     expect((await stored(acme)).length).toBe(before);
     // Nothing of acme's reaches globex's log.

@@ -31,18 +31,32 @@ describe('automation rules on two API processes', () => {
     await one.http
       .post('/v1/automation-rules')
       .set(company.auth)
-      .send({ name: 'Greet', trigger: { event: 'message.received' }, actions: [{ type: 'add_tags', tags: ['greeted'] }, { type: 'send_message', text: 'Hello!' }] })
+      .send({
+        name: 'Greet',
+        trigger: { event: 'message.received' },
+        actions: [
+          { type: 'add_tags', tags: ['greeted'] },
+          { type: 'send_message', text: 'Hello!' },
+        ],
+      })
       .expect(201);
     for (let i = 0; i < 6; i++) {
       const http = i % 2 ? two.http : one.http;
-      await http.post('/api/external/messages').set('x-api-key', key).send({ from: { email: uniqueEmail('customer') }, text: `Hi ${i}` }).expect(201);
+      await http
+        .post('/api/external/messages')
+        .set('x-api-key', key)
+        .send({ from: { email: uniqueEmail('customer') }, text: `Hi ${i}` })
+        .expect(201);
     }
     await settle(one, two);
     expect(await runs()).toBe(6);
     expect(await botMessages()).toBe(6);
 
     // Both processes handle the same event at the same moment (a lease lost mid-batch): one run, one message.
-    const received = await one.model<LoggedEvent>(LoggedEvent.name).findOne({ companyId: company.companyId, type: 'message.received' }).lean<LoggedEvent>();
+    const received = await one
+      .model<LoggedEvent>(LoggedEvent.name)
+      .findOne({ companyId: company.companyId, type: 'message.received' })
+      .lean<LoggedEvent>();
     const event = toDomainEvent(received!, company.companyId);
     await Promise.all([one, two].map((app) => app.app.get(AutomationRulesConsumer).handle(company.companyId, [event])));
     await settle(one, two);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AutomationRule } from '../../src/automation-rules/automation-rule.schema.js';
-import { AutomationRun } from '../../src/automation-rules/automation-run.schema.js';
 import { AutomationRulesConsumer } from '../../src/automation-rules/automation-rules.consumer.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { toDomainEvent } from '../../src/events/event-log.repository.js';
@@ -26,7 +25,11 @@ describe('automation rules (/v1/automation-rules)', () => {
     t = await createTestApp({ clock, env: { THROTTLE_LIMIT: '100000' } });
     acme = await companyWithKey(t, 'Acme rules');
     globex = await companyWithKey(t, 'Globex rules');
-    await t.http.post('/v1/attribute-definitions').set(acme.auth).send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' }).expect(201);
+    await t.http
+      .post('/v1/attribute-definitions')
+      .set(acme.auth)
+      .send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' })
+      .expect(201);
   });
   afterAll(async () => {
     await t.close();
@@ -34,9 +37,17 @@ describe('automation rules (/v1/automation-rules)', () => {
 
   const rulesOf = (company: TestCompany) => t.model<AutomationRule>(AutomationRule.name).countDocuments({ companyId: company.companyId });
   const create = async (company: TestCompany, body: Record<string, unknown>) =>
-    (await t.http.post('/v1/automation-rules').set(company.auth).send({ name: 'Rule', ...body }).expect(201)).body as { id: string; version: number };
-  const runsOf = async (company: TestCompany, ruleId: string) => (await t.http.get(`/v1/automation-rules/${ruleId}/runs`).set(company.auth).expect(200)).body.data;
-  const deactivate = (company: TestCompany, ruleId: string) => t.http.patch(`/v1/automation-rules/${ruleId}`).set(company.auth).send({ isActive: false }).expect(200);
+    (
+      await t.http
+        .post('/v1/automation-rules')
+        .set(company.auth)
+        .send({ name: 'Rule', ...body })
+        .expect(201)
+    ).body as { id: string; version: number };
+  const runsOf = async (company: TestCompany, ruleId: string) =>
+    (await t.http.get(`/v1/automation-rules/${ruleId}/runs`).set(company.auth).expect(200)).body.data;
+  const deactivate = (company: TestCompany, ruleId: string) =>
+    t.http.patch(`/v1/automation-rules/${ruleId}`).set(company.auth).send({ isActive: false }).expect(200);
 
   it('creates, lists, gets, changes (moving its version) and deletes a rule; agents read, supervisors manage', async () => {
     const team = await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Billing' }).expect(201);
@@ -45,8 +56,16 @@ describe('automation rules (/v1/automation-rules)', () => {
     const body = {
       name: 'Refunds to Billing',
       trigger: { event: 'message.received' },
-      conditions: { and: [{ field: 'tags', op: 'eq', value: 'refund' }, { field: 'attributes.amount', op: 'gt', value: 100 }] },
-      actions: [{ type: 'assign_team', teamId: team.body.id }, { type: 'set_priority', priority: 'high' }],
+      conditions: {
+        and: [
+          { field: 'tags', op: 'eq', value: 'refund' },
+          { field: 'attributes.amount', op: 'gt', value: 100 },
+        ],
+      },
+      actions: [
+        { type: 'assign_team', teamId: team.body.id },
+        { type: 'set_priority', priority: 'high' },
+      ],
     };
     const created = await t.http.post('/v1/automation-rules').set(supervisor.auth).send(body).expect(201);
     expect(created.body).toMatchObject({ ...body, isActive: true, stopOnError: false, version: 1 });
@@ -86,27 +105,45 @@ describe('automation rules (/v1/automation-rules)', () => {
       [{ trigger: { event: 'message.received' }, actions: [add, { type: 'assign_team' }] }, 'actions[1].teamId'],
       [{ trigger: { event: 'message.received' }, actions: [{ type: 'assign_team', teamId: theirTeam.body.id }] }, 'actions[0].teamId'],
       [{ trigger: { event: 'message.received' }, actions: [{ type: 'assign_agent', agentId: globex.agentId }] }, 'actions[0].agentId'],
-      [{ trigger: { event: 'message.received' }, actions: [{ type: 'send_message', cannedResponseId: '6650f0c2a1b2c3d4e5f60718' }] }, 'actions[0].cannedResponseId'],
+      [
+        { trigger: { event: 'message.received' }, actions: [{ type: 'send_message', cannedResponseId: '6650f0c2a1b2c3d4e5f60718' }] },
+        'actions[0].cannedResponseId',
+      ],
       [{ trigger: { event: 'message.received' }, actions: [{ type: 'run_flow', flowId: '6650f0c2a1b2c3d4e5f60718' }] }, 'actions[0].flowId'],
       [{ trigger: { event: 'message.received' }, actions: [{ type: 'set_attribute', key: 'amount', value: 'lots' }] }, 'actions[0].value'],
       [{ trigger: { event: 'message.received' }, actions: [{ type: 'set_attribute', key: 'nope', value: 1 }] }, 'actions[0].key'],
       [{ trigger: { event: 'message.received' }, actions: Array.from({ length: 21 }, () => add) }, 'actions'],
-      [{ trigger: { event: 'message.received' }, conditions: { and: [{ field: 'status', op: 'eq', value: 'open' }] }, actions: [add] }, 'conditions.and[0].value'],
+      [
+        { trigger: { event: 'message.received' }, conditions: { and: [{ field: 'status', op: 'eq', value: 'open' }] }, actions: [add] },
+        'conditions.and[0].value',
+      ],
     ];
     const before = await rulesOf(acme);
     for (const [body, field] of cases) {
-      const response = await t.http.post('/v1/automation-rules').set(acme.auth).send({ name: 'Bad', ...body }).expect(400);
+      const response = await t.http
+        .post('/v1/automation-rules')
+        .set(acme.auth)
+        .send({ name: 'Bad', ...body })
+        .expect(400);
       expect(JSON.stringify(response.body)).toContain(field);
     }
     expect(await rulesOf(acme)).toBe(before);
     const rule = await create(acme, { trigger: { event: 'message.received' }, actions: [add], isActive: false });
-    await t.http.patch(`/v1/automation-rules/${rule.id}`).set(acme.auth).send({ actions: [{ type: 'set_priority', priority: 'urgent' }] }).expect(400);
+    await t.http
+      .patch(`/v1/automation-rules/${rule.id}`)
+      .set(acme.auth)
+      .send({ actions: [{ type: 'set_priority', priority: 'urgent' }] })
+      .expect(400);
     expect((await t.http.get(`/v1/automation-rules/${rule.id}`).set(acme.auth).expect(200)).body).toMatchObject({ actions: [add], version: 1 });
   });
 
   it('applies an event rule once per event, records its run, and marks the events it causes', async () => {
     const company = await companyWithKey(t, 'Rules once');
-    await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' }).expect(201);
+    await t.http
+      .post('/v1/attribute-definitions')
+      .set(company.auth)
+      .send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' })
+      .expect(201);
     const team = await t.http.post('/v1/teams').set(company.auth).send({ name: 'Refunds' }).expect(201);
     const rule = await create(company, {
       trigger: { event: 'message.received' },
@@ -152,7 +189,10 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect(applied[0].data).toMatchObject({ run: { id: runs[0].id, outcome: 'failed' }, conversation: { id: conversation.id } });
 
     // The same event handled again (a retry after a crash) applies nothing twice.
-    const received = await t.model<LoggedEvent>(LoggedEvent.name).findOne({ companyId: company.companyId, type: 'message.received' }).lean<LoggedEvent>();
+    const received = await t
+      .model<LoggedEvent>(LoggedEvent.name)
+      .findOne({ companyId: company.companyId, type: 'message.received' })
+      .lean<LoggedEvent>();
     await t.app.get(AutomationRulesConsumer).handle(company.companyId, [toDomainEvent(received!, company.companyId)]);
     await settle(t);
     expect(await runsOf(company, rule.id)).toHaveLength(1);
@@ -161,7 +201,11 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect(await loggedOf(t, company, 'automation.applied')).toHaveLength(1);
 
     // Another event is another run.
-    await t.http.post('/api/external/messages').set('x-api-key', company.key).send({ from: { email: conversation.contact!.email }, text: 'Hello?' }).expect(201);
+    await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', company.key)
+      .send({ from: { email: conversation.contact!.email }, text: 'Hello?' })
+      .expect(201);
     await settle(t);
     expect(await runsOf(company, rule.id)).toHaveLength(2);
     expect(await botMessages()).toBe(2);
@@ -169,7 +213,11 @@ describe('automation rules (/v1/automation-rules)', () => {
 
   it('records nothing when the conditions do not match', async () => {
     const company = await companyWithKey(t, 'Rules unmatched');
-    const rule = await create(company, { trigger: { event: 'message.received' }, conditions: { field: 'priority', op: 'eq', value: 'high' }, actions: [{ type: 'add_tags', tags: ['seen'] }] });
+    const rule = await create(company, {
+      trigger: { event: 'message.received' },
+      conditions: { field: 'priority', op: 'eq', value: 'high' },
+      actions: [{ type: 'add_tags', tags: ['seen'] }],
+    });
     const { conversation } = await inbound(t, company, 'Hi');
     expect((await settled(t, company, conversation.id)).tags).toEqual([]);
     expect(await runsOf(company, rule.id)).toEqual([]);
@@ -187,7 +235,9 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect(runs.map((run: { outcome: string }) => run.outcome).sort()).toEqual(['applied', 'applied', 'applied', 'loop_stopped']);
     expect(runs.find((run: { outcome: string }) => run.outcome === 'loop_stopped').actions).toEqual([{ type: 'send_message', status: 'skipped' }]);
     expect(await t.model<Message>(Message.name).countDocuments({ companyId: company.companyId, senderType: 'bot', text: 'Echo' })).toBe(3);
-    const depths = (await loggedOf(t, company, 'message.sent')).map((event: AnyDomainEvent) => (event.data as { cause?: { depth: number } }).cause?.depth ?? 0);
+    const depths = (await loggedOf(t, company, 'message.sent')).map(
+      (event: AnyDomainEvent) => (event.data as { cause?: { depth: number } }).cause?.depth ?? 0,
+    );
     expect(depths).toEqual([0, 1, 2, 3]);
   });
 
@@ -195,7 +245,12 @@ describe('automation rules (/v1/automation-rules)', () => {
     const company = await companyWithKey(t, 'Rules dry run');
     const rule = await create(company, {
       trigger: { event: 'conversation.updated' },
-      conditions: { or: [{ field: 'status', op: 'eq', value: 'bot' }, { field: 'priority', op: 'eq', value: 'high' }] },
+      conditions: {
+        or: [
+          { field: 'status', op: 'eq', value: 'bot' },
+          { field: 'priority', op: 'eq', value: 'high' },
+        ],
+      },
       actions: [{ type: 'add_tags', tags: ['vip'] }, { type: 'snooze', for: '1h' }, { type: 'handoff' }],
       isActive: false,
     });
@@ -225,7 +280,10 @@ describe('automation rules (/v1/automation-rules)', () => {
 
   it('fires a time trigger after its anchor, and not once the anchor is answered, or for an older version', async () => {
     const company = await companyWithKey(t, 'Rules timers');
-    const rule = await create(company, { trigger: { timer: { after: '10m', since: 'last_contact_message' } }, actions: [{ type: 'close', reason: 'no_answer' }] });
+    const rule = await create(company, {
+      trigger: { timer: { after: '10m', since: 'last_contact_message' } },
+      actions: [{ type: 'close', reason: 'no_answer' }],
+    });
     const timers = () => t.model<DurableTimer>(DurableTimer.name).find({ kind: 'automation-rule', companyId: company.companyId }).lean();
     const waiting = (await inbound(t, company, 'Anyone?')).conversation;
     const answered = (await inbound(t, company, 'Hello?')).conversation;
@@ -236,11 +294,20 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect((await timers()).map((timer) => String(timer._id))).toEqual([`automation-rule:${rule.id}:${waiting.id}`]);
 
     clock.advance(11 * MINUTE);
-    await waitFor(async () => (await conversationOf(t, company, waiting.id)).status === 'closed', { timeoutMs: 5000, message: 'the rule to close it' });
+    await waitFor(async () => (await conversationOf(t, company, waiting.id)).status === 'closed', {
+      timeoutMs: 5000,
+      message: 'the rule to close it',
+    });
     await settle(t);
     expect((await conversationOf(t, company, answered.id)).status).not.toBe('closed');
     const runs = await runsOf(company, rule.id);
-    expect(runs).toEqual([expect.objectContaining({ conversationId: waiting.id, trigger: { timer: { after: '10m', since: 'last_contact_message' } }, outcome: 'applied' })]);
+    expect(runs).toEqual([
+      expect.objectContaining({
+        conversationId: waiting.id,
+        trigger: { timer: { after: '10m', since: 'last_contact_message' } },
+        outcome: 'applied',
+      }),
+    ]);
 
     // A timer set by version 1 does nothing once the rule is edited.
     const later = (await inbound(t, company, 'Still there?')).conversation;

@@ -42,11 +42,16 @@ describe('contacts across processes', () => {
     const conversationIds = new Set(answers.map((answer) => answer.body.data.conversation.id));
     expect(conversationIds.size).toBe(1);
     const [field, value] = Object.entries(from)[0];
-    const contacts = await a.model<Contact>(Contact.name).find({ companyId: acme.companyId, [field]: value }).lean();
+    const contacts = await a
+      .model<Contact>(Contact.name)
+      .find({ companyId: acme.companyId, [field]: value })
+      .lean();
     expect(contacts).toHaveLength(1);
     const open = await a.model<Conversation>(Conversation.name).find({ companyId: acme.companyId, contactId: contacts[0]._id, isOpen: true }).lean();
     expect(open.map((conversation) => conversation._id.toHexString())).toEqual([...conversationIds]);
-    const messages = await a.model<Message>(Message.name).countDocuments({ companyId: acme.companyId, conversationId: open[0]._id, direction: 'inbound' });
+    const messages = await a
+      .model<Message>(Message.name)
+      .countDocuments({ companyId: acme.companyId, conversationId: open[0]._id, direction: 'inbound' });
     expect(messages).toBe(BURST);
   }
 
@@ -68,12 +73,34 @@ describe('contacts across processes', () => {
     const survivor = deployment.apps[1];
     const contacts = survivor.model<Contact>(Contact.name);
     const phone = `+1415555${step === 'merge' ? '77' : '88'}01`;
-    const target = (await survivor.http.post('/v1/contacts').set(acme.auth).send({ name: `Crash ${step} T` }).expect(201)).body;
-    const source = (await survivor.http.post('/v1/contacts').set(acme.auth).send({ name: `Crash ${step} S`, phone }).expect(201)).body;
-    await request(deployment.bases[1]).post('/api/external/messages').set('x-api-key', acme.key).send({ from: { phone }, text: 'Hi', channel: 'whatsapp' }).expect(201);
+    const target = (
+      await survivor.http
+        .post('/v1/contacts')
+        .set(acme.auth)
+        .send({ name: `Crash ${step} T` })
+        .expect(201)
+    ).body;
+    const source = (
+      await survivor.http
+        .post('/v1/contacts')
+        .set(acme.auth)
+        .send({ name: `Crash ${step} S`, phone })
+        .expect(201)
+    ).body;
+    await request(deployment.bases[1])
+      .post('/api/external/messages')
+      .set('x-api-key', acme.key)
+      .send({ from: { phone }, text: 'Hi', channel: 'whatsapp' })
+      .expect(201);
     let mergeId: string | undefined;
     if (step === 'undo') {
-      mergeId = (await survivor.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.id, sourceIds: [source.id] }).expect(200)).body.mergeId;
+      mergeId = (
+        await survivor.http
+          .post('/v1/contacts/merge')
+          .set(acme.auth)
+          .send({ targetId: target.id, sourceIds: [source.id] })
+          .expect(200)
+      ).body.mergeId;
     }
     // The dying process gets as far as the conversations, and no further.
     const stuck = step === 'merge' ? 'moveToContact' : 'moveBackToContact';
@@ -84,14 +111,28 @@ describe('contacts across processes', () => {
       });
     });
     const path = step === 'merge' ? '/v1/contacts/merge' : `/v1/contacts/merges/${mergeId}/undo`;
-    const cut = request(dying.base).post(path).set(acme.auth).send(step === 'merge' ? { targetId: target.id, sourceIds: [source.id] } : {}).timeout(60_000);
+    const cut = request(dying.base)
+      .post(path)
+      .set(acme.auth)
+      .send(step === 'merge' ? { targetId: target.id, sourceIds: [source.id] } : {})
+      .timeout(60_000);
     cut.catch(() => undefined);
     await reached;
     const half = await contacts.findOne({ companyId: acme.companyId, _id: source.id }).lean();
     expect(half?.mergeLock).toBeDefined();
     // Meanwhile a second merge of the same contact answers 409, never interleaves.
-    const other = (await survivor.http.post('/v1/contacts').set(acme.auth).send({ name: `Crash ${step} other` }).expect(201)).body;
-    await survivor.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.id, sourceIds: [other.id] }).expect(409);
+    const other = (
+      await survivor.http
+        .post('/v1/contacts')
+        .set(acme.auth)
+        .send({ name: `Crash ${step} other` })
+        .expect(201)
+    ).body;
+    await survivor.http
+      .post('/v1/contacts/merge')
+      .set(acme.auth)
+      .send({ targetId: target.id, sourceIds: [other.id] })
+      .expect(409);
     cut.abort();
     await Promise.race([dying.app.close(), new Promise((resolve) => setTimeout(resolve, 5_000))]);
 
@@ -103,7 +144,15 @@ describe('contacts across processes', () => {
       },
       { timeoutMs: 20_000, message: `the ${step} to be finished by the other process` },
     );
-    const conversation = await survivor.model<Conversation>(Conversation.name).findOne({ companyId: acme.companyId, channel: 'whatsapp', originalContactId: { $exists: step === 'merge' }, contactId: step === 'merge' ? target.id : source.id }).lean();
+    const conversation = await survivor
+      .model<Conversation>(Conversation.name)
+      .findOne({
+        companyId: acme.companyId,
+        channel: 'whatsapp',
+        originalContactId: { $exists: step === 'merge' },
+        contactId: step === 'merge' ? target.id : source.id,
+      })
+      .lean();
     expect(conversation?.contact).toMatchObject({ phone });
     const stored = await contacts.find({ companyId: acme.companyId, _id: { $in: [target.id, source.id] } }).lean();
     expect(stored.filter((contact) => contact.mergeLock)).toEqual([]);

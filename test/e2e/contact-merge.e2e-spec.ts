@@ -72,14 +72,22 @@ describe('contact merge', () => {
         attributes: { plan: 'pro', region: 'eu', seats: 3, lang: 'en' },
       });
       const moved = await conversationOf(chat.conversation.id);
-      expect(moved).toMatchObject({ contactId: target.id, originalContactId: first.id, contact: { id: target.id, name: 'Ada Lovelace', phone: phone1 } });
+      expect(moved).toMatchObject({
+        contactId: target.id,
+        originalContactId: first.id,
+        contact: { id: target.id, name: 'Ada Lovelace', phone: phone1 },
+      });
       const messages = (await t.http.get(`/v1/conversations/${chat.conversation.id}/messages`).set(acme.auth).expect(200)).body.data;
       expect(messages.map((message: { text: string }) => message.text)).toEqual(expect.arrayContaining(['Where is my order?', 'Call her']));
       const listed = (await t.http.get(`/v1/conversations?contactId=${target.id}`).set(acme.auth).expect(200)).body.data;
       expect(listed.map((conversation: ConversationView) => conversation.id)).toContain(chat.conversation.id);
 
       const [event] = (await loggedOf(t, acme, 'contact.merged')).filter((logged) => (logged.data as { mergeId: string }).mergeId === merged.mergeId);
-      expect(event.data).toEqual({ contact: expect.objectContaining({ id: target.id, email: email1 }), sourceIds: [first.id, second.id], mergeId: merged.mergeId });
+      expect(event.data).toEqual({
+        contact: expect.objectContaining({ id: target.id, email: email1 }),
+        sourceIds: [first.id, second.id],
+        mergeId: merged.mergeId,
+      });
       const record = await t.model<ContactMerge>(ContactMerge.name).findOne({ _id: merged.mergeId, companyId: acme.companyId }).lean();
       expect(record).toMatchObject({ status: 'done' });
       // No lock is left behind.
@@ -127,7 +135,11 @@ describe('contact merge', () => {
       expect((await storedContacts()).length).toBe(before);
 
       for (const body of [{ phone: sourcePhone }, { email: sourceEmail.toUpperCase() }]) {
-        const refused = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Copycat', ...body }).expect(409);
+        const refused = await t.http
+          .post('/v1/contacts')
+          .set(acme.auth)
+          .send({ name: 'Copycat', ...body })
+          .expect(409);
         expect(refused.body.message).toContain(target.id);
       }
       expect((await storedContacts()).length).toBe(before);
@@ -142,9 +154,15 @@ describe('contact merge', () => {
       const clashing = await inbound(t, acme, 'Source writes', { phone: sourcePhone }, 'whatsapp');
       await merge(target.id, [source.id]);
 
-      expect(await conversationOf(kept.conversation.id)).toMatchObject({ contactId: target.id, status: kept.conversation.status, originalContactId: null });
+      expect(await conversationOf(kept.conversation.id)).toMatchObject({
+        contactId: target.id,
+        status: kept.conversation.status,
+        originalContactId: null,
+      });
       expect(await conversationOf(clashing.conversation.id)).toMatchObject({ contactId: target.id, status: 'closed', originalContactId: source.id });
-      const open = await t.model<Conversation>(Conversation.name).countDocuments({ companyId: acme.companyId, contactId: target.id, channel: 'whatsapp', isOpen: true });
+      const open = await t
+        .model<Conversation>(Conversation.name)
+        .countDocuments({ companyId: acme.companyId, contactId: target.id, channel: 'whatsapp', isOpen: true });
       expect(open).toBe(1);
     });
 
@@ -153,7 +171,11 @@ describe('contact merge', () => {
       const source = await contact({ name: 'Bad Input Source' });
       const agent = await addAgent(t, acme, 'agent');
       const before = await storedContacts();
-      await t.http.post('/v1/contacts/merge').set(agent.auth).send({ targetId: target.id, sourceIds: [source.id] }).expect(403);
+      await t.http
+        .post('/v1/contacts/merge')
+        .set(agent.auth)
+        .send({ targetId: target.id, sourceIds: [source.id] })
+        .expect(403);
       const ids = Array.from({ length: 11 }, () => new Types.ObjectId().toHexString());
       const cases: [object, string][] = [
         [{ targetId: target.id, sourceIds: [target.id] }, 'sourceIds'],
@@ -181,11 +203,27 @@ describe('contact merge', () => {
       await merge(survivor.id, [gone.id]);
       const before = await storedContacts();
 
-      await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.id, sourceIds: [foreign.id] }).expect(404);
-      await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: foreign.id, sourceIds: [source.id] }).expect(404);
-      const asSource = await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.id, sourceIds: [source.id, gone.id] }).expect(410);
+      await t.http
+        .post('/v1/contacts/merge')
+        .set(acme.auth)
+        .send({ targetId: target.id, sourceIds: [foreign.id] })
+        .expect(404);
+      await t.http
+        .post('/v1/contacts/merge')
+        .set(acme.auth)
+        .send({ targetId: foreign.id, sourceIds: [source.id] })
+        .expect(404);
+      const asSource = await t.http
+        .post('/v1/contacts/merge')
+        .set(acme.auth)
+        .send({ targetId: target.id, sourceIds: [source.id, gone.id] })
+        .expect(410);
       expect(asSource.body.mergedInto).toBe(survivor.id);
-      await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: gone.id, sourceIds: [source.id] }).expect(410);
+      await t.http
+        .post('/v1/contacts/merge')
+        .set(acme.auth)
+        .send({ targetId: gone.id, sourceIds: [source.id] })
+        .expect(410);
       expect(await storedContacts()).toEqual(before);
       expect(await storedContacts(globex)).toEqual([expect.objectContaining({ name: 'Globex Person' })]);
     });
@@ -195,22 +233,34 @@ describe('contact merge', () => {
       const source = await contact({ name: 'Locked Source' });
       const contacts = t.model<Contact>(Contact.name);
       await contacts.updateOne({ _id: source.id, companyId: acme.companyId }, { $set: { mergeLock: new Types.ObjectId() } });
-      await t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: target.id, sourceIds: [source.id] }).expect(409);
+      await t.http
+        .post('/v1/contacts/merge')
+        .set(acme.auth)
+        .send({ targetId: target.id, sourceIds: [source.id] })
+        .expect(409);
       expect(await contacts.findOne({ _id: source.id, companyId: acme.companyId }).lean()).not.toHaveProperty('mergedInto');
       await contacts.updateOne({ _id: source.id, companyId: acme.companyId }, { $unset: { mergeLock: 1 } });
 
       const shared = await contact({ name: 'Shared', phone: newPhone() });
       const [a, b] = [await contact({ name: 'A' }), await contact({ name: 'B' })];
       const answers = await Promise.all([
-        t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: a.id, sourceIds: [shared.id] }),
-        t.http.post('/v1/contacts/merge').set(acme.auth).send({ targetId: b.id, sourceIds: [shared.id] }),
+        t.http
+          .post('/v1/contacts/merge')
+          .set(acme.auth)
+          .send({ targetId: a.id, sourceIds: [shared.id] }),
+        t.http
+          .post('/v1/contacts/merge')
+          .set(acme.auth)
+          .send({ targetId: b.id, sourceIds: [shared.id] }),
       ]);
       const statuses = answers.map((answer) => answer.status).sort();
       expect(statuses[0]).toBe(200);
       expect([409, 410]).toContain(statuses[1]);
       const winner = answers.find((answer) => answer.status === 200)!.body.contact.id;
       expect(await contacts.findOne({ _id: shared.id, companyId: acme.companyId }).lean()).toMatchObject({ mergedInto: new Types.ObjectId(winner) });
-      expect(await t.model<ContactMerge>(ContactMerge.name).countDocuments({ companyId: acme.companyId, sourceIds: new Types.ObjectId(shared.id) })).toBe(1);
+      expect(
+        await t.model<ContactMerge>(ContactMerge.name).countDocuments({ companyId: acme.companyId, sourceIds: new Types.ObjectId(shared.id) }),
+      ).toBe(1);
       expect((await storedContacts()).filter((stored) => stored.mergeLock)).toEqual([]);
     });
   });
@@ -228,12 +278,30 @@ describe('contact merge', () => {
 
       const undone = (await t.http.post(`/v1/contacts/merges/${mergeId}/undo`).set(acme.auth).expect(200)).body;
 
-      expect(undone.contact).toMatchObject({ id: target.id, name: 'Undo Target', email: null, phone: null, tags: ['vip'], attributes: { plan: 'pro' } });
+      expect(undone.contact).toMatchObject({
+        id: target.id,
+        name: 'Undo Target',
+        email: null,
+        phone: null,
+        tags: ['vip'],
+        attributes: { plan: 'pro' },
+      });
       expect(undone.sources).toEqual([
-        expect.objectContaining({ id: source.id, name: 'Undo Source', phone: sourcePhone, email: sourceEmail, tags: ['beta'], attributes: { seats: 2 } }),
+        expect.objectContaining({
+          id: source.id,
+          name: 'Undo Source',
+          phone: sourcePhone,
+          email: sourceEmail,
+          tags: ['beta'],
+          attributes: { seats: 2 },
+        }),
       ]);
       await t.http.get(`/v1/contacts/${source.id}`).set(acme.auth).expect(200);
-      expect(await conversationOf(own.conversation.id)).toMatchObject({ contactId: source.id, originalContactId: null, contact: { id: source.id, phone: sourcePhone } });
+      expect(await conversationOf(own.conversation.id)).toMatchObject({
+        contactId: source.id,
+        originalContactId: null,
+        contact: { id: source.id, phone: sourcePhone },
+      });
       expect(await conversationOf(since.conversation.id)).toMatchObject({ contactId: target.id });
       const [event] = (await loggedOf(t, acme, 'contact.merge_undone')).filter((logged) => (logged.data as { mergeId: string }).mergeId === mergeId);
       expect(event.data).toEqual({ mergeId, contact: expect.objectContaining({ id: target.id, phone: null }), sourceIds: [source.id] });
@@ -265,7 +333,9 @@ describe('contact merge', () => {
       await t.http.post(`/v1/contacts/merges/${late.mergeId}/undo`).set(globex.auth).expect(404);
       const agent = await addAgent(t, acme, 'agent');
       await t.http.post(`/v1/contacts/merges/${late.mergeId}/undo`).set(agent.auth).expect(403);
-      expect(await t.model<ContactMerge>(ContactMerge.name).findOne({ _id: late.mergeId, companyId: acme.companyId }).lean()).toMatchObject({ status: 'done' });
+      expect(await t.model<ContactMerge>(ContactMerge.name).findOne({ _id: late.mergeId, companyId: acme.companyId }).lean()).toMatchObject({
+        status: 'done',
+      });
     });
   });
 
@@ -283,10 +353,14 @@ describe('contact merge', () => {
       await merge(zoe1.id, [gone.id], company);
 
       const first = (await t.http.get('/v1/contacts/duplicates?limit=1').set(company.auth).expect(200)).body;
-      expect(first.data).toEqual([{ contacts: [expect.objectContaining({ id: jose1.id }), expect.objectContaining({ id: jose2.id })], reason: 'same_name' }]);
+      expect(first.data).toEqual([
+        { contacts: [expect.objectContaining({ id: jose1.id }), expect.objectContaining({ id: jose2.id })], reason: 'same_name' },
+      ]);
       expect(first.nextCursor).toEqual(expect.any(String));
       const second = (await t.http.get(`/v1/contacts/duplicates?limit=1&cursor=${first.nextCursor}`).set(company.auth).expect(200)).body;
-      expect(second.data).toEqual([{ contacts: [expect.objectContaining({ id: zoe1.id }), expect.objectContaining({ id: zoe2.id })], reason: 'same_name' }]);
+      expect(second.data).toEqual([
+        { contacts: [expect.objectContaining({ id: zoe1.id }), expect.objectContaining({ id: zoe2.id })], reason: 'same_name' },
+      ]);
       const last = (await t.http.get(`/v1/contacts/duplicates?limit=1&cursor=${second.nextCursor}`).set(company.auth).expect(200)).body;
       expect(last).toEqual({ data: [], nextCursor: null });
       const bad = await t.http.get('/v1/contacts/duplicates?cursor=%21%21').set(company.auth).expect(400);
@@ -295,7 +369,11 @@ describe('contact merge', () => {
     });
 
     it('reads duplicates on the name-key index', async () => {
-      const plan = await t.model<Contact>(Contact.name).find({ companyId: acme.companyId, nameKey: { $gt: 'a', $type: 'string' } }).sort({ nameKey: 1, _id: 1 }).explain();
+      const plan = await t
+        .model<Contact>(Contact.name)
+        .find({ companyId: acme.companyId, nameKey: { $gt: 'a', $type: 'string' } })
+        .sort({ nameKey: 1, _id: 1 })
+        .explain();
       expect(JSON.stringify(plan)).toContain('nameKey_1__id_1');
     });
   });

@@ -20,7 +20,11 @@ describe('CORS (CORS_ORIGINS)', () => {
   afterAll(() => t.close());
 
   const preflight = (origin: string, path = '/v1/contacts') =>
-    t.http.options(path).set({ Origin: origin, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key' });
+    t.http.options(path).set({
+      Origin: origin,
+      'Access-Control-Request-Method': 'PATCH',
+      'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key',
+    });
   const contacts = () => t.model<Contact>(Contact.name).countDocuments({ companyId: acme.companyId });
 
   it('answers the preflight of a listed origin (204) with what it may send, before authentication and limits', async () => {
@@ -31,7 +35,9 @@ describe('CORS (CORS_ORIGINS)', () => {
     expect(response.headers['access-control-allow-headers']).toContain('Idempotency-Key');
     expect(response.headers['access-control-max-age']).toBe('600');
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
-    expect((await preflight('http://localhost:5173', '/api/external/messages').expect(204)).headers['access-control-allow-origin']).toBe('http://localhost:5173');
+    expect((await preflight('http://localhost:5173', '/api/external/messages').expect(204)).headers['access-control-allow-origin']).toBe(
+      'http://localhost:5173',
+    );
   });
 
   it('gives another origin nothing to allow it (its browser keeps the answer from the page), and runs no route', async () => {
@@ -47,7 +53,9 @@ describe('CORS (CORS_ORIGINS)', () => {
     const ok = await t.http.get('/v1/agents/me').set(acme.auth).set('Origin', ALLOWED).expect(200);
     expect(ok.headers['access-control-allow-origin']).toBe(ALLOWED);
     const exposed = String(ok.headers['access-control-expose-headers']).split(',');
-    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Remaining', 'Retry-After', 'Idempotent-Replayed']));
+    expect(exposed).toEqual(
+      expect.arrayContaining(['x-request-id', 'RateLimit', 'RateLimit-Policy', 'X-RateLimit-Remaining', 'Retry-After', 'Idempotent-Replayed']),
+    );
     const unauthorized = await t.http.get('/v1/agents/me').set('Origin', ALLOWED).expect(401);
     expect(unauthorized.headers['access-control-allow-origin']).toBe(ALLOWED);
   });

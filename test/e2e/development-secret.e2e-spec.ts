@@ -51,7 +51,11 @@ describe('the development secret, without JWT_SECRET', () => {
       expect(second.app.get(AppConfig).jwtSecret).toBe(kept);
       // The token of the first process still holds, and so does the sealed signing secret.
       await second.http.get('/v1/webhooks').set(acme.auth).expect(200);
-      await second.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550199' }, text: 'After the restart' }).expect(201);
+      await second.http
+        .post('/api/external/messages')
+        .set('x-api-key', key)
+        .send({ from: { phone: '+14155550199' }, text: 'After the restart' })
+        .expect(201);
       const [delivery] = await receiver.received('/after-restart', 1, 10_000);
       const id = delivery!.headers['webhook-id'] as string;
       const timestamp = Number(delivery!.headers['webhook-timestamp']);

@@ -24,27 +24,29 @@ describe('privacy: an erasure interrupted by a crash finishes once (two processe
     const [a] = deployment.apps;
     acme = await registerCompany(a.http, 'Acme');
     const key = await createApiKey(a.http, acme, ['messages:write']);
-    const inbound = await a.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550199' }, text: 'wobblequince 0' }).expect(201);
+    const inbound = await a.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: '+14155550199' }, text: 'wobblequince 0' })
+      .expect(201);
     conversationId = inbound.body.data.conversation.id;
     contactId = inbound.body.data.conversation.contactId;
     const now = Date.now();
-    await a
-      .model('Message')
-      .collection.insertMany(
-        Array.from({ length: MESSAGES - 1 }, (_, index) => ({
-          companyId: new Types.ObjectId(acme.companyId),
-          conversationId: new Types.ObjectId(conversationId),
-          direction: 'inbound',
-          type: 'text',
-          text: `wobblequince ${index + 1}`,
-          caption: null,
-          media: null,
-          senderType: 'contact',
-          senderId: null,
-          createdAt: new Date(now + index),
-          updatedAt: new Date(now + index),
-        })),
-      );
+    await a.model('Message').collection.insertMany(
+      Array.from({ length: MESSAGES - 1 }, (_, index) => ({
+        companyId: new Types.ObjectId(acme.companyId),
+        conversationId: new Types.ObjectId(conversationId),
+        direction: 'inbound',
+        type: 'text',
+        text: `wobblequince ${index + 1}`,
+        caption: null,
+        media: null,
+        senderType: 'contact',
+        senderId: null,
+        createdAt: new Date(now + index),
+        updatedAt: new Date(now + index),
+      })),
+    );
   });
   afterAll(() => deployment.stop());
 
@@ -58,13 +60,21 @@ describe('privacy: an erasure interrupted by a crash finishes once (two processe
     // timer leased by a worker that no longer renews it (the lease has lapsed).
     const db = a.model('Message').db.db!;
     const company = new Types.ObjectId(acme.companyId);
-    await a.model<PrivacyRequest>(PrivacyRequest.name).updateOne({ _id: requestId, companyId: acme.companyId }, { $set: { status: 'running', step: 1 } });
-    const firstBatch = await db.collection('messages').find({ companyId: company }, { projection: { _id: 1 }, sort: { createdAt: 1 }, limit: 500 }).toArray();
+    await a
+      .model<PrivacyRequest>(PrivacyRequest.name)
+      .updateOne({ _id: requestId, companyId: acme.companyId }, { $set: { status: 'running', step: 1 } });
+    const firstBatch = await db
+      .collection('messages')
+      .find({ companyId: company }, { projection: { _id: 1 }, sort: { createdAt: 1 }, limit: 500 })
+      .toArray();
     await db.collection('messages').updateMany({ _id: { $in: firstBatch.map((row) => row._id) } }, { $set: { text: null, erasedAt: new Date() } });
     const past = new Date(Date.now() - 1000);
     const moved = await db
       .collection('timers')
-      .updateOne({ _id: `privacy-erase:${requestId}` as never, companyId: company }, { $set: { dueAt: past, nextDueAt: past, leaseOwner: 'worker-killed-9', leaseUntil: past } });
+      .updateOne(
+        { _id: `privacy-erase:${requestId}` as never, companyId: company },
+        { $set: { dueAt: past, nextDueAt: past, leaseOwner: 'worker-killed-9', leaseUntil: past } },
+      );
     expect(moved.matchedCount).toBe(1);
 
     const done = await waitFor(
@@ -80,7 +90,10 @@ describe('privacy: an erasure interrupted by a crash finishes once (two processe
     expect(await db.collection('contacts').findOne({ _id: new Types.ObjectId(contactId) })).toMatchObject({ erasedAt: expect.any(Date) });
     // Both processes are live and kept polling: still one completion, one of each event.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const events = await db.collection('events').find({ companyId: company, type: { $in: ['contact.erased', 'privacy_request.completed'] } }).toArray();
+    const events = await db
+      .collection('events')
+      .find({ companyId: company, type: { $in: ['contact.erased', 'privacy_request.completed'] } })
+      .toArray();
     expect(events.map((event) => event.type).sort()).toEqual(['contact.erased', 'privacy_request.completed']);
     expect(await db.collection('timers').countDocuments({ _id: `privacy-erase:${requestId}` as never })).toBe(0);
   });

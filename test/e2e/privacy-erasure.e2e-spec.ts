@@ -33,11 +33,15 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
   let exportUrl: string;
   const today = new Date().toISOString().slice(0, 10);
 
-  const request = async (id: string): Promise<PrivacyRequestBody> => (await t.http.get(`/v1/privacy-requests/${id}`).set(acme.auth).expect(200)).body as PrivacyRequestBody;
-  const completed = (id: string) => waitFor(async () => ((await request(id)).status === 'completed' ? request(id) : null), { timeoutMs: 20_000, message: `request ${id}` });
+  const request = async (id: string): Promise<PrivacyRequestBody> =>
+    (await t.http.get(`/v1/privacy-requests/${id}`).set(acme.auth).expect(200)).body as PrivacyRequestBody;
+  const completed = (id: string) =>
+    waitFor(async () => ((await request(id)).status === 'completed' ? request(id) : null), { timeoutMs: 20_000, message: `request ${id}` });
   const conversationsCreated = async () =>
-    (await t.http.get('/v1/analytics/metrics').query({ startDate: today, endDate: today }).set(acme.auth).expect(200)).body.totals.conversationsCreated as number;
-  const searchHits = async (q: string) => (await t.http.get('/v1/messages/search').query({ q }).set(acme.auth).expect(200)).body.data.length as number;
+    (await t.http.get('/v1/analytics/metrics').query({ startDate: today, endDate: today }).set(acme.auth).expect(200)).body.totals
+      .conversationsCreated as number;
+  const searchHits = async (q: string) =>
+    (await t.http.get('/v1/messages/search').query({ q }).set(acme.auth).expect(200)).body.data.length as number;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
@@ -46,10 +50,18 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
     agent = await addAgent(t, acme, 'agent');
     key = await createApiKey(t.http, acme, ['messages:write']);
     const events = ['CHAT_RECEIVED', 'CHAT_SENT', 'NOTE_ADDED', 'CONVERSATION_CREATED'];
-    await t.http.post('/v1/webhooks').set(acme.auth).send({ url: receiver.url('/ok'), events }).expect(201);
+    await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: receiver.url('/ok'), events })
+      .expect(201);
     // Never answers well: its deliveries stay pending, waiting for a retry an hour away.
     receiver.answer('/down', { status: 503 });
-    await t.http.post('/v1/webhooks').set(acme.auth).send({ url: receiver.url('/down'), events, retryConfig: { maxRetries: 10, backoffMs: 3_600_000 } }).expect(201);
+    await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: receiver.url('/down'), events, retryConfig: { maxRetries: 10, backoffMs: 3_600_000 } })
+      .expect(201);
 
     idempotencyKey = `erase-me-${Date.now()}`;
     const inbound = await t.http
@@ -60,7 +72,11 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
       .expect(201);
     conversationId = inbound.body.data.conversation.id;
     contactId = inbound.body.data.conversation.contactId;
-    await t.http.patch(`/v1/contacts/${contactId}`).set(acme.auth).send({ email: EMAIL, tags: ['vip'], attributes: { plan: 'Zyxwinda premium' } }).expect(200);
+    await t.http
+      .patch(`/v1/contacts/${contactId}`)
+      .set(acme.auth)
+      .send({ email: EMAIL, tags: ['vip'], attributes: { plan: 'Zyxwinda premium' } })
+      .expect(200);
 
     const uploaded = await t.http
       .post('/api/external/media')
@@ -68,9 +84,21 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
       .attach('file', samples.pdf('glimmerfaxbytes'), { filename: 'glimmerfaxbytes.pdf', contentType: 'application/octet-stream' })
       .expect(201);
     const mediaId = (uploaded.body.data?.id ?? uploaded.body.id) as string;
-    await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: PHONE }, type: 'document', mediaId, caption: 'glimmerfaxcaption' }).expect(201);
-    await t.http.post(`/v1/conversations/${conversationId}/messages`).set(acme.auth).send({ private: true, text: 'snorklewhistle about Zyxwinda' }).expect(201);
-    await t.http.post(`/v1/conversations/${conversationId}/messages`).set(acme.auth).send({ text: 'Dear Zyxwinda, marmaladequark is on its way' }).expect(201);
+    await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: PHONE }, type: 'document', mediaId, caption: 'glimmerfaxcaption' })
+      .expect(201);
+    await t.http
+      .post(`/v1/conversations/${conversationId}/messages`)
+      .set(acme.auth)
+      .send({ private: true, text: 'snorklewhistle about Zyxwinda' })
+      .expect(201);
+    await t.http
+      .post(`/v1/conversations/${conversationId}/messages`)
+      .set(acme.auth)
+      .send({ text: 'Dear Zyxwinda, marmaladequark is on its way' })
+      .expect(201);
     await receiver.received('/ok', 5, 10_000);
     await receiver.received('/down', 1, 10_000);
   });
@@ -103,9 +131,17 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
     expect(bytes.subarray(0, 2).toString()).toBe('PK');
     const entries = unzip(bytes);
     expect(JSON.parse(entries.get('contact.json')!.toString())).toMatchObject({ id: contactId, name: NAME, email: EMAIL, phone: PHONE });
-    const [exported] = JSON.parse(entries.get('conversations.json')!.toString()) as { id: string; messages: { text: string | null; private: boolean }[] }[];
+    const [exported] = JSON.parse(entries.get('conversations.json')!.toString()) as {
+      id: string;
+      messages: { text: string | null; private: boolean }[];
+    }[];
     expect(exported.id).toBe(conversationId);
-    expect(exported.messages.map((message) => message.text)).toEqual(['plumbusfrobnicate marmaladequark', null, 'snorklewhistle about Zyxwinda', 'Dear Zyxwinda, marmaladequark is on its way']);
+    expect(exported.messages.map((message) => message.text)).toEqual([
+      'plumbusfrobnicate marmaladequark',
+      null,
+      'snorklewhistle about Zyxwinda',
+      'Dear Zyxwinda, marmaladequark is on its way',
+    ]);
     const [file] = [...entries.keys()].filter((name) => name.startsWith('media/'));
     expect(file).toMatch(/^media\/[0-9a-f]{24}-glimmerfaxbytes\.pdf$/);
     expect(entries.get(file)).toEqual(samples.pdf('glimmerfaxbytes'));
@@ -124,7 +160,11 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
         res.on('end', () => callback(null, Buffer.concat(chunks)));
       })
       .expect(200);
-    const [withoutNotes] = JSON.parse(unzip(plainZip.body as Buffer).get('conversations.json')!.toString()) as { messages: { private: boolean }[] }[];
+    const [withoutNotes] = JSON.parse(
+      unzip(plainZip.body as Buffer)
+        .get('conversations.json')!
+        .toString(),
+    ) as { messages: { private: boolean }[] }[];
     expect(withoutNotes.messages).toHaveLength(3);
     expect(withoutNotes.messages.every((message) => !message.private)).toBe(true);
     const listed = await t.http.get('/v1/privacy-requests').query({ contactId, type: 'export' }).set(acme.auth).expect(200);
@@ -192,23 +232,45 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
 
     // What is left: the contact as an id, the conversations' metadata, the count.
     const erased = await t.http.get(`/v1/contacts/${contactId}`).set(acme.auth).expect(200);
-    expect(erased.body).toMatchObject({ id: contactId, erased: true, erasedAt: expect.any(String), name: null, email: null, phone: null, tags: [], attributes: {} });
+    expect(erased.body).toMatchObject({
+      id: contactId,
+      erased: true,
+      erasedAt: expect.any(String),
+      name: null,
+      email: null,
+      phone: null,
+      tags: [],
+      attributes: {},
+    });
     await t.http.patch(`/v1/contacts/${contactId}`).set(acme.auth).send({ name: 'Back' }).expect(410);
     await t.http.post(`/v1/contacts/${contactId}/erase`).set(acme.auth).send({}).expect(410);
     const conversation = await t.http.get(`/v1/conversations/${conversationId}`).set(acme.auth).expect(200);
-    expect(conversation.body).toMatchObject({ id: conversationId, contactId, contact: null, channel: expect.any(String), status: expect.any(String) });
+    expect(conversation.body).toMatchObject({
+      id: conversationId,
+      contactId,
+      contact: null,
+      channel: expect.any(String),
+      status: expect.any(String),
+    });
     expect(await conversationsCreated()).toBe(counted);
     expect(await searchHits('plumbusfrobnicate')).toBe(0);
     await t.http.get(exportUrl).expect(404);
     expect((await request(exportId)).downloadUrl).toBeUndefined();
 
     // Subscribers hear of it, without personal data.
-    const events = await db.collection('events').find({ companyId: new Types.ObjectId(acme.companyId), type: { $in: ['contact.erased', 'privacy_request.completed'] } }).toArray();
+    const events = await db
+      .collection('events')
+      .find({ companyId: new Types.ObjectId(acme.companyId), type: { $in: ['contact.erased', 'privacy_request.completed'] } })
+      .toArray();
     expect(events.find((event) => event.type === 'contact.erased')?.data).toEqual({ contactId, requestId: accepted.body.id });
     expect(events.filter((event) => event.type === 'privacy_request.completed')).toHaveLength(3);
 
     // The same phone writes again: a new contact.
-    const again = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: PHONE }, text: 'hello again' }).expect(201);
+    const again = await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: PHONE }, text: 'hello again' })
+      .expect(201);
     expect(again.body.data.conversation.contactId).not.toBe(contactId);
   });
 });

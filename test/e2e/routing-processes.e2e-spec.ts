@@ -32,7 +32,11 @@ describe('routing across two processes', () => {
     const [two, one] = deployment.apps;
     const company = await registerCompany(one.http, 'Busy desk');
     await one.http.patch(`/v1/agents/${company.agentId}`).set(company.auth).send({ status: 'offline' }).expect(200);
-    await one.http.patch('/v1/settings').set(company.auth).send({ autoAssignment: { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 100 } }).expect(200);
+    await one.http
+      .patch('/v1/settings')
+      .set(company.auth)
+      .send({ autoAssignment: { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 100 } })
+      .expect(200);
     const agents: TestAgentLogin[] = [];
     for (let n = 0; n < AGENTS; n += 1) {
       const agent = await addAgent(one, company, 'agent');
@@ -49,11 +53,27 @@ describe('routing across two processes', () => {
     const half = CONVERSATIONS / 2;
     for (let start = 0; start < CONVERSATIONS; start += 10) {
       const http = (index: number) => (index < half && index % 2 === 1 ? two.http : one.http);
-      await Promise.all(ids.slice(start, start + 10).map((id, offset) => http(start + offset).patch(`/v1/conversations/${id}`).set(company.auth).send({ status: 'queued' }).expect(200)));
+      await Promise.all(
+        ids.slice(start, start + 10).map((id, offset) =>
+          http(start + offset)
+            .patch(`/v1/conversations/${id}`)
+            .set(company.auth)
+            .send({ status: 'queued' })
+            .expect(200),
+        ),
+      );
       if (start + 10 === half) await two.close();
     }
-    const conversations = () => one.model<Conversation>(Conversation.name).find({ companyId: company.companyId, _id: { $in: ids } }).lean();
-    const counters = () => one.model<Agent>(Agent.name).find({ companyId: company.companyId, _id: { $in: agents.map((agent) => agent.agentId) } }).lean();
+    const conversations = () =>
+      one
+        .model<Conversation>(Conversation.name)
+        .find({ companyId: company.companyId, _id: { $in: ids } })
+        .lean();
+    const counters = () =>
+      one
+        .model<Agent>(Agent.name)
+        .find({ companyId: company.companyId, _id: { $in: agents.map((agent) => agent.agentId) } })
+        .lean();
     const human = async () => (await conversations()).filter((conversation) => conversation.status === 'human').length;
     await waitFor(async () => (await human()) >= AGENTS * FIRST_CAPACITY, { timeoutMs: 120_000, message: 'the agents to be full' });
     await settle(one);
@@ -61,7 +81,9 @@ describe('routing across two processes', () => {
 
     expect((await counters()).map((agent) => agent.loadTotal)).toEqual(agents.map(() => FIRST_CAPACITY));
 
-    const events = (await one.app.get(EventLogRepository).range(company.companyId, { after: 0, types: ['conversation.assigned'] }, 1000)) as DomainEvent<'conversation.assigned'>[];
+    const events = (await one.app
+      .get(EventLogRepository)
+      .range(company.companyId, { after: 0, types: ['conversation.assigned'] }, 1000)) as DomainEvent<'conversation.assigned'>[];
     const perConversation = new Map<string, number>();
     const perAgent = new Map<string, number>();
     for (const event of events) {

@@ -33,7 +33,11 @@ describe('routing', () => {
   const company = async (name: string): Promise<TestCompany> => {
     const created = await registerCompany(t.http, name);
     await t.http.patch(`/v1/agents/${created.agentId}`).set(created.auth).send({ status: 'offline' }).expect(200);
-    await t.http.patch('/v1/settings').set(created.auth).send({ autoAssignment: { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 10 } }).expect(200);
+    await t.http
+      .patch('/v1/settings')
+      .set(created.auth)
+      .send({ autoAssignment: { enabled: true, strategy: 'round_robin', maxConversationsPerAgent: 10 } })
+      .expect(200);
     return created;
   };
   const offlineAgent = async (of: TestCompany, role: 'agent' | 'supervisor' = 'agent'): Promise<TestAgentLogin> => {
@@ -42,12 +46,20 @@ describe('routing', () => {
     return agent;
   };
   const online = (of: TestCompany, agent: TestAgentLogin, fields: Record<string, unknown> = {}) =>
-    t.http.patch(`/v1/agents/${agent.agentId}`).set(of.auth).send({ status: 'online', ...fields }).expect(200);
+    t.http
+      .patch(`/v1/agents/${agent.agentId}`)
+      .set(of.auth)
+      .send({ status: 'online', ...fields })
+      .expect(200);
   /** A queued conversation with `fields` (priority, teamId, requiredSkills) set before it is handed off. */
   const queued = async (of: TestCompany, fields: Record<string, unknown> = {}): Promise<string> => {
     const contact = await t.app.get(ContactsService).findOrCreateByIdentity(of.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
     const { body } = await t.http.post('/v1/conversations').set(of.auth).send({ contactId: contact._id.toHexString() }).expect(201);
-    await t.http.patch(`/v1/conversations/${body.id}`).set(of.auth).send({ ...fields, status: 'queued' }).expect(200);
+    await t.http
+      .patch(`/v1/conversations/${body.id}`)
+      .set(of.auth)
+      .send({ ...fields, status: 'queued' })
+      .expect(200);
     return body.id as string;
   };
   const stored = (of: TestCompany, id: string) => t.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: of.companyId }).lean();
@@ -72,7 +84,13 @@ describe('routing', () => {
     expect(first.body.data.map((entry: { position: number }) => entry.position)).toEqual([1, 2, 3, 4]);
     expect(first.body.data[0].waitingSeconds).toBeGreaterThanOrEqual(4);
     const second = await t.http.get(`/v1/queue?limit=4&cursor=${first.body.nextCursor}`).set(agent.auth).expect(200);
-    expect(second.body).toMatchObject({ nextCursor: null, data: [{ conversation: { id: fair[4] }, position: 5 }, { conversation: { id: fair[5] }, position: 6 }] });
+    expect(second.body).toMatchObject({
+      nextCursor: null,
+      data: [
+        { conversation: { id: fair[4] }, position: 5 },
+        { conversation: { id: fair[5] }, position: 6 },
+      ],
+    });
     await t.http.get('/v1/queue?cursor=bogus').set(agent.auth).expect(400);
     expect((await t.http.get(`/v1/conversations/${ids[2]}`).set(agent.auth).expect(200)).body.queue).toMatchObject({ teamId: null, position: 3 });
 
@@ -94,12 +112,22 @@ describe('routing', () => {
   it("routes a team's queue to its members with the skills, never beyond capacity or a channel's limit", async () => {
     const acme = await company('Teams');
     const [french, plain, outsider] = [await offlineAgent(acme), await offlineAgent(acme), await offlineAgent(acme)];
-    const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Support', memberIds: [french.agentId, plain.agentId] }).expect(201)).body;
+    const team = (
+      await t.http
+        .post('/v1/teams')
+        .set(acme.auth)
+        .send({ name: 'Support', memberIds: [french.agentId, plain.agentId] })
+        .expect(201)
+    ).body;
     const needsFrench = await queued(acme, { teamId: team.id, requiredSkills: ['french'] });
     const anyMember = await queued(acme, { teamId: team.id });
     const overflowing = await queued(acme, { teamId: team.id });
     const teamQueue = await t.http.get(`/v1/teams/${team.id}/queue`).set(plain.auth).expect(200);
-    expect(teamQueue.body.data.map((entry: { conversation: { id: string } }) => entry.conversation.id)).toEqual([needsFrench, anyMember, overflowing]);
+    expect(teamQueue.body.data.map((entry: { conversation: { id: string } }) => entry.conversation.id)).toEqual([
+      needsFrench,
+      anyMember,
+      overflowing,
+    ]);
     expect((await t.http.get('/v1/queue').set(plain.auth).expect(200)).body.data).toEqual([]);
 
     await online(acme, outsider);
@@ -125,7 +153,13 @@ describe('routing', () => {
     expect(await loadOf(acme, plain)).toBe(1);
 
     // A manual team is never routed; a foreign team id is refused by PATCH.
-    const manual = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Manual', memberIds: [outsider.agentId], strategy: 'manual' }).expect(201)).body;
+    const manual = (
+      await t.http
+        .post('/v1/teams')
+        .set(acme.auth)
+        .send({ name: 'Manual', memberIds: [outsider.agentId], strategy: 'manual' })
+        .expect(201)
+    ).body;
     const waiting = await queued(acme, { teamId: manual.id });
     await settle(t);
     expect((await stored(acme, waiting))!.status).toBe('queued');
@@ -133,7 +167,11 @@ describe('routing', () => {
     const foreign = (await t.http.post('/v1/teams').set(other.auth).send({ name: 'Theirs' }).expect(201)).body;
     const refused = await t.http.patch(`/v1/conversations/${waiting}`).set(acme.auth).send({ teamId: foreign.id }).expect(400);
     expect(JSON.stringify(refused.body)).toContain('teamId');
-    await t.http.patch(`/v1/conversations/${waiting}`).set(acme.auth).send({ requiredSkills: ['Bad Skill'] }).expect(400);
+    await t.http
+      .patch(`/v1/conversations/${waiting}`)
+      .set(acme.auth)
+      .send({ requiredSkills: ['Bad Skill'] })
+      .expect(400);
     expect((await stored(acme, waiting))!.teamId?.toHexString()).toBe(manual.id);
     await t.http.get(`/v1/teams/${foreign.id}/queue`).set(acme.auth).expect(404);
   });
@@ -176,12 +214,24 @@ describe('routing', () => {
     const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Web desk', strategy: 'manual' }).expect(201)).body;
     const other = await registerCompany(t.http, 'Not ours');
     const foreign = (await t.http.post('/v1/teams').set(other.auth).send({ name: 'Theirs' }).expect(201)).body;
-    const refused = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: foreign.id }).expect(400);
+    const refused = await t.http
+      .post('/v1/channels')
+      .set(acme.auth)
+      .send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: foreign.id })
+      .expect(400);
     expect(JSON.stringify(refused.body)).toContain('teamId');
-    const channel = await t.http.post('/v1/channels').set(acme.auth).send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: team.id }).expect(201);
+    const channel = await t.http
+      .post('/v1/channels')
+      .set(acme.auth)
+      .send({ key: 'webchat', type: 'web', name: 'Web chat', teamId: team.id })
+      .expect(201);
     expect(channel.body.teamId).toBe(team.id);
     const key = await createApiKey(t.http, acme, ['messages:write']);
-    const inbound = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { email: uniqueEmail('visitor') }, text: 'hi', channel: 'webchat' }).expect(201);
+    const inbound = await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { email: uniqueEmail('visitor') }, text: 'hi', channel: 'webchat' })
+      .expect(201);
     const id = inbound.body.data.conversation.id as string;
     await settle(t);
     expect((await stored(acme, id))!.teamId?.toHexString()).toBe(team.id);
@@ -193,9 +243,19 @@ describe('routing', () => {
   it("the flow step assign_team moves a conversation to the team's queue; a bad teamId is refused when the flow is written", async () => {
     const acme = await company('Flow team');
     const team = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Flowed', strategy: 'manual' }).expect(201)).body;
-    const refused = await t.http.post('/v1/flows').set(acme.auth).send({ name: 'Bad', steps: [{ type: 'assign_team', teamId: 'nope' }] }).expect(400);
+    const refused = await t.http
+      .post('/v1/flows')
+      .set(acme.auth)
+      .send({ name: 'Bad', steps: [{ type: 'assign_team', teamId: 'nope' }] })
+      .expect(400);
     expect(JSON.stringify(refused.body)).toContain('teamId');
-    const flow = (await t.http.post('/v1/flows').set(acme.auth).send({ name: 'To team', steps: [{ type: 'assign_team', teamId: team.id }] }).expect(201)).body;
+    const flow = (
+      await t.http
+        .post('/v1/flows')
+        .set(acme.auth)
+        .send({ name: 'To team', steps: [{ type: 'assign_team', teamId: team.id }] })
+        .expect(201)
+    ).body;
     const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('contact'), name: 'Ada' });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     const run = await t.http.post(`/v1/flows/${flow.id}/execute`).set(acme.auth).send({ conversationId: body.id }).expect(200);
@@ -208,10 +268,28 @@ describe('routing', () => {
 
   it('applies a team overflow once when the maximum wait passes, also after a restart', async () => {
     const acme = await company('Overflow');
-    const closing = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Closing', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'close' } }).expect(201)).body;
+    const closing = (
+      await t.http
+        .post('/v1/teams')
+        .set(acme.auth)
+        .send({ name: 'Closing', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'close' } })
+        .expect(201)
+    ).body;
     const next = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Next', strategy: 'manual' }).expect(201)).body;
-    const moving = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Moving', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'team', teamId: next.id } }).expect(201)).body;
-    const telling = (await t.http.post('/v1/teams').set(acme.auth).send({ name: 'Telling', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'message', text: 'Still here, thanks for waiting' } }).expect(201)).body;
+    const moving = (
+      await t.http
+        .post('/v1/teams')
+        .set(acme.auth)
+        .send({ name: 'Moving', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'team', teamId: next.id } })
+        .expect(201)
+    ).body;
+    const telling = (
+      await t.http
+        .post('/v1/teams')
+        .set(acme.auth)
+        .send({ name: 'Telling', strategy: 'manual', maxWaitSeconds: 60, overflow: { action: 'message', text: 'Still here, thanks for waiting' } })
+        .expect(201)
+    ).body;
     const toClose = await queued(acme, { teamId: closing.id });
     const toMove = await queued(acme, { teamId: moving.id });
     const toTell = await queued(acme, { teamId: telling.id });
@@ -224,7 +302,10 @@ describe('routing', () => {
     t = restarted.app;
     clock.advance(61_000);
     await waitFor(async () => (await stored(acme, toClose))!.status === 'closed', { timeoutMs: 5000, message: 'the queue timeout to close it' });
-    await waitFor(async () => (await stored(acme, toMove))!.teamId?.toHexString() === next.id, { timeoutMs: 5000, message: 'the overflow to move it' });
+    await waitFor(async () => (await stored(acme, toMove))!.teamId?.toHexString() === next.id, {
+      timeoutMs: 5000,
+      message: 'the overflow to move it',
+    });
     expect(await stored(acme, toClose)).toMatchObject({ closeReason: 'queue_timeout' });
     expect((await stored(acme, toMove))!.queuedAt).toEqual(queuedAt);
     await waitFor(async () => (await stored(acme, toTell))!.queueTimeout !== null, { timeoutMs: 5000, message: 'the overflow message' });
@@ -232,9 +313,15 @@ describe('routing', () => {
     clock.advance(61_000);
     await new Promise((resolve) => setTimeout(resolve, 700));
     await settle(t);
-    const timeouts = (await events(acme, 'conversation.queue_timeout')).map((event) => event.data as { conversation: { id: string }; action: string; teamId: string });
+    const timeouts = (await events(acme, 'conversation.queue_timeout')).map(
+      (event) => event.data as { conversation: { id: string }; action: string; teamId: string },
+    );
     expect(timeouts.map(({ conversation, action, teamId }) => [conversation.id, action, teamId]).sort()).toEqual(
-      [[toClose, 'close', closing.id], [toMove, 'team', moving.id], [toTell, 'message', telling.id]].sort(),
+      [
+        [toClose, 'close', closing.id],
+        [toMove, 'team', moving.id],
+        [toTell, 'message', telling.id],
+      ].sort(),
     );
     const told = await t.model<Message>(Message.name).find({ companyId: acme.companyId, conversationId: toTell, senderType: 'bot' }).lean();
     expect(told.map((message) => message.text)).toEqual(['Still here, thanks for waiting']);
@@ -243,11 +330,19 @@ describe('routing', () => {
   it('sets an idle online agent away on a durable timer, and logs every status change with its reason', async () => {
     const acme = await company('Presence');
     for (const bad of [59, 86_401, 'soon']) {
-      const refused = await t.http.patch('/v1/settings').set(acme.auth).send({ autoAssignment: { awayAfterIdleSeconds: bad } }).expect(400);
+      const refused = await t.http
+        .patch('/v1/settings')
+        .set(acme.auth)
+        .send({ autoAssignment: { awayAfterIdleSeconds: bad } })
+        .expect(400);
       expect(JSON.stringify(refused.body)).toContain('awayAfterIdleSeconds');
     }
     expect((await t.http.get('/v1/settings').set(acme.auth).expect(200)).body.autoAssignment.awayAfterIdleSeconds).toBeNull();
-    await t.http.patch('/v1/settings').set(acme.auth).send({ autoAssignment: { awayAfterIdleSeconds: 60 } }).expect(200);
+    await t.http
+      .patch('/v1/settings')
+      .set(acme.auth)
+      .send({ autoAssignment: { awayAfterIdleSeconds: 60 } })
+      .expect(200);
     const idle = await offlineAgent(acme);
     const busy = await offlineAgent(acme);
     await t.http.patch(`/v1/agents/${idle.agentId}`).set(idle.auth).send({ status: 'online' }).expect(200);
@@ -259,15 +354,23 @@ describe('routing', () => {
     clock.advance(40_000);
     await t.http.get('/v1/teams').set(busy.auth).expect(200);
     clock.advance(20_000);
-    await waitFor(async () => (await t.model<Agent>(Agent.name).findOne({ _id: idle.agentId, companyId: acme.companyId }).lean())!.status === 'away', {
-      timeoutMs: 5000,
-      message: 'the idle agent to be away',
-    });
+    await waitFor(
+      async () => (await t.model<Agent>(Agent.name).findOne({ _id: idle.agentId, companyId: acme.companyId }).lean())!.status === 'away',
+      {
+        timeoutMs: 5000,
+        message: 'the idle agent to be away',
+      },
+    );
     expect((await t.model<Agent>(Agent.name).findOne({ _id: busy.agentId, companyId: acme.companyId }).lean())!.status).toBe('online');
 
     await settle(t);
-    const changes = (await events(acme, 'agent.status_changed')).map((event) => event.data as { agent: { id: string; status: string }; previousStatus: string; reason: string });
-    const of = (agent: TestAgentLogin) => changes.filter((change) => change.agent.id === agent.agentId).map(({ agent: { status }, previousStatus, reason }) => [previousStatus, status, reason]);
+    const changes = (await events(acme, 'agent.status_changed')).map(
+      (event) => event.data as { agent: { id: string; status: string }; previousStatus: string; reason: string },
+    );
+    const of = (agent: TestAgentLogin) =>
+      changes
+        .filter((change) => change.agent.id === agent.agentId)
+        .map(({ agent: { status }, previousStatus, reason }) => [previousStatus, status, reason]);
     // Created online, then set offline by the admin (the test's helper), then online.
     expect(of(idle)).toEqual([
       ['online', 'offline', 'admin'],
@@ -301,8 +404,12 @@ describe('routing', () => {
     // What a process killed right after its reservation leaves behind: the repair timer covers it, the hold stays.
     await t.app.get(AgentLoadRepair).cover(acme.companyId, clock.now());
     await t.model<Agent>(Agent.name).updateOne({ _id: agent.agentId, companyId: acme.companyId }, { $set: { status: 'online' } });
-    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 1, channelCapacity: null }, clock.now())).toBe(true);
-    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 5, channelCapacity: null }, clock.now())).toBe(false);
+    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 1, channelCapacity: null }, clock.now())).toBe(
+      true,
+    );
+    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 5, channelCapacity: null }, clock.now())).toBe(
+      false,
+    );
     expect(await loadOf(acme, agent)).toBe(1);
     clock.advance(61_000);
     await waitFor(async () => (await loadOf(acme, agent)) === 0, { timeoutMs: 5000, message: 'the hold to be released' });

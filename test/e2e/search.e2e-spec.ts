@@ -15,7 +15,8 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
   const conversationIds: string[] = [];
   const contactIds: string[] = [];
 
-  const searchConversations = (auth: { Authorization: string }, body: Record<string, unknown>) => t.http.post('/v1/conversations/search').set(auth).send(body);
+  const searchConversations = (auth: { Authorization: string }, body: Record<string, unknown>) =>
+    t.http.post('/v1/conversations/search').set(auth).send(body);
   const searchContacts = (auth: { Authorization: string }, body: Record<string, unknown>) => t.http.post('/v1/contacts/search').set(auth).send(body);
 
   beforeAll(async () => {
@@ -23,9 +24,21 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     ({ acme, globex } = await twoCompanies(t.http));
     agent = await addAgent(t, acme, 'agent');
     for (const company of [acme, globex]) {
-      await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'contact', key: 'plan', label: 'Plan', type: 'list', options: ['free', 'pro'] }).expect(201);
-      await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' }).expect(201);
-      await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'conversation', key: 'due', label: 'Due', type: 'date' }).expect(201);
+      await t.http
+        .post('/v1/attribute-definitions')
+        .set(company.auth)
+        .send({ model: 'contact', key: 'plan', label: 'Plan', type: 'list', options: ['free', 'pro'] })
+        .expect(201);
+      await t.http
+        .post('/v1/attribute-definitions')
+        .set(company.auth)
+        .send({ model: 'conversation', key: 'amount', label: 'Amount', type: 'number' })
+        .expect(201);
+      await t.http
+        .post('/v1/attribute-definitions')
+        .set(company.auth)
+        .send({ model: 'conversation', key: 'due', label: 'Due', type: 'date' })
+        .expect(201);
     }
     const people = [
       { name: 'Ada', plan: 'pro', tags: ['vip'] },
@@ -37,7 +50,12 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
       const contact = await t.http
         .post('/v1/contacts')
         .set(acme.auth)
-        .send({ name: person.name, email: `${person.name.toLowerCase()}@example.com`, tags: person.tags, ...(person.plan ? { attributes: { plan: person.plan } } : {}) })
+        .send({
+          name: person.name,
+          email: `${person.name.toLowerCase()}@example.com`,
+          tags: person.tags,
+          ...(person.plan ? { attributes: { plan: person.plan } } : {}),
+        })
         .expect(201);
       contactIds.push(contact.body.id);
       for (const channel of ['api', 'web']) {
@@ -49,13 +67,22 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
           .set(acme.auth)
           .send({ attributes, tags: i % 2 ? ['refund'] : [], subject: `Order ${1000 + i} ${channel}`, ...(i === 3 ? { status: 'queued' } : {}) })
           .expect(200);
-        if (i === 2 && channel === 'web') await t.http.post(`/v1/conversations/${conversation.body.id}/assign`).set(acme.auth).send({ agentId: agent.agentId }).expect(200);
+        if (i === 2 && channel === 'web')
+          await t.http.post(`/v1/conversations/${conversation.body.id}/assign`).set(acme.auth).send({ agentId: agent.agentId }).expect(200);
       }
     }
     // Another company's records hold the same values: they never match.
-    const foreign = await t.http.post('/v1/contacts').set(globex.auth).send({ name: 'Ada', attributes: { plan: 'pro' }, tags: ['vip'] }).expect(201);
+    const foreign = await t.http
+      .post('/v1/contacts')
+      .set(globex.auth)
+      .send({ name: 'Ada', attributes: { plan: 'pro' }, tags: ['vip'] })
+      .expect(201);
     const foreignConversation = await t.http.post('/v1/conversations').set(globex.auth).send({ contactId: foreign.body.id }).expect(201);
-    await t.http.patch(`/v1/conversations/${foreignConversation.body.id}`).set(globex.auth).send({ attributes: { amount: 10 }, subject: 'Order 1000 api' }).expect(200);
+    await t.http
+      .patch(`/v1/conversations/${foreignConversation.body.id}`)
+      .set(globex.auth)
+      .send({ attributes: { amount: 10 }, subject: 'Order 1000 api' })
+      .expect(200);
   });
   afterAll(() => t.close());
 
@@ -77,7 +104,17 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     { field: 'contact.tags', op: 'eq', value: 'vip' },
     { field: 'contact.attributes.plan', op: 'eq', value: 'pro' },
     { field: 'contact.attributes.plan', op: 'exists', value: false },
-    { or: [{ field: 'status', op: 'eq', value: 'queued' }, { and: [{ field: 'channel', op: 'eq', value: 'api' }, { field: 'contact.attributes.plan', op: 'ne', value: 'free' }] }] },
+    {
+      or: [
+        { field: 'status', op: 'eq', value: 'queued' },
+        {
+          and: [
+            { field: 'channel', op: 'eq', value: 'api' },
+            { field: 'contact.attributes.plan', op: 'ne', value: 'free' },
+          ],
+        },
+      ],
+    },
   ];
 
   it.each(FILTERS.map((filter) => [JSON.stringify(filter), filter]))('finds what the in-memory evaluator finds: %s', async (_, filter) => {
@@ -85,7 +122,10 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     const found = response.body.data.map((c: { id: string }) => c.id).sort();
     const compiler = t.app.get(FilterCompiler);
     const parsed = await compiler.parse(acme.companyId, 'conversation', filter);
-    const records = await t.model(Conversation.name).collection.find({ companyId: new Types.ObjectId(acme.companyId) }).toArray();
+    const records = await t
+      .model(Conversation.name)
+      .collection.find({ companyId: new Types.ObjectId(acme.companyId) })
+      .toArray();
     const contacts = new Map((await t.model(Contact.name).collection.find({}).toArray()).map((c) => [String(c._id), c]));
     const expected = records
       .filter((record) => matchesFilter(parsed, { record, contact: contacts.get(String(record.contactId)) ?? null }, { now: new Date() }))
@@ -102,7 +142,12 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await searchConversations(agent.auth, { filter: { field: 'channel', op: 'eq', value: 'api' }, sort: 'lastActivity', limit: 3, cursor }).expect(200);
+      const page = await searchConversations(agent.auth, {
+        filter: { field: 'channel', op: 'eq', value: 'api' },
+        sort: 'lastActivity',
+        limit: 3,
+        cursor,
+      }).expect(200);
       seen.push(...page.body.data.map((c: { id: string }) => c.id));
       cursor = page.body.nextCursor ?? undefined;
     } while (cursor);
@@ -112,7 +157,18 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
 
   it.each([
     [{ filter: { field: 'status', op: 'gt', value: 'bot' } }, 'filter.op', 'status takes eq, ne, in, nin, exists, contains, startsWith, not gt'],
-    [{ filter: { and: [{ field: 'status', op: 'eq', value: 'bot' }, { field: 'attributes.amount', op: 'eq', value: '10' }] } }, 'filter.and[1].value', 'must be a finite number'],
+    [
+      {
+        filter: {
+          and: [
+            { field: 'status', op: 'eq', value: 'bot' },
+            { field: 'attributes.amount', op: 'eq', value: '10' },
+          ],
+        },
+      },
+      'filter.and[1].value',
+      'must be a finite number',
+    ],
     [{ filter: { field: 'attributes.nope', op: 'eq', value: 'x' } }, 'filter.field', 'is not a defined attribute'],
     [{ filter: { field: 'status', op: 'eq', value: ['queued'] } }, 'filter.value', 'must be a string'],
     [{ filter: { field: 'status', op: 'eq', value: 'bot' }, sort: 'name' }, 'sort', 'sort must be one of'],
@@ -135,13 +191,26 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     const compiler = t.app.get(FilterCompiler);
     const indexOf = async (filter: unknown) => {
       const query = await compiler.query(acme.companyId, await compiler.parse(acme.companyId, 'conversation', filter));
-      const explained = await t.model(Conversation.name).collection.find({ ...query, companyId: new Types.ObjectId(acme.companyId) }).explain('executionStats');
+      const explained = await t
+        .model(Conversation.name)
+        .collection.find({ ...query, companyId: new Types.ObjectId(acme.companyId) })
+        .explain('executionStats');
       let stage = explained.queryPlanner.winningPlan;
       while (stage && stage.stage !== 'IXSCAN') stage = stage.inputStage;
       return stage?.keyPattern ?? stage?.indexName ?? null;
     };
-    expect(JSON.stringify(await indexOf({ and: [{ field: 'attributes.amount', op: 'eq', value: 20 }, { field: 'status', op: 'in', value: ['bot', 'queued'] }] }))).toContain('attributes.$**');
-    for (const field of ['channel', 'tags', 'subject']) expect(JSON.stringify(await indexOf({ field, op: 'eq', value: 'web' }))).toContain('companyId');
+    expect(
+      JSON.stringify(
+        await indexOf({
+          and: [
+            { field: 'attributes.amount', op: 'eq', value: 20 },
+            { field: 'status', op: 'in', value: ['bot', 'queued'] },
+          ],
+        }),
+      ),
+    ).toContain('attributes.$**');
+    for (const field of ['channel', 'tags', 'subject'])
+      expect(JSON.stringify(await indexOf({ field, op: 'eq', value: 'web' }))).toContain('companyId');
     expect(JSON.stringify(await indexOf({ field: 'csatRating', op: 'gte', value: 4 }))).toContain('companyId');
     expect(JSON.stringify(await indexOf({ field: 'lastMessageAt', op: 'withinLast', value: '1d' }))).toContain('companyId');
   });
@@ -149,11 +218,27 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
   it('refuses a contact condition matching more than 1000 contacts, asking for a narrower one', async () => {
     const now = new Date();
     await t.model(Contact.name).collection.insertMany(
-      Array.from({ length: 1001 }, (_, i) => ({ companyId: new Types.ObjectId(acme.companyId), name: `Bulk ${i}`, tags: ['bulk'], attributes: {}, createdAt: now, updatedAt: now })),
+      Array.from({ length: 1001 }, (_, i) => ({
+        companyId: new Types.ObjectId(acme.companyId),
+        name: `Bulk ${i}`,
+        tags: ['bulk'],
+        attributes: {},
+        createdAt: now,
+        updatedAt: now,
+      })),
     );
     try {
-      const response = await searchConversations(agent.auth, { filter: { and: [{ field: 'channel', op: 'eq', value: 'api' }, { field: 'contact.tags', op: 'eq', value: 'bulk' }] } }).expect(400);
-      expect(response.body.errors).toEqual([{ field: 'filter.and[1]', message: expect.stringContaining('matches more than 1000 contacts: narrow it') }]);
+      const response = await searchConversations(agent.auth, {
+        filter: {
+          and: [
+            { field: 'channel', op: 'eq', value: 'api' },
+            { field: 'contact.tags', op: 'eq', value: 'bulk' },
+          ],
+        },
+      }).expect(400);
+      expect(response.body.errors).toEqual([
+        { field: 'filter.and[1]', message: expect.stringContaining('matches more than 1000 contacts: narrow it') },
+      ]);
     } finally {
       await t.model(Contact.name).collection.deleteMany({ tags: 'bulk' });
     }
@@ -163,11 +248,16 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     const all = await searchContacts(agent.auth, { filter: { field: 'email', op: 'contains', value: 'EXAMPLE.COM' } }).expect(200);
     expect(all.body.data.map((c: { name: string }) => c.name)).toEqual(['Barbara', 'Linus', 'Grace', 'Ada']);
     const pro = await searchContacts(agent.auth, { filter: { field: 'attributes.plan', op: 'eq', value: 'pro' }, sort: 'name' }).expect(200);
-    expect(pro.body).toEqual({ data: [expect.objectContaining({ name: 'Ada', attributes: { plan: 'pro' } }), expect.objectContaining({ name: 'Linus' })], nextCursor: null });
+    expect(pro.body).toEqual({
+      data: [expect.objectContaining({ name: 'Ada', attributes: { plan: 'pro' } }), expect.objectContaining({ name: 'Linus' })],
+      nextCursor: null,
+    });
     const names: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await searchContacts(agent.auth, { filter: { field: 'tags', op: 'exists', value: true }, sort: 'name', limit: 1, cursor }).expect(200);
+      const page = await searchContacts(agent.auth, { filter: { field: 'tags', op: 'exists', value: true }, sort: 'name', limit: 1, cursor }).expect(
+        200,
+      );
       names.push(...page.body.data.map((c: { name: string }) => c.name));
       cursor = page.body.nextCursor ?? undefined;
     } while (cursor);

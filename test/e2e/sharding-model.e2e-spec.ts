@@ -78,7 +78,11 @@ describe(`the data model is ready to shard (${DOC})`, () => {
     models = Object.values(connection.models) as Model<unknown>[];
     // GridFS makes its collections and their indexes on a bucket's first upload.
     await new Promise<void>((resolve, reject) => {
-      new GridFSBucket(db, { bucketName: 'media' }).openUploadStream('probe').on('error', reject).on('finish', () => resolve()).end(Buffer.from('x'));
+      new GridFSBucket(db, { bucketName: 'media' })
+        .openUploadStream('probe')
+        .on('error', reject)
+        .on('finish', () => resolve())
+        .end(Buffer.from('x'));
     });
     for (const model of models) {
       const declared = model.schema.indexes().map(([fields, options]) => ({
@@ -99,7 +103,10 @@ describe(`the data model is ready to shard (${DOC})`, () => {
       }));
       const known = indexes.get(name) ?? [];
       const added = created.filter((index) => !known.some((declared) => declared.name === index.name));
-      indexes.set(name, [...known, ...added].filter((index) => index.name !== '_id_'));
+      indexes.set(
+        name,
+        [...known, ...added].filter((index) => index.name !== '_id_'),
+      );
     }
   });
 
@@ -172,7 +179,10 @@ describe(`the data model is ready to shard (${DOC})`, () => {
     const files = listed.map(([file]) => file);
     const unlisted = marked
       .filter((file) => !files.includes(file))
-      .map((file) => `Add to ${DOC}, table "Queries without companyId":\n| ${file} | <the collections it reads> | <why it may: unsharded, or a one-time migration> |`);
+      .map(
+        (file) =>
+          `Add to ${DOC}, table "Queries without companyId":\n| ${file} | <the collections it reads> | <why it may: unsharded, or a one-time migration> |`,
+      );
     const stale = files.filter((file) => !marked.includes(file)).map((file) => `${file} has no CROSS_TENANT query any more: remove its row`);
     expect([...unlisted, ...stale]).toEqual([]);
     const unknown = listed.flatMap(([file, collections]) =>
@@ -185,7 +195,9 @@ describe(`the data model is ready to shard (${DOC})`, () => {
   });
 
   it('uses no multi-document transaction', () => {
-    const transactional = sourceFiles(join(ROOT, 'src')).filter((path) => /\b(startSession|withTransaction|startTransaction)\(/.test(readFileSync(path, 'utf8')));
+    const transactional = sourceFiles(join(ROOT, 'src')).filter((path) =>
+      /\b(startSession|withTransaction|startTransaction)\(/.test(readFileSync(path, 'utf8')),
+    );
     expect(transactional.map((path) => relative(ROOT, path))).toEqual([]);
   });
 

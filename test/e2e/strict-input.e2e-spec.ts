@@ -22,7 +22,11 @@ describe('validation refuses what it does not take', () => {
 
   it('refuses retryConfig as an array (400 naming it) on both interfaces, storing and changing nothing', async () => {
     const array = [{ maxRetries: 1, backoffMs: 200 }];
-    const fromA = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: 'https://hooks.example.com/a', events: ['message.received'], retryConfig: array }).expect(400);
+    const fromA = await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: 'https://hooks.example.com/a', events: ['message.received'], retryConfig: array })
+      .expect(400);
     expect(fromA.body.errors).toEqual([{ field: 'retryConfig', message: 'retryConfig must be an object' }]);
     expect(await webhooks()).toEqual([]);
     const created = await t.http
@@ -31,7 +35,11 @@ describe('validation refuses what it does not take', () => {
       .send({ name: 'Hook', url: 'https://hooks.example.com/b', events: ['CHAT_SENT'], retryConfig: { maxRetries: 2 } })
       .expect(201);
     const before = await webhooks();
-    const patched = await t.http.patch(`/api/external/webhooks/${created.body.data.id}`).set('x-api-key', key).send({ retryConfig: array }).expect(400);
+    const patched = await t.http
+      .patch(`/api/external/webhooks/${created.body.data.id}`)
+      .set('x-api-key', key)
+      .send({ retryConfig: array })
+      .expect(400);
     expect(patched.body).toEqual({ success: false, error: 'retryConfig must be an object' });
     expect(await webhooks()).toEqual(before);
     expect(before[0]?.retryConfig).toEqual({ maxRetries: 2, backoffMs: 1000 });
@@ -44,13 +52,21 @@ describe('validation refuses what it does not take', () => {
     expect(await t.model<Agent>(Agent.name).countDocuments({ companyId: acme.companyId })).toBe(agents);
 
     for (const field of ['channel', 'externalId']) {
-      const inbound = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550111' }, text: 'Hi', [field]: null }).expect(400);
+      const inbound = await t.http
+        .post('/api/external/messages')
+        .set('x-api-key', key)
+        .send({ from: { phone: '+14155550111' }, text: 'Hi', [field]: null })
+        .expect(400);
       expect(inbound.body.success).toBe(false);
       expect(inbound.body.error).toContain(field);
     }
     expect(await t.model<Message>(Message.name).countDocuments({ companyId: acme.companyId })).toBe(0);
 
-    const webhook = await t.http.post('/v1/webhooks').set(acme.auth).send({ url: 'https://hooks.example.com/c', events: ['message.received'], isActive: null }).expect(400);
+    const webhook = await t.http
+      .post('/v1/webhooks')
+      .set(acme.auth)
+      .send({ url: 'https://hooks.example.com/c', events: ['message.received'], isActive: null })
+      .expect(400);
     expect(webhook.body.errors).toEqual([expect.objectContaining({ field: 'isActive' })]);
   });
 

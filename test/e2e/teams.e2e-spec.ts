@@ -25,7 +25,13 @@ describe('teams (/v1/teams)', () => {
     const created = await t.http
       .post('/v1/teams')
       .set(acme.auth)
-      .send({ name: 'Billing', memberIds: [member.agentId, acme.agentId], strategy: 'least_busy', maxWaitSeconds: 120, overflow: { action: 'close' } })
+      .send({
+        name: 'Billing',
+        memberIds: [member.agentId, acme.agentId],
+        strategy: 'least_busy',
+        maxWaitSeconds: 120,
+        overflow: { action: 'close' },
+      })
       .expect(201);
     expect(created.body).toMatchObject({
       name: 'Billing',
@@ -111,7 +117,11 @@ describe('teams (/v1/teams)', () => {
       expect(JSON.stringify(response.body)).toContain(field);
     }
     // A team overflowing into itself.
-    const self = await t.http.patch(`/v1/teams/${existing.body.id}`).set(company.auth).send({ overflow: { action: 'team', teamId: existing.body.id } }).expect(400);
+    const self = await t.http
+      .patch(`/v1/teams/${existing.body.id}`)
+      .set(company.auth)
+      .send({ overflow: { action: 'team', teamId: existing.body.id } })
+      .expect(400);
     expect(JSON.stringify(self.body)).toContain('overflow.teamId');
     expect(await teamsOf(company)).toBe(1);
     expect((await t.http.get(`/v1/teams/${existing.body.id}`).set(company.auth).expect(200)).body.overflow).toBeNull();
@@ -138,7 +148,11 @@ describe('teams (/v1/teams)', () => {
     expect(desk).toMatchObject({ name: 'Desk', queued: 2, assigned: 1, closed: 1, queueTimeouts: 0, slaBreaches: 0 });
     expect(desk.avgWaitSeconds).toBeGreaterThanOrEqual(1);
     expect(desk.maxWaitSeconds).toBe(desk.avgWaitSeconds);
-    expect(report.body.data.find((row: { teamId: string }) => row.teamId === quiet.id)).toMatchObject({ queued: 0, assigned: 0, avgWaitSeconds: null });
+    expect(report.body.data.find((row: { teamId: string }) => row.teamId === quiet.id)).toMatchObject({
+      queued: 0,
+      assigned: 0,
+      avgWaitSeconds: null,
+    });
     const other = (await t.http.get(`/v1/analytics/teams?startDate=${today}&endDate=${today}`).set(globex.auth).expect(200)).body.data;
     expect(other.map((row: { teamId: string }) => row.teamId)).not.toContain(team.id);
     const bad = await t.http.get(`/v1/analytics/teams?startDate=${today}&endDate=yesterday`).set(worker.auth).expect(400);
@@ -167,11 +181,18 @@ describe('teams (/v1/teams)', () => {
       const response = await t.http.patch(`/v1/agents/${agent.agentId}`).set(acme.auth).send(body).expect(400);
       expect(JSON.stringify(response.body)).toContain(field);
     }
-    await t.http.patch(`/v1/agents/${agent.agentId}`).set(agent.auth).send({ skills: ['vip'] }).expect(403);
+    await t.http
+      .patch(`/v1/agents/${agent.agentId}`)
+      .set(agent.auth)
+      .send({ skills: ['vip'] })
+      .expect(403);
     await t.http.patch(`/v1/agents/${agent.agentId}`).set(acme.auth).send({ capacity: null }).expect(200);
     const stored = await t.model<Agent>(Agent.name).findOne({ _id: agent.agentId, companyId: acme.companyId }).lean();
     expect(stored).toMatchObject({ capacity: null, capacityByChannel: { whatsapp: 1, 'web.chat': 2 }, skills: ['french', 'billing-2'] });
-    await t.http.get(`/v1/agents/${foreignId(agent.agentId)}`).set(acme.auth).expect(404);
+    await t.http
+      .get(`/v1/agents/${foreignId(agent.agentId)}`)
+      .set(acme.auth)
+      .expect(404);
   });
 });
 

@@ -42,7 +42,10 @@ describe('bodies in a type the route does not read', () => {
   ])('PATCH and POST with %s: 415 problem details naming the accepted types, nothing changed', async (_case, type, given) => {
     const before = await contacts();
     const body = JSON.stringify({ name: 'Changed', email: 'changed@example.com' });
-    for (const [method, path] of [['PATCH', `/v1/contacts/${contactId}`], ['POST', '/v1/contacts']] as const) {
+    for (const [method, path] of [
+      ['PATCH', `/v1/contacts/${contactId}`],
+      ['POST', '/v1/contacts'],
+    ] as const) {
       const response = await raw(method, path, body, acme.auth, type);
       expect(response.status).toBe(415);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -73,7 +76,10 @@ describe('bodies in a type the route does not read', () => {
   it('names multipart/form-data on a route that reads files', async () => {
     const response = await raw('POST', '/api/external/media', 'bytes', { 'x-api-key': key }, 'text/plain');
     expect(response.status).toBe(415);
-    expect(await response.json()).toEqual({ success: false, error: 'The request body has Content-Type text/plain; this route reads multipart/form-data' });
+    expect(await response.json()).toEqual({
+      success: false,
+      error: 'The request body has Content-Type text/plain; this route reads multipart/form-data',
+    });
   });
 
   it('still takes JSON, forms, and requests without a body', async () => {

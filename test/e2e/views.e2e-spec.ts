@@ -20,12 +20,24 @@ describe('/v1/views', () => {
     t = await createTestApp({ env: { THROTTLE_LIMIT: '100000' } });
     ({ acme, globex } = await twoCompanies(t.http));
     [agent, other] = [await addAgent(t, acme, 'agent'), await addAgent(t, acme, 'supervisor')];
-    await t.http.post('/v1/attribute-definitions').set(acme.auth).send({ model: 'conversation', key: 'vip', label: 'VIP', type: 'boolean' }).expect(201);
-    const contact = await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Ada', tags: ['vip'] }).expect(201);
+    await t.http
+      .post('/v1/attribute-definitions')
+      .set(acme.auth)
+      .send({ model: 'conversation', key: 'vip', label: 'VIP', type: 'boolean' })
+      .expect(201);
+    const contact = await t.http
+      .post('/v1/contacts')
+      .set(acme.auth)
+      .send({ name: 'Ada', tags: ['vip'] })
+      .expect(201);
     contactId = contact.body.id;
     for (const channel of ['api', 'web', 'sms']) {
       const conversation = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId, channel }).expect(201);
-      await t.http.patch(`/v1/conversations/${conversation.body.id}`).set(acme.auth).send({ attributes: { vip: channel !== 'sms' }, ...(channel === 'api' ? {} : { status: 'queued' }) }).expect(200);
+      await t.http
+        .patch(`/v1/conversations/${conversation.body.id}`)
+        .set(acme.auth)
+        .send({ attributes: { vip: channel !== 'sms' }, ...(channel === 'api' ? {} : { status: 'queued' }) })
+        .expect(200);
     }
   });
   beforeEach(async () => {
@@ -34,7 +46,13 @@ describe('/v1/views', () => {
   afterAll(() => t.close());
 
   it('lets any agent keep private views that only it sees, and run them', async () => {
-    const created = await create(agent.auth, { name: 'VIP queue', model: 'conversation', filter: { and: [QUEUED, { field: 'attributes.vip', op: 'eq', value: true }] }, sort: 'lastActivity', visibility: 'private' }).expect(201);
+    const created = await create(agent.auth, {
+      name: 'VIP queue',
+      model: 'conversation',
+      filter: { and: [QUEUED, { field: 'attributes.vip', op: 'eq', value: true }] },
+      sort: 'lastActivity',
+      visibility: 'private',
+    }).expect(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
       name: 'VIP queue',
@@ -57,12 +75,19 @@ describe('/v1/views', () => {
     const results = await t.http.get(`${path}/results`).set(agent.auth).expect(200);
     expect(results.body.data.map((c: { channel: string; attributes: unknown }) => [c.channel, c.attributes])).toEqual([['web', { vip: true }]]);
     expect(results.body.nextCursor).toBeNull();
-    const searched = await t.http.post('/v1/conversations/search').set(agent.auth).send({ filter: created.body.filter, sort: 'lastActivity' }).expect(200);
+    const searched = await t.http
+      .post('/v1/conversations/search')
+      .set(agent.auth)
+      .send({ filter: created.body.filter, sort: 'lastActivity' })
+      .expect(200);
     expect(results.body).toEqual(searched.body);
 
     const renamed = await t.http.patch(path).set(agent.auth).send({ name: 'Queued', filter: QUEUED }).expect(200);
     expect(renamed.body).toMatchObject({ name: 'Queued', filter: QUEUED, sort: 'lastActivity' });
-    expect((await t.http.get(`${path}/results?limit=1`).set(agent.auth).expect(200)).body).toMatchObject({ data: [expect.any(Object)], nextCursor: expect.any(String) });
+    expect((await t.http.get(`${path}/results?limit=1`).set(agent.auth).expect(200)).body).toMatchObject({
+      data: [expect.any(Object)],
+      nextCursor: expect.any(String),
+    });
     expect((await t.http.delete(path).set(agent.auth).expect(200)).body).toEqual({ id: created.body.id, deleted: true });
     expect(await stored()).toEqual([]);
   });
@@ -104,12 +129,22 @@ describe('/v1/views', () => {
   it(`keeps at most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views per agent and ${MAX_COMPANY_VIEWS} company views`, async () => {
     const now = new Date();
     const row = (i: number, visibility: string, ownerId: string) => ({
-      companyId: new Types.ObjectId(acme.companyId), name: `v${i}`, model: 'conversation', filter: QUEUED, sort: 'created', visibility, ownerId: new Types.ObjectId(ownerId), createdAt: now, updatedAt: now,
+      companyId: new Types.ObjectId(acme.companyId),
+      name: `v${i}`,
+      model: 'conversation',
+      filter: QUEUED,
+      sort: 'created',
+      visibility,
+      ownerId: new Types.ObjectId(ownerId),
+      createdAt: now,
+      updatedAt: now,
     });
-    await t.model(SavedView.name).collection.insertMany([
-      ...Array.from({ length: MAX_PRIVATE_VIEWS_PER_AGENT }, (_, i) => row(i, 'private', agent.agentId)),
-      ...Array.from({ length: MAX_COMPANY_VIEWS }, (_, i) => row(i, 'company', acme.agentId)),
-    ]);
+    await t
+      .model(SavedView.name)
+      .collection.insertMany([
+        ...Array.from({ length: MAX_PRIVATE_VIEWS_PER_AGENT }, (_, i) => row(i, 'private', agent.agentId)),
+        ...Array.from({ length: MAX_COMPANY_VIEWS }, (_, i) => row(i, 'company', acme.agentId)),
+      ]);
     const refused = await create(agent.auth, { name: 'One more', model: 'conversation', filter: QUEUED, visibility: 'private' }).expect(400);
     expect(refused.body.detail).toBe(`An agent can have at most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views`);
     await create(other.auth, { name: 'Mine', model: 'conversation', filter: QUEUED, visibility: 'private' }).expect(201);
@@ -120,8 +155,19 @@ describe('/v1/views', () => {
 
   it('counts every view the caller sees (and only those)', async () => {
     const queued = await create(acme.auth, { name: 'Queue', model: 'conversation', filter: QUEUED, visibility: 'company' }).expect(201);
-    const vip = await create(agent.auth, { name: 'VIP', model: 'conversation', filter: { field: 'attributes.vip', op: 'eq', value: true }, visibility: 'private' }).expect(201);
-    const people = await create(agent.auth, { name: 'VIP people', model: 'contact', filter: { field: 'tags', op: 'eq', value: 'vip' }, sort: 'name', visibility: 'private' }).expect(201);
+    const vip = await create(agent.auth, {
+      name: 'VIP',
+      model: 'conversation',
+      filter: { field: 'attributes.vip', op: 'eq', value: true },
+      visibility: 'private',
+    }).expect(201);
+    const people = await create(agent.auth, {
+      name: 'VIP people',
+      model: 'contact',
+      filter: { field: 'tags', op: 'eq', value: 'vip' },
+      sort: 'name',
+      visibility: 'private',
+    }).expect(201);
     await create(other.auth, { name: 'Not mine', model: 'conversation', filter: QUEUED, visibility: 'private' }).expect(201);
     expect((await t.http.get('/v1/views/counts').set(agent.auth).expect(200)).body).toEqual({
       data: [

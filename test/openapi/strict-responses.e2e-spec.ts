@@ -45,7 +45,9 @@ describe('the OpenAPI document, read strictly', () => {
     walk(document, '#');
     expect(offenders).toEqual([]);
     const conversation = document.components!.schemas!.ConversationView as { properties: Record<string, unknown> };
-    expect(conversation.properties.contact).toMatchObject({ anyOf: [{ $ref: '#/components/schemas/ContactSummaryView' }, { nullable: true, enum: [null] }] });
+    expect(conversation.properties.contact).toMatchObject({
+      anyOf: [{ $ref: '#/components/schemas/ContactSummaryView' }, { nullable: true, enum: [null] }],
+    });
   });
 
   it('documents 413 and 415 on every body, and the headers the server sends on every answer', () => {
@@ -74,7 +76,12 @@ describe('the OpenAPI document, read strictly', () => {
       const badRequest = operation.responses['400'] as ResponseObject | undefined;
       const conflict = operation.responses['409'] as ResponseObject | undefined;
       if (badRequest) badRequests.add(exampleMessage(badRequest)!);
-      if (badRequest && exampleMessage(badRequest) === 'email must be an e-mail address' && !path.startsWith('/v1/auth') && !path.startsWith('/v1/agents')) {
+      if (
+        badRequest &&
+        exampleMessage(badRequest) === 'email must be an e-mail address' &&
+        !path.startsWith('/v1/auth') &&
+        !path.startsWith('/v1/agents')
+      ) {
         borrowed.push(`${method} ${path} 400`);
       }
       if (conflict && exampleMessage(conflict) === 'A contact with this e-mail already exists') borrowed.push(`${method} ${path} 409`);
@@ -99,14 +106,20 @@ describe('the OpenAPI document, read strictly', () => {
     expect(validator.check('get', '/v1/agents/me', 418, 'application/json', {})).toEqual([
       expect.objectContaining({ problem: expect.stringContaining('status 418 is not documented') }),
     ]);
-    expect(validator.check('get', '/v1/agents/me', 200, 'text/html', '<p>')).toEqual([expect.objectContaining({ problem: expect.stringContaining('text/html') })]);
+    expect(validator.check('get', '/v1/agents/me', 200, 'text/html', '<p>')).toEqual([
+      expect.objectContaining({ problem: expect.stringContaining('text/html') }),
+    ]);
   });
 
   it('validates real answers of both interfaces, successes and errors, against the document', async () => {
     const key = await createApiKey(t.http, acme, ['messages:write', 'webhooks:manage', 'events:read', 'templates:manage']);
     const auth = acme.auth;
     // Interface A: records with nullable references (conversations, messages), lists, errors.
-    const inbound = await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550177', name: 'Ada' }, text: 'Hello' }).expect(201);
+    const inbound = await t.http
+      .post('/api/external/messages')
+      .set('x-api-key', key)
+      .send({ from: { phone: '+14155550177', name: 'Ada' }, text: 'Hello' })
+      .expect(201);
     const conversationId = inbound.body.data.conversation.id as string;
     await t.http.get(`/v1/conversations/${conversationId}`).set(auth).expect(200);
     await t.http.get('/v1/conversations').set(auth).expect(200);
@@ -123,7 +136,11 @@ describe('the OpenAPI document, read strictly', () => {
     await t.http.get('/v1/conversations/6650f0c2a1b2c3d4e5f60718').set(auth).expect(404);
     await t.http.get('/v1/events').set(auth).expect(200);
     await t.http.get('/v1/analytics/dashboard').set(auth).expect(200);
-    const webhook = await t.http.post('/v1/webhooks').set(auth).send({ url: 'https://hooks.example.com/x', events: ['message.received'] }).expect(201);
+    const webhook = await t.http
+      .post('/v1/webhooks')
+      .set(auth)
+      .send({ url: 'https://hooks.example.com/x', events: ['message.received'] })
+      .expect(201);
     await t.http.get(`/v1/webhooks/${webhook.body.id}/deliveries`).set(auth).expect(200);
     await t.http.get('/health').expect(200);
     // Interface B.

@@ -74,18 +74,26 @@ export class OpenApiResponseValidator {
     if (!response) return mismatch(`status ${status} is not documented (documented: ${Object.keys(route.operation.responses).join(', ')})`);
     if ('$ref' in response) return [];
     const type = contentType?.split(';')[0]!.trim();
-    if (!response.content || status === 204) return type && body !== undefined && body !== '' && status !== 204 && !response.content ? mismatch(`a ${type} body that is not documented`) : [];
+    if (!response.content || status === 204)
+      return type && body !== undefined && body !== '' && status !== 204 && !response.content
+        ? mismatch(`a ${type} body that is not documented`)
+        : [];
     if (!type) return mismatch('no Content-Type');
-    const media = response.content[type] ?? (type === 'application/json' ? undefined : Object.entries(response.content).find(([name]) => name === '*/*')?.[1]);
+    const media =
+      response.content[type] ?? (type === 'application/json' ? undefined : Object.entries(response.content).find(([name]) => name === '*/*')?.[1]);
     if (!media) return mismatch(`Content-Type ${type} is not documented (documented: ${Object.keys(response.content).join(', ')})`);
     if (!type.endsWith('json') || !media.schema) return [];
-    const pointer = ['paths', route.operation.operationId!, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema'].map(escapePointer).join('/');
+    const pointer = ['paths', route.operation.operationId!, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema']
+      .map(escapePointer)
+      .join('/');
     let validate = this.compiled.get(pointer);
     if (!validate) {
       validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/${pointer}` });
       this.compiled.set(pointer, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 5).map((error) => ({ request, status, problem: `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}` }));
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((error) => ({ request, status, problem: `${error.instancePath || '(body)'} ${error.message ?? ''} ${JSON.stringify(error.params)}` }));
   }
 }

@@ -6,7 +6,11 @@ import { engineFixture, type Loose } from './fixture.js';
 function planOf(explained: Document): { index: string | null; docsExamined: number; keysExamined: number } {
   let stage = explained.queryPlanner.winningPlan;
   while (stage && stage.stage !== 'IXSCAN') stage = stage.inputStage;
-  return { index: stage?.indexName ?? null, docsExamined: explained.executionStats.totalDocsExamined, keysExamined: explained.executionStats.totalKeysExamined };
+  return {
+    index: stage?.indexName ?? null,
+    docsExamined: explained.executionStats.totalDocsExamined,
+    keysExamined: explained.executionStats.totalKeysExamined,
+  };
 }
 
 describe('embedded engine: compound wildcard indexes (MongoDB 7 rules)', () => {

@@ -31,7 +31,14 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
   it('documents window: cumulative quantity for each state, partitions in order, documents kept whole', async () => {
     const rows = await run({ cumulativeQuantityForState: { $sum: '$quantity', window: { documents: ['unbounded', 'current'] } } });
     expect(rows[0]).toEqual({ ...cakeSales[4], cumulativeQuantityForState: 162 });
-    expect(column(rows, 'cumulativeQuantityForState')).toEqual([[4, 162], [0, 282], [2, 427], [5, 134], [3, 238], [1, 378]]);
+    expect(column(rows, 'cumulativeQuantityForState')).toEqual([
+      [4, 162],
+      [0, 282],
+      [2, 427],
+      [5, 134],
+      [3, 238],
+      [1, 378],
+    ]);
   });
 
   it('partitionBy an expression: cumulative and moving average quantity for each year', async () => {
@@ -43,14 +50,42 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
       },
       { $year: '$orderDate' },
     );
-    expect(column(rows, 'cumulativeQuantityForYear')).toEqual([[5, 134], [4, 296], [3, 104], [0, 224], [2, 145], [1, 285]]);
-    expect(column(rows, 'averageQuantity')).toEqual([[5, 134], [4, 148], [3, 104], [0, 112], [2, 145], [1, 142.5]]);
-    expect(column(rows, 'maximumQuantityForYear')).toEqual([[5, 162], [4, 162], [3, 120], [0, 120], [2, 145], [1, 145]]);
+    expect(column(rows, 'cumulativeQuantityForYear')).toEqual([
+      [5, 134],
+      [4, 296],
+      [3, 104],
+      [0, 224],
+      [2, 145],
+      [1, 285],
+    ]);
+    expect(column(rows, 'averageQuantity')).toEqual([
+      [5, 134],
+      [4, 148],
+      [3, 104],
+      [0, 112],
+      [2, 145],
+      [1, 142.5],
+    ]);
+    expect(column(rows, 'maximumQuantityForYear')).toEqual([
+      [5, 162],
+      [4, 162],
+      [3, 120],
+      [0, 120],
+      [2, 145],
+      [1, 145],
+    ]);
   });
 
   it('range window: quantity from orders within 10 of the price', async () => {
     const rows = await run({ quantityFromSimilarOrders: { $sum: '$quantity', window: { range: [-10, 10] } } }, '$state', { price: 1 });
-    expect(column(rows, 'quantityFromSimilarOrders')).toEqual([[2, 265], [0, 265], [4, 162], [3, 244], [1, 244], [5, 134]]);
+    expect(column(rows, 'quantityFromSimilarOrders')).toEqual([
+      [2, 265],
+      [0, 265],
+      [4, 162],
+      [3, 244],
+      [1, 244],
+      [5, 134],
+    ]);
   });
 
   it('time range windows with a unit, positive and negative upper bounds', async () => {
@@ -59,18 +94,40 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
     const [wa5, wa3, wa1] = [d('2019-01-08T06:12:03Z'), d('2020-02-08T13:13:23Z'), d('2021-03-20T11:30:05Z')];
     const positive = await run({ recentOrders: { $push: '$orderDate', window: { range: ['unbounded', 10], unit: 'month' } } });
     expect(column(positive, 'recentOrders')).toEqual([
-      [4, [ca4]], [0, [ca4, ca0, ca2]], [2, [ca4, ca0, ca2]], [5, [wa5]], [3, [wa5, wa3]], [1, [wa5, wa3, wa1]],
+      [4, [ca4]],
+      [0, [ca4, ca0, ca2]],
+      [2, [ca4, ca0, ca2]],
+      [5, [wa5]],
+      [3, [wa5, wa3]],
+      [1, [wa5, wa3, wa1]],
     ]);
     const negative = await run({ recentOrders: { $push: '$orderDate', window: { range: ['unbounded', -10], unit: 'month' } } });
-    expect(column(negative, 'recentOrders')).toEqual([[4, []], [0, [ca4]], [2, [ca4]], [5, []], [3, [wa5]], [1, [wa5, wa3]]]);
+    expect(column(negative, 'recentOrders')).toEqual([
+      [4, []],
+      [0, [ca4]],
+      [2, [ca4]],
+      [5, []],
+      [3, [wa5]],
+      [1, [wa5, wa3]],
+    ]);
   });
 
   it('range bounds "current" take in every tie of the current value', async () => {
     const ties = fx.db.collection<Loose>('ties');
-    await ties.insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 2 }, { _id: 3, v: 2 }, { _id: 4, v: 3 }]);
+    await ties.insertMany([
+      { _id: 1, v: 1 },
+      { _id: 2, v: 2 },
+      { _id: 3, v: 2 },
+      { _id: 4, v: 3 },
+    ]);
     const output = { n: { $count: {}, window: { range: ['unbounded', 'current'] } }, r: { $rank: {} }, dr: { $denseRank: {} } };
     const rows = await ties.aggregate([{ $setWindowFields: { sortBy: { v: 1 }, output } }]).toArray();
-    expect(rows.map((r) => [r._id, r.n, r.r, r.dr])).toEqual([[1, 1, 1, 1], [2, 3, 2, 2], [3, 3, 2, 2], [4, 4, 4, 3]]);
+    expect(rows.map((r) => [r._id, r.n, r.r, r.dr])).toEqual([
+      [1, 1, 1, 1],
+      [2, 3, 2, 2],
+      [3, 3, 2, 2],
+      [4, 4, 4, 3],
+    ]);
   });
 
   it('$rank, $documentNumber and $shift (their reference pages)', async () => {
@@ -84,7 +141,12 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
       { quantity: -1 },
     );
     expect(rows.map((r) => [r._id, r.rankQuantityForState, r.documentNumberForState, r.shiftQuantityForState])).toEqual([
-      [4, 1, 1, 145], [2, 2, 2, 120], [0, 3, 3, 'Not available'], [1, 1, 1, 134], [5, 2, 2, 104], [3, 3, 3, 'Not available'],
+      [4, 1, 1, 145],
+      [2, 2, 2, 120],
+      [0, 3, 3, 'Not available'],
+      [1, 1, 1, 134],
+      [5, 2, 2, 104],
+      [3, 3, 3, 'Not available'],
     ]);
   });
 
@@ -126,7 +188,13 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
     ]);
     const rows = await prices
       .aggregate([
-        { $setWindowFields: { partitionBy: '$stock', sortBy: { date: 1 }, output: { n: { $expMovingAvg: { input: '$price', N: 2 } }, a: { $expMovingAvg: { input: '$price', alpha: 0.75 } } } } },
+        {
+          $setWindowFields: {
+            partitionBy: '$stock',
+            sortBy: { date: 1 },
+            output: { n: { $expMovingAvg: { input: '$price', N: 2 } }, a: { $expMovingAvg: { input: '$price', alpha: 0.75 } } },
+          },
+        },
       ])
       .toArray();
     expect(rows.map((r) => r.n)).toEqual([13, expect.closeTo(14.6, 9), expect.closeTo(12.866666666666667, 9), expect.closeTo(12.088888888888889, 9)]);
@@ -143,7 +211,9 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
       { time: new Date('2021-03-08T13:00:00.000Z') },
       { time: new Date('2021-03-08T14:00:00.000Z'), price: 485 },
     ]);
-    const rows = await stock.aggregate([{ $setWindowFields: { sortBy: { time: 1 }, output: { linear: { $linearFill: '$price' }, locf: { $locf: '$price' } } } }]).toArray();
+    const rows = await stock
+      .aggregate([{ $setWindowFields: { sortBy: { time: 1 }, output: { linear: { $linearFill: '$price' }, locf: { $locf: '$price' } } } }])
+      .toArray();
     expect(rows.map((r) => r.linear)).toEqual([500, 507.5, 515, 505, 495, 485]);
     expect(rows.map((r) => r.locf)).toEqual([500, 500, 515, 515, 515, 485]);
   });
@@ -159,12 +229,21 @@ describe('embedded engine: $setWindowFields (the manual examples)', () => {
       { orderDate: 1 },
     );
     expect(rows.map((r) => [r._id, r.scaled, r.top2, r.median])).toEqual([
-      [4, 1, [162], 13], [0, 0, [162, 120], 13], [2, 25 / 42, [162, 145], 12], [5, 30 / 36, [134], 13], [3, 0, [134, 104], 14], [1, 1, [140, 134], 13],
+      [4, 1, [162], 13],
+      [0, 0, [162, 120], 13],
+      [2, 25 / 42, [162, 145], 12],
+      [5, 30 / 36, [134], 13],
+      [3, 0, [134, 104], 14],
+      [1, 1, [140, 134], 13],
     ]);
   });
 
   it('MongoDB errors: a bounded window without sortBy, a range over a non-number, an unknown window function', async () => {
-    await expect(sales().aggregate([{ $setWindowFields: { output: { s: { $sum: '$quantity', window: { documents: [-1, 0] } } } } }]).toArray()).rejects.toMatchObject({ code: 9 });
+    await expect(
+      sales()
+        .aggregate([{ $setWindowFields: { output: { s: { $sum: '$quantity', window: { documents: [-1, 0] } } } } }])
+        .toArray(),
+    ).rejects.toMatchObject({ code: 9 });
     await expect(run({ s: { $sum: '$quantity', window: { range: [-1, 0] } } }, '$state', { type: 1 })).rejects.toMatchObject({ code: 5429414 });
     await expect(run({ s: { $nope: '$quantity' } })).rejects.toMatchObject({ code: expect.any(Number) });
     await expect(run({ s: { $mergeObjects: '$$ROOT' } })).rejects.toMatchObject({ code: 9 });

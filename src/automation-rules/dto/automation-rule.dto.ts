@@ -7,8 +7,7 @@ import { MAX_RULE_ACTIONS, RULE_ACTION_TYPES, RULE_EVENTS, TIMER_ANCHORS } from 
 const TRIGGER_DOC =
   `\`{ event }\`, one of ${RULE_EVENTS.join(', ')}; or \`{ timer: { after, since } }\`, \`after\` a duration "1m".."90d", ` +
   `\`since\` one of ${TIMER_ANCHORS.join(', ')}`;
-const ACTIONS_DOC =
-  `1..${MAX_RULE_ACTIONS} flat objects \`{ type, ... }\`, type one of ${RULE_ACTION_TYPES.join(', ')}; ids and values are checked on save`;
+const ACTIONS_DOC = `1..${MAX_RULE_ACTIONS} flat objects \`{ type, ... }\`, type one of ${RULE_ACTION_TYPES.join(', ')}; ids and values are checked on save`;
 
 /** The fields every rule body may change (trigger and actions are checked by the service, naming the field). */
 class AutomationRuleOptionsDto {
@@ -16,7 +15,12 @@ class AutomationRuleOptionsDto {
   @IsBoolean()
   isActive?: boolean;
 
-  @ApiProperty({ required: false, nullable: true, allOf: [{ $ref: FILTER_SCHEMA_REF }], description: 'On the conversation, evaluated when the rule fires (docs/filters.md)' })
+  @ApiProperty({
+    required: false,
+    nullable: true,
+    allOf: [{ $ref: FILTER_SCHEMA_REF }],
+    description: 'On the conversation, evaluated when the rule fires (docs/filters.md)',
+  })
   @IsOptional()
   @IsObject()
   conditions?: Record<string, unknown> | null;
@@ -55,7 +59,13 @@ export class UpdateAutomationRuleDto extends AutomationRuleOptionsDto {
   @IsObject()
   trigger?: Record<string, unknown>;
 
-  @ApiProperty({ required: false, description: ACTIONS_DOC, type: 'array', items: { type: 'object' }, example: [{ type: 'add_tags', tags: ['refund'] }] })
+  @ApiProperty({
+    required: false,
+    description: ACTIONS_DOC,
+    type: 'array',
+    items: { type: 'object' },
+    example: [{ type: 'add_tags', tags: ['refund'] }],
+  })
   @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)

@@ -152,6 +152,12 @@ export const ApiEnvelopeErrorResponses = (...responses: ErrorResponse[]) =>
 /** One documented error answer in its interface's shape (the envelope on Interface B), with its example. */
 export function errorResponseOf(external: boolean, status: number, description: string, message: string): ResponseObject {
   return external
-    ? { description, content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) }, example: envelopeExample(status, message) } } }
-    : { description, content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, message) } } };
+    ? {
+        description,
+        content: { 'application/json': { schema: { $ref: getSchemaPath(ExternalErrorDto) }, example: envelopeExample(status, message) } },
+      }
+    : {
+        description,
+        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) }, example: problemExample(status, message) } },
+      };
 }

@@ -23,7 +23,10 @@ class SearchPage {
 }
 
 export class SearchConversationsDto extends SearchPage {
-  @ApiProperty({ allOf: [{ $ref: FILTER_SCHEMA_REF }], description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`' })
+  @ApiProperty({
+    allOf: [{ $ref: FILTER_SCHEMA_REF }],
+    description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`',
+  })
   @IsObject()
   filter: Record<string, unknown>;
 
@@ -34,7 +37,10 @@ export class SearchConversationsDto extends SearchPage {
 }
 
 export class SearchContactsDto extends SearchPage {
-  @ApiProperty({ allOf: [{ $ref: FILTER_SCHEMA_REF }], description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`' })
+  @ApiProperty({
+    allOf: [{ $ref: FILTER_SCHEMA_REF }],
+    description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`',
+  })
   @IsObject()
   filter: Record<string, unknown>;
 

@@ -18,7 +18,13 @@ import {
 } from 'class-validator';
 
 import { WEEKDAYS, type Weekday } from '../../business-hours/business-calendar.js';
-import { ASSIGNMENT_STRATEGIES, MAX_REPLY_WINDOW_WARNING_MINUTES, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, type AssignmentStrategy } from '../settings.schema.js';
+import {
+  ASSIGNMENT_STRATEGIES,
+  MAX_REPLY_WINDOW_WARNING_MINUTES,
+  MAX_RETENTION_DAYS,
+  MIN_RETENTION_DAYS,
+  type AssignmentStrategy,
+} from '../settings.schema.js';
 import { IsBcp47Language, IsCalendarDateList, IsIanaTimeZone, IsNonOverlappingSchedule, IsAfterTime } from './settings.validators.js';
 import { IsOmittable } from '../../common/dto-decorators.js';
 

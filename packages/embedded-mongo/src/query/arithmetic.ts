@@ -59,7 +59,8 @@ function arithmetic(op: Op): typeof expressionOperators.$add {
     const args = Array.isArray(evaluated) ? evaluated : [evaluated];
     if (!args.some(isWide)) return base(obj, args.map(literal), options);
     if (args.some((v) => v === null || v === undefined)) return null;
-    if ((op === '$subtract' || op === '$divide') && args.length !== 2) throw new MongoCommandError(16020, `Expression ${op} takes exactly 2 arguments. ${args.length} were passed in.`);
+    if ((op === '$subtract' || op === '$divide') && args.length !== 2)
+      throw new MongoCommandError(16020, `Expression ${op} takes exactly 2 arguments. ${args.length} were passed in.`);
     const date = args.find((v) => v instanceof Date) as Date | undefined;
     if (date && (op === '$add' || (op === '$subtract' && args[0] === date))) {
       // A date moved by a number of milliseconds: the date stays a date.
@@ -150,8 +151,12 @@ function percentileOf(xs: number[], p: number, method: string): number | null {
 
 function percentileArgs(op: string, expr: unknown, withP: boolean): Document {
   if (!isPlainObject(expr) || !('input' in expr) || !('method' in expr) || (withP && !('p' in expr)))
-    throw new MongoCommandError(40414, `BSON field '${op}.${!isPlainObject(expr) || !('input' in expr) ? 'input' : !('method' in expr) ? 'method' : 'p'}' is missing but a required field`);
-  if (!PERCENTILE_METHODS.has(expr.method)) throw new MongoCommandError(2, `Currently only 'approximate', 'discrete' and 'continuous' can be used as percentile 'method'`);
+    throw new MongoCommandError(
+      40414,
+      `BSON field '${op}.${!isPlainObject(expr) || !('input' in expr) ? 'input' : !('method' in expr) ? 'method' : 'p'}' is missing but a required field`,
+    );
+  if (!PERCENTILE_METHODS.has(expr.method))
+    throw new MongoCommandError(2, `Currently only 'approximate', 'discrete' and 'continuous' can be used as percentile 'method'`);
   return expr;
 }
 
@@ -166,7 +171,11 @@ const $percentile: typeof accumulatorOperators.$percentile = (coll, expr, option
 
 const $median: typeof accumulatorOperators.$median = (coll, expr, options) => {
   const args = percentileArgs('$median', expr, false);
-  return percentileOf(doubles(valuesOf(coll, args.input, options)).sort((a, b) => a - b), 0.5, args.method) as number;
+  return percentileOf(
+    doubles(valuesOf(coll, args.input, options)).sort((a, b) => a - b),
+    0.5,
+    args.method,
+  ) as number;
 };
 
 /** The expression form (`{ $median: { input: [...], method } }`), which mingo also uses for the accumulator in a group. */
@@ -185,7 +194,8 @@ function covariance(sample: boolean): typeof accumulatorOperators.$covariancePop
   const op = sample ? '$covarianceSamp' : '$covariancePop';
   return (coll, expr, options) => {
     const pairs = valuesOf(coll, expr, options).filter((p): p is unknown[] => Array.isArray(p) && p.length === 2 && p.every(isNumeric));
-    if (pairs.some((p) => p.some(isDecimal))) throw new MongoCommandError(115, `${op} over Decimal128 values is not supported by the embedded engine`);
+    if (pairs.some((p) => p.some(isDecimal)))
+      throw new MongoCommandError(115, `${op} over Decimal128 values is not supported by the embedded engine`);
     const base = sample ? accumulatorOperators.$covarianceSamp : accumulatorOperators.$covariancePop;
     return base(pairs.map((p) => p.map(toNumber)) as unknown as Document[], null, options);
   };
@@ -193,14 +203,25 @@ function covariance(sample: boolean): typeof accumulatorOperators.$covariancePop
 
 export const accumulatorOverrides = {
   $covariancePop: covariance(false),
-  $covarianceSamp: covariance(true), $sum, $avg, $min: extreme(1), $max: extreme(-1), $stdDevPop: stdDev(false), $stdDevSamp: stdDev(true), $percentile, $median };
+  $covarianceSamp: covariance(true),
+  $sum,
+  $avg,
+  $min: extreme(1),
+  $max: extreme(-1),
+  $stdDevPop: stdDev(false),
+  $stdDevSamp: stdDev(true),
+  $percentile,
+  $median,
+};
 
 /** `$sortArray` in BSON order: a Decimal128 sorts among the numbers, documents by their fields in order. */
 const $sortArray: typeof expressionOperators.$sortArray = (obj, expr, options) => {
-  if (!isPlainObject(expr) || !('input' in expr) || !('sortBy' in expr)) throw new MongoCommandError(2, '$sortArray expects an object with input and sortBy');
+  if (!isPlainObject(expr) || !('input' in expr) || !('sortBy' in expr))
+    throw new MongoCommandError(2, '$sortArray expects an object with input and sortBy');
   const input = evalExpr(obj, expr.input, options);
   if (input === null || input === undefined) return null;
-  if (!Array.isArray(input)) throw new MongoCommandError(2942504, `The input argument to $sortArray must be an array, but was of type: ${typeName(input)}`);
+  if (!Array.isArray(input))
+    throw new MongoCommandError(2942504, `The input argument to $sortArray must be an array, but was of type: ${typeName(input)}`);
   const collator = collatorOf(options);
   const sortBy = expr.sortBy;
   if (sortBy === 1 || sortBy === -1) return input.slice().sort((a, b) => compareBson(a, b, collator) * sortBy);
@@ -214,9 +235,11 @@ const $isNumber: typeof expressionOperators.$isNumber = (obj, expr, options) => 
 
 /** `$in` (expression): equality by value across number types, in BSON order otherwise. */
 const $in: typeof expressionOperators.$in = (obj, expr, options) => {
-  if (!Array.isArray(expr) || expr.length !== 2) throw new MongoCommandError(16020, `Expression $in takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
+  if (!Array.isArray(expr) || expr.length !== 2)
+    throw new MongoCommandError(16020, `Expression $in takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
   const [value, list] = evalExpr(obj, expr, options) as unknown[];
-  if (!Array.isArray(list)) throw new MongoCommandError(40081, `$in requires an array as a second argument, found: ${list === undefined ? 'missing' : typeName(list)}`);
+  if (!Array.isArray(list))
+    throw new MongoCommandError(40081, `$in requires an array as a second argument, found: ${list === undefined ? 'missing' : typeName(list)}`);
   const collator = collatorOf(options);
   return list.some((v) => typeRank(v) === typeRank(value ?? null) && compareBson(v, value ?? null, collator) === 0);
 };
@@ -254,7 +277,8 @@ const $convert: typeof expressionOperators.$convert = (obj, expr, options) => {
   const to = evalExpr(obj, expr.to, options);
   const input = evalExpr(obj, expr.input, options);
   const toDecimal = to === 'decimal' || to === 19;
-  if (!toDecimal && !((to === 'string' || to === 2) && isWide(input))) return expressionOperators.$convert(obj, { ...expr, input: literal(input) }, options);
+  if (!toDecimal && !((to === 'string' || to === 2) && isWide(input)))
+    return expressionOperators.$convert(obj, { ...expr, input: literal(input) }, options);
   if (input === null || input === undefined) return evalExpr(obj, expr.onNull, options) ?? null;
   try {
     return toDecimal ? $toDecimal(obj, literal(input), options) : String(input);
@@ -289,13 +313,18 @@ export const $bucket: typeof pipelineOperators.$bucket = (collection, expr, opti
   const bounds = expr.boundaries as unknown[];
   if (!Array.isArray(bounds) || bounds.length < 2) throw new MongoCommandError(40192, "The $bucket 'boundaries' field must have at least 2 values");
   for (let i = 1; i < bounds.length; i++) {
-    if (typeRank(bounds[i]) !== typeRank(bounds[0])) throw new MongoCommandError(40193, "All values in the 'boundaries' option to $bucket must have the same type");
-    if (compareBson(bounds[i - 1], bounds[i]) >= 0) throw new MongoCommandError(40194, "The 'boundaries' option to $bucket must be sorted in ascending order");
+    if (typeRank(bounds[i]) !== typeRank(bounds[0]))
+      throw new MongoCommandError(40193, "All values in the 'boundaries' option to $bucket must have the same type");
+    if (compareBson(bounds[i - 1], bounds[i]) >= 0)
+      throw new MongoCommandError(40194, "The 'boundaries' option to $bucket must be sorted in ascending order");
   }
   const hasDefault = 'default' in expr;
   const [lower, upper] = [bounds[0], bounds[bounds.length - 1]];
   if (hasDefault && typeRank(expr.default) === typeRank(lower) && compareBson(expr.default, lower) >= 0 && compareBson(expr.default, upper) < 0)
-    throw new MongoCommandError(40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.");
+    throw new MongoCommandError(
+      40199,
+      "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
+    );
   const output = (expr.output as Document | undefined) ?? { count: { $sum: 1 } };
   const collator = collatorOf(options);
   return collection.transform((items) => {

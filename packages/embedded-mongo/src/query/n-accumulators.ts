@@ -22,7 +22,8 @@ const groupIdOf = (options: Options) => (options as { local?: { groupId?: unknow
 function nOf(op: string, expr: Document, options: Options): number {
   const plain = (options as { options?: Options }).options ?? options;
   const value = evalExpr(groupIdOf(options) as object, expr.n, plain);
-  if (typeRank(value) !== 3 || !Number.isInteger(toNumber(value))) throw new MongoCommandError(5787902, `Value for 'n' must be of integral type, but found ${JSON.stringify(value)}`);
+  if (typeRank(value) !== 3 || !Number.isInteger(toNumber(value)))
+    throw new MongoCommandError(5787902, `Value for 'n' must be of integral type, but found ${JSON.stringify(value)}`);
   const n = toNumber(value);
   if (n < 1) throw new MongoCommandError(5787908, `${op} 'n' must be greater than 0, found ${n}`);
   return n;

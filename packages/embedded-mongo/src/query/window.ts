@@ -35,11 +35,43 @@ interface OutputSpec {
 }
 
 /** Operators computed here (MongoDB's window-only ones); the accumulators below work over a window too. */
-const WINDOW_ONLY = new Set(['$rank', '$denseRank', '$documentNumber', '$shift', '$derivative', '$integral', '$expMovingAvg', '$linearFill', '$locf', '$minMaxScaler']);
+const WINDOW_ONLY = new Set([
+  '$rank',
+  '$denseRank',
+  '$documentNumber',
+  '$shift',
+  '$derivative',
+  '$integral',
+  '$expMovingAvg',
+  '$linearFill',
+  '$locf',
+  '$minMaxScaler',
+]);
 /** The accumulators MongoDB takes as window functions (not `$mergeObjects`, `$accumulator`). */
 const WINDOW_ACCUMULATORS = new Set([
-  '$addToSet', '$avg', '$bottom', '$bottomN', '$count', '$covariancePop', '$covarianceSamp', '$first', '$firstN', '$last', '$lastN', '$max', '$maxN',
-  '$median', '$min', '$minN', '$percentile', '$push', '$stdDevPop', '$stdDevSamp', '$sum', '$top', '$topN',
+  '$addToSet',
+  '$avg',
+  '$bottom',
+  '$bottomN',
+  '$count',
+  '$covariancePop',
+  '$covarianceSamp',
+  '$first',
+  '$firstN',
+  '$last',
+  '$lastN',
+  '$max',
+  '$maxN',
+  '$median',
+  '$min',
+  '$minN',
+  '$percentile',
+  '$push',
+  '$stdDevPop',
+  '$stdDevSamp',
+  '$sum',
+  '$top',
+  '$topN',
 ]);
 /** They need a `sortBy`; and these take no explicit window. */
 const NEEDS_SORT = new Set(['$rank', '$denseRank', '$documentNumber', '$shift', '$derivative', '$integral', '$expMovingAvg', '$linearFill']);
@@ -87,7 +119,8 @@ function parseOutputs(output: unknown, options: Options): OutputSpec[] {
     const ops = Object.keys(spec).filter((k) => k !== 'window');
     if (ops.length !== 1 || !ops[0].startsWith('$')) throw failedToParse('Expected a single window function in an output field of $setWindowFields');
     const op = ops[0];
-    if (!WINDOW_ONLY.has(op) && !(WINDOW_ACCUMULATORS.has(op) && options.context.getOperator('accumulator' as never, op))) throw failedToParse(`Unrecognized window function, ${op}`);
+    if (!WINDOW_ONLY.has(op) && !(WINDOW_ACCUMULATORS.has(op) && options.context.getOperator('accumulator' as never, op)))
+      throw failedToParse(`Unrecognized window function, ${op}`);
     const window = parseWindow(spec.window);
     if (window && NO_WINDOW.has(op)) throw failedToParse(`${op} does not accept a 'window' field`);
     return { field, op, args: spec[op], window };
@@ -103,9 +136,12 @@ interface Row {
 /** The stage. */
 export const $setWindowFields: typeof pipelineOperators.$addFields = (collection, expr, options) => {
   if (!isPlainObject(expr)) throw failedToParse('the $setWindowFields stage specification must be an object');
-  for (const k of Object.keys(expr)) if (!['partitionBy', 'sortBy', 'output'].includes(k)) throw new MongoCommandError(40415, `BSON field '$setWindowFields.${k}' is an unknown field.`);
+  for (const k of Object.keys(expr))
+    if (!['partitionBy', 'sortBy', 'output'].includes(k))
+      throw new MongoCommandError(40415, `BSON field '$setWindowFields.${k}' is an unknown field.`);
   if (expr.output === undefined) throw new MongoCommandError(40414, "BSON field '$setWindowFields.output' is missing but a required field");
-  if (isPlainObject(expr.partitionBy) && Object.keys(expr.partitionBy).length === 0) throw failedToParse('An empty object is not a valid partitionBy expression');
+  if (isPlainObject(expr.partitionBy) && Object.keys(expr.partitionBy).length === 0)
+    throw failedToParse('An empty object is not a valid partitionBy expression');
   const outputs = parseOutputs(expr.output, options);
   const sort = expr.sortBy === undefined ? null : parseSort(expr.sortBy);
   for (const o of outputs) {
@@ -139,7 +175,7 @@ export const $setWindowFields: typeof pipelineOperators.$addFields = (collection
       })
       .map((x) => x.row);
     const out: Document[] = [];
-    for (let start = 0; start < ordered.length; ) {
+    for (let start = 0; start < ordered.length;) {
       let end = start + 1;
       while (end < ordered.length && compareBson(ordered[end].key, ordered[start].key, collator) === 0) end++;
       const partition = ordered.slice(start, end);
@@ -216,7 +252,7 @@ function computeField(rows: Row[], o: OutputSpec, sort: SortSpec | null, options
     }
     case '$expMovingAvg': {
       const args = o.args as Document;
-      if (!isPlainObject(args) || ('N' in args) === ('alpha' in args)) throw failedToParse("$expMovingAvg requires exactly one of 'N' and 'alpha'");
+      if (!isPlainObject(args) || 'N' in args === 'alpha' in args) throw failedToParse("$expMovingAvg requires exactly one of 'N' and 'alpha'");
       const alpha = 'N' in args ? 2 / (toNumber(args.N) + 1) : toNumber(args.alpha);
       let avg: number | null = null;
       return docs.map((doc) => {
@@ -263,7 +299,11 @@ function computeField(rows: Row[], o: OutputSpec, sort: SortSpec | null, options
       });
     }
   }
-  const accumulator = options.context.getOperator('accumulator' as never, o.op) as unknown as (docs: Document[], args: unknown, options: Options) => unknown;
+  const accumulator = options.context.getOperator('accumulator' as never, o.op) as unknown as (
+    docs: Document[],
+    args: unknown,
+    options: Options,
+  ) => unknown;
   return windows.map(([lo, hi]) => {
     const value = accumulator(docs.slice(lo, hi), o.args, options);
     return value === undefined ? null : value;
@@ -298,16 +338,21 @@ function windowOf(rows: Row[], i: number, window: WindowSpec | null, sort: SortS
   const shifted = (offset: number): unknown => {
     const signed = offset * dir;
     if (window.unit) {
-      if (!(current instanceof Date)) throw new MongoCommandError(5429513, `Invalid range: Expected the sortBy field to be a Date, but it was ${typeName(current)}`);
+      if (!(current instanceof Date))
+        throw new MongoCommandError(5429513, `Invalid range: Expected the sortBy field to be a Date, but it was ${typeName(current)}`);
       return expressionOperators.$dateAdd({}, { startDate: { $literal: current }, unit: window.unit, amount: signed }, options);
     }
-    if (typeRank(current) !== 3) throw new MongoCommandError(5429414, `Invalid range: Expected the sortBy field to be a number, but it was ${typeName(current)}`);
+    if (typeRank(current) !== 3)
+      throw new MongoCommandError(5429414, `Invalid range: Expected the sortBy field to be a number, but it was ${typeName(current)}`);
     return toNumber(current) + signed;
   };
   for (let j = 0; j < n; j++) {
     const v = value(j);
     if (window.unit ? !(v instanceof Date) : typeRank(v) !== 3)
-      throw new MongoCommandError(window.unit ? 5429513 : 5429414, `Invalid range: Expected the sortBy field to be a ${window.unit ? 'Date' : 'number'}, but it was ${typeName(v)}`);
+      throw new MongoCommandError(
+        window.unit ? 5429513 : 5429414,
+        `Invalid range: Expected the sortBy field to be a ${window.unit ? 'Date' : 'number'}, but it was ${typeName(v)}`,
+      );
   }
   // In sort order: a document is inside when it is not before the lower bound and not after the upper one.
   const before = (v: unknown, bound: unknown) => compareBson(v, bound) * dir < 0;
