@@ -78,7 +78,7 @@ export class ContactsController {
       'tags and attributes replace the whole list or object. E-mail and phone stay unique within the company (409).',
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(notFound('Contact'), 409, MERGED_CONTACT)
+  @ApiProblemResponses(403, notFound('Contact'), 409, MERGED_CONTACT)
   update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

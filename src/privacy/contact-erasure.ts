@@ -36,8 +36,11 @@ export function notStoredYet(timer: FiredTimer): void {
   if (timer.firedAt.getTime() < timer.dueAt.getTime() + STORE_GRACE_MS) throw new Error(`Privacy request ${timer.key} is not stored yet`);
 }
 
-/** Keys whose values are a contact's words or identity wherever they appear in an event's data. */
-const NULLED_KEYS = new Set(['contact', 'text', 'caption', 'preview', 'comment', 'subject', 'media', 'lastMessage']);
+/**
+ * Keys whose values are a contact's words or identity wherever they appear in an event's data; `changes` holds
+ * changed fields' values before and after (contact.updated, conversation.updated: a name, an e-mail, a subject).
+ */
+const NULLED_KEYS = new Set(['contact', 'text', 'caption', 'preview', 'comment', 'subject', 'media', 'lastMessage', 'changes']);
 
 /**
  * An event's data (or a webhook payload) without the contact's personal data and message texts: the ids, types,

@@ -107,6 +107,11 @@ export class SignedExportController {
     summary: 'Download an export through its signed link (no credentials)',
     description: 'The `downloadUrl` of a completed export, valid 7 days. A changed link answers 403, an expired one 410.',
   })
+  @ApiOkResponse({
+    description: 'The ZIP file',
+    content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+    headers: { 'Content-Disposition': { description: 'attachment, with the file name', schema: { type: 'string' } } },
+  })
   @ApiProblemResponses([403, INVALID_EXPORT_LINK], 404, 410)
   async download(@Param('token') token: string, @Res({ passthrough: true }) response: Response): Promise<StreamableFile> {
     const { companyId, requestId } = this.links.verify(token);

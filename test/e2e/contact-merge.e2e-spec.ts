@@ -4,7 +4,7 @@ import { ContactMerge } from '../../src/contact-merges/contact-merge.schema.js';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
-import { addAgent, uniqueEmail } from '../support/factories.js';
+import { addAgent, defineAttributes, uniqueEmail } from '../support/factories.js';
 import { companyWithKey, inbound, loggedOf, type ServiceLevelsCompany } from '../support/service-levels.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
@@ -31,6 +31,7 @@ describe('contact merge', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock });
     [acme, globex] = await Promise.all([companyWithKey(t, 'Acme'), companyWithKey(t, 'Globex')]);
+    await defineAttributes(t.http, acme, 'contact', { plan: 'text', region: 'text', seats: 'number', lang: 'text' });
   });
   afterAll(() => t.close());
 

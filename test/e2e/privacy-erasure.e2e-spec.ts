@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BSON } from 'mongodb';
 import { Types } from 'mongoose';
 import * as samples from '../fixtures/media/samples.js';
-import { addAgent, createApiKey, registerCompany, type TestAgentLogin, type TestCompany } from '../support/factories.js';
+import { addAgent, createApiKey, registerCompany, type TestAgentLogin, type TestCompany, defineAttributes } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -49,6 +49,7 @@ describe('privacy: erasure reaches every copy (contract section 23)', () => {
     acme = await registerCompany(t.http, 'Acme');
     agent = await addAgent(t, acme, 'agent');
     key = await createApiKey(t.http, acme, ['messages:write']);
+    await defineAttributes(t.http, acme, 'contact', { plan: 'text' });
     const events = ['CHAT_RECEIVED', 'CHAT_SENT', 'NOTE_ADDED', 'CONVERSATION_CREATED'];
     await t.http
       .post('/v1/webhooks')

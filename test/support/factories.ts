@@ -72,3 +72,15 @@ export async function addAgent(t: TestApp, company: TestCompany, role: Role): Pr
   const token = response.body.accessToken as string;
   return { agentId: created.body.id, email, password, token, auth: { Authorization: `Bearer ${token}` } };
 }
+
+/** Defines the company's custom attributes of `model` (contract section 20): values of undefined keys are refused. */
+export async function defineAttributes(
+  http: TestAgent,
+  company: TestCompany,
+  model: 'contact' | 'conversation',
+  types: Record<string, 'text' | 'number' | 'boolean' | 'date'>,
+): Promise<void> {
+  for (const [key, type] of Object.entries(types)) {
+    await http.post('/v1/attribute-definitions').set(company.auth).send({ model, key, label: key, type }).expect(201);
+  }
+}
