@@ -95,6 +95,10 @@ const TAGS: [string, string][] = [
   ['Health', 'Liveness, readiness and database reachability'],
   ['Attribute definitions', 'Typed custom attributes of contacts and conversations (filters use them as attributes.<key>)'],
   ['Views', 'Saved filters of conversations or contacts, private or shared with the company'],
+  ['Teams', 'Teams with their members, routing strategy, maximum wait and overflow; their queues and the company queue'],
+  ['Interface B: queue', 'Where a waiting contact stands in its queue, for your channel connector to tell them'],
+  ['Privacy', "A contact's data exported or erased (GDPR articles 15 and 17), and the requests that do it"],
+  ['Audit log', 'Who changed what, chained by hash and verifiable'],
 ];
 
 /** Where Swagger UI is served (its assets below it); the OpenAPI JSON is at `${DOCS_PATH}-json`. */

@@ -72,10 +72,16 @@ const NAME_FIELDS = ['name', 'email', 'phone'] as const;
 const CHANGE_ATTEMPTS = 5;
 
 /** The event of a new contact, showing it as stored. */
-const created = (record: Stored<Contact>) => [stageEvent('contact.created', { contact: ContactView.from(record) }, { occurredAt: record.createdAt })];
+/**
+ * The event of a new contact, showing it as stored. One a channel's message created is filed under that channel, so a
+ * key limited to other channels does not see it (contract section 13); one created through the API reaches every key.
+ */
+const created =
+  (channel: string | null = null) =>
+  (record: Stored<Contact>) => [stageEvent('contact.created', { contact: ContactView.from(record) }, { occurredAt: record.createdAt, channel })];
 
 /** `contact.updated` with what changed: the named fields, and the attributes as `attributes.<key>`. */
-function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: AttributePatch | null) {
+function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: AttributePatch | null, channel: string | null = null) {
   const changes: FieldChanges = {};
   for (const field of [...NAME_FIELDS, 'tags'] as const) {
     const was = before[field] ?? null;
@@ -83,7 +89,7 @@ function updatedEvents(before: Stored<Contact>, after: Stored<Contact>, patch: A
     if (JSON.stringify(was) !== JSON.stringify(now)) changes[field] = [was, now];
   }
   if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
-  return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt })];
+  return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt, channel })];
 }
 /** Contacts read at a time when looking for duplicates, and at most this many reads per page. */
 const DUPLICATE_SCAN_BATCH = 500;
@@ -153,20 +159,24 @@ export class ContactsService {
    * the winner. A name, e-mail or phone the contact lacks is filled in, unless another contact
    * already holds that e-mail or phone. 400 when the phone or e-mail is malformed or both are missing.
    */
-  async findOrCreateByIdentity(companyId: CompanyId, identity: ContactIdentity): Promise<Stored<Contact>> {
+  async findOrCreateByIdentity(companyId: CompanyId, identity: ContactIdentity, channel: string | null = null): Promise<Stored<Contact>> {
     const normalized = this.normalizeIdentity(identity);
     if (!normalized.phone && !normalized.email) {
       throw new BadRequestException('A contact is identified by a phone or an e-mail: give at least one');
     }
     const existing = await this.findByIdentity(companyId, normalized);
-    if (existing) return this.fillMissing(companyId, existing, normalized);
+    if (existing) return this.fillMissing(companyId, existing, normalized, channel);
     try {
-      return await this.contacts.insertContact(companyId, { ...normalized, ...(nameKeyOf(normalized.name) ? { nameKey: nameKeyOf(normalized.name) } : {}), tags: [], attributes: {} }, created);
+      return await this.contacts.insertContact(
+        companyId,
+        { ...normalized, ...(nameKeyOf(normalized.name) ? { nameKey: nameKeyOf(normalized.name) } : {}), tags: [], attributes: {} },
+        created(channel),
+      );
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const winner = await this.findByIdentity(companyId, normalized);
       if (!winner) throw error;
-      return this.fillMissing(companyId, winner, normalized);
+      return this.fillMissing(companyId, winner, normalized, channel);
     }
   }
 
@@ -268,7 +278,7 @@ export class ContactsService {
       const stored = await this.contacts.insertContact(
         companyId,
         { ...identity, ...(nameKeyOf(identity.name) ? { nameKey: nameKeyOf(identity.name) } : {}), tags: dto.tags ?? [], attributes: patch?.set ?? {} },
-        created,
+        created(),
       );
       return ContactView.from(stored);
     } catch (error) {
@@ -425,6 +435,7 @@ export class ContactsService {
     companyId: CompanyId,
     contact: Stored<Contact>,
     identity: NormalizedIdentity,
+    channel: string | null,
   ): Promise<Stored<Contact>> {
     const fill: Partial<Contact> = {};
     if (!contact.name && identity.name) {
@@ -440,7 +451,7 @@ export class ContactsService {
     if (!fields.length) return contact;
     const stillEmpty = Object.fromEntries(fields.map((field) => [field, null]));
     try {
-      const filled = await this.contacts.change(companyId, contact, stillEmpty, { $set: fill }, (after) => updatedEvents(contact, after, null));
+      const filled = await this.contacts.change(companyId, contact, stillEmpty, { $set: fill }, (after) => updatedEvents(contact, after, null, channel));
       if (filled) await this.summaryChanged(companyId, filled);
       return filled ?? (await this.contacts.findOne(companyId, { _id: contact._id })) ?? contact;
     } catch (error) {

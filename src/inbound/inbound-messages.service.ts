@@ -57,7 +57,7 @@ export class InboundMessagesService {
         throw refusal;
       }
     }
-    const contact = await this.contacts.findOrCreateByIdentity(companyId, dto.from);
+    const contact = await this.contacts.findOrCreateByIdentity(companyId, dto.from, channel);
     for (let attempt = 0; attempt < DELIVERY_ATTEMPTS; attempt += 1) {
       // Usually the contact's open conversation takes the message in the same write that finds it.
       let delivered: DeliveredMessage | null;

@@ -56,7 +56,7 @@ export class ProactiveMessagesService {
       if (refusal) throw refusal;
     }
 
-    const contact = identity ? await this.contacts.findOrCreateByIdentity(companyId, identity) : known!;
+    const contact = identity ? await this.contacts.findOrCreateByIdentity(companyId, identity, channel) : known!;
     conversation ??= await this.openings.openAssigned(companyId, contact, channel, agent.agentId);
     const sender: OutboundSender = { type: 'agent', id: agent.agentId };
     const sent = template

@@ -164,19 +164,20 @@ describe('channel-scoped API keys and webhooks', () => {
       const page = (key: string, query: Record<string, string | number>) => t.http.get('/api/external/events').set('x-api-key', key).query(query).expect(200);
 
       const all = await page(acme.all, { limit: 100 });
-      expect(all.body.data).toHaveLength(12);
+      // Each message brings its contact's contact.created (filed under the message's channel), then its conversation's two.
+      expect(all.body.data).toHaveLength(18);
       const whatsappIds = all.body.data
-        .filter((event: { data: { conversation: { channel: string } } }) => event.data.conversation.channel === 'whatsapp')
+        .filter((_: unknown, index: number) => ['sms', 'whatsapp', 'sms', 'sms', 'whatsapp', 'email'][Math.floor(index / 3)] === 'whatsapp')
         .map((event: { id: string }) => event.id);
-      expect(whatsappIds).toHaveLength(4);
+      expect(whatsappIds).toHaveLength(6);
 
-      // Pages of 3: full pages, then a short one at the log's end, then an empty one (caught up) with the same cursor.
-      const first = await page(acme.whatsapp, { limit: 3 });
-      expect(first.body.data.map((event: { id: string }) => event.id)).toEqual(whatsappIds.slice(0, 3));
-      const second = await page(acme.whatsapp, { limit: 3, after: first.body.nextCursor });
-      expect(second.body.data.map((event: { id: string }) => event.id)).toEqual(whatsappIds.slice(3));
+      // Pages of 4: a full page, then a short one at the log's end, then an empty one (caught up) with the same cursor.
+      const first = await page(acme.whatsapp, { limit: 4 });
+      expect(first.body.data.map((event: { id: string }) => event.id)).toEqual(whatsappIds.slice(0, 4));
+      const second = await page(acme.whatsapp, { limit: 4, after: first.body.nextCursor });
+      expect(second.body.data.map((event: { id: string }) => event.id)).toEqual(whatsappIds.slice(4));
       expect(second.body.nextCursor).toBe(all.body.nextCursor);
-      const caughtUp = await page(acme.whatsapp, { limit: 3, after: second.body.nextCursor });
+      const caughtUp = await page(acme.whatsapp, { limit: 4, after: second.body.nextCursor });
       expect(caughtUp.body).toEqual({ success: true, data: [], nextCursor: second.body.nextCursor });
       // `types` and channels together.
       const received = await page(acme.whatsapp, { types: 'CHAT_RECEIVED' });
@@ -200,10 +201,12 @@ describe('channel-scoped API keys and webhooks', () => {
       await settle(t);
       const logged = await t.app.get(EventLogRepository).range(acme.companyId, { after: 0 }, 100);
       expect(logged.map((event) => [event.type, event.channel])).toEqual([
+        ['contact.created', 'sms'],
         ['conversation.created', 'sms'],
         ['message.received', 'sms'],
         ['message.sent', 'sms'],
         ['message.status_changed', 'sms'],
+        ['conversation.updated', 'sms'],
         ['flow.executed', 'sms'],
       ]);
       const scoped = await t.http.get('/api/external/events').set('x-api-key', acme.whatsapp).expect(200);
@@ -215,7 +218,8 @@ describe('channel-scoped API keys and webhooks', () => {
       const first = await receive(acme.all, { from: { phone: newPhone() }, text: 'before', channel: 'whatsapp' }).expect(201);
       await receive(acme.all, { from: { phone: newPhone() }, text: 'before', channel: 'sms' }).expect(201);
       await settle(t);
-      const start = (await t.http.get('/api/external/events').set('x-api-key', acme.all).query({ limit: 1 }).expect(200)).body.nextCursor;
+      // After the first contact's contact.created and conversation.created.
+      const start = (await t.http.get('/api/external/events').set('x-api-key', acme.all).query({ limit: 2 }).expect(200)).body.nextCursor;
 
       const scoped = await clients.open(`${base}/api/external/events/stream?after=${start}`, { 'x-api-key': acme.whatsapp });
       const everything = await clients.open(`${base}/api/external/events/stream?after=${start}`, { 'x-api-key': acme.all });
@@ -223,12 +227,17 @@ describe('channel-scoped API keys and webhooks', () => {
       await receive(acme.all, { from: { phone: newPhone() }, text: 'live', channel: 'sms' }).expect(201);
       await receive(acme.all, { from: { phone: newPhone() }, text: 'live', channel: 'whatsapp' }).expect(201);
 
-      await everything.waitForEvents(7);
-      await scoped.waitForEvents(3);
-      const channels = (client: typeof scoped) => client.data.map((event) => (event.data as { conversation: { channel: string } }).conversation.channel);
-      expect(channels(everything)).toEqual(['whatsapp', 'sms', 'sms', 'sms', 'sms', 'whatsapp', 'whatsapp']);
+      await everything.waitForEvents(10);
+      await scoped.waitForEvents(4);
+      // A contact event's channel is its contact's conversation's, as the stream shows it.
+      const channels = (client: typeof scoped) => {
+        const data = client.data.map((event) => event.data as { conversation?: { channel: string; contactId: string }; contact?: { id: string } });
+        const byContact = new Map(data.filter((event) => event.conversation).map((event) => [event.conversation!.contactId, event.conversation!.channel]));
+        return data.map((event) => event.conversation?.channel ?? byContact.get(event.contact!.id));
+      };
+      expect(channels(everything)).toEqual(['whatsapp', 'sms', 'sms', 'sms', 'sms', 'sms', 'sms', 'whatsapp', 'whatsapp', 'whatsapp']);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(channels(scoped)).toEqual(['whatsapp', 'whatsapp', 'whatsapp']);
+      expect(channels(scoped)).toEqual(['whatsapp', 'whatsapp', 'whatsapp', 'whatsapp']);
       expect(scoped.data[0].data).toMatchObject({ message: { id: first.body.data.message.id } });
       // The frames' ids are the same cursors as the unscoped stream's.
       expect(scoped.events.map((event) => event.id)).toEqual(

@@ -157,8 +157,8 @@ describe('connector media: POST /api/external/media, media messages, GET /api/ex
         createdAt: expect.any(String),
       });
       const events = await recorder.events();
-      expect(events.map((event) => event.type)).toEqual(['conversation.created', 'message.received']);
-      expect((events[1].data as { message: unknown }).message).toEqual(message);
+      expect(events.map((event) => event.type)).toEqual(['contact.created', 'conversation.created', 'message.received']);
+      expect((events[2].data as { message: unknown }).message).toEqual(message);
       const stored = await t.model<Message>(Message.name).findOne({ _id: message.id, companyId: acme.companyId }).lean();
       expect(stored).toMatchObject({ type: 'document', caption: 'My invoice', text: null, media: { id: new Types.ObjectId(id) } });
       // The agent reads it with a bearer token, the connector with media:read.

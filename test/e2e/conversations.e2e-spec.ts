@@ -26,6 +26,8 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
         assignedBy: null,
         tags: [],
         attributes: {},
+        teamId: null,
+        requiredSkills: [],
         subject: null,
         lastMessageAt: null,
         lastMessage: null,
@@ -144,7 +146,8 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
     it('answers the conversation', async () => {
       const conversation = await start(suite.acme);
       const response = await suite.t.http.get(`/v1/conversations/${conversation.id}`).set(suite.acme.auth).expect(200);
-      expect(response.body).toEqual(conversation);
+      // A single GET also says where a queued conversation stands (null: not queued).
+      expect(response.body).toEqual({ ...conversation, queue: null });
     });
 
     it('answers 404 for a missing, malformed or foreign id, never the data', async () => {

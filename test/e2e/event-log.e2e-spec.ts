@@ -82,7 +82,8 @@ describe('the event log', () => {
     // Within the grace period the process that wrote them might still be relaying them.
     expect(await sweep.sweep(new Date())).toBe(0);
     const later = new Date(Date.now() + PENDING_EVENT_GRACE_MS);
-    expect(await sweep.sweep(later)).toBe(2);
+    // The conversation's and the message's, and the new contact's contact.created.
+    expect(await sweep.sweep(later)).toBe(3);
     expect(await sweep.sweep(later)).toBe(0);
 
     const logged = await t.app.get(EventLogRepository).byIds(acme.companyId, pendingIds);

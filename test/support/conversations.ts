@@ -8,9 +8,14 @@ import { twoCompanies, uniqueEmail, type TestCompany } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 
-/** A conversation of a REST answer as event snapshots show it: without the calling agent's reading of it. */
-export function asSnapshot<T extends object>(conversation: T): Omit<T, 'unreadCount' | 'lastReadAt'> {
-  const { unreadCount: _unread, lastReadAt: _read, ...snapshot } = conversation as T & { unreadCount?: unknown; lastReadAt?: unknown };
+/** A conversation of a REST answer as event snapshots show it: without the calling agent's reading of it, nor its place in a queue (a single GET's). */
+export function asSnapshot<T extends object>(conversation: T): Omit<T, 'unreadCount' | 'lastReadAt' | 'queue'> {
+  const {
+    unreadCount: _unread,
+    lastReadAt: _read,
+    queue: _queue,
+    ...snapshot
+  } = conversation as T & { unreadCount?: unknown; lastReadAt?: unknown; queue?: unknown };
   return snapshot;
 }
 
