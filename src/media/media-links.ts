@@ -1,13 +1,12 @@
 import { ForbiddenException, GoneException, Injectable } from '@nestjs/common';
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Types } from 'mongoose';
+import { SignedIdToken } from '../common/signed-id-token.js';
 import { AppConfig } from '../config/app-config.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { Clock } from '../lanes/clock.js';
 import type { MessageView } from '../messages/message.view.js';
 
 const HKDF_SALT = 'parley/media-links';
-const HKDF_INFO = 'hmac-sha256 v1';
 /** Where a signed link is served: the token names the company, the file and the expiry, and is signed. */
 export const SIGNED_MEDIA_PATH = '/v1/media/signed';
 
@@ -15,8 +14,6 @@ export const SIGNED_MEDIA_PATH = '/v1/media/signed';
 export const INVALID_LINK_MESSAGE = 'This media link is not valid: it was changed or not issued by this server';
 /** The expiry is rounded up to a step of at most this many seconds (and a tenth of the TTL): see `expiryFrom`. */
 const MAX_STEP_SECONDS = 300;
-const ID_BYTES = 12;
-const PAYLOAD_BYTES = 2 * ID_BYTES + 4;
 
 /** The file a valid link names. */
 export interface LinkedMedia {
@@ -28,14 +25,12 @@ export interface LinkedMedia {
 
 /**
  * Signed download links for media (contract section 14): a browser shows them with `<img src>`, which cannot send a
- * bearer token. A link's token is `<payload>.<signature>` in base64url: the company's and the file's ids and the
- * expiry (seconds since the epoch), and an HMAC-SHA256 of them under a key derived (HKDF) from JWT_SECRET, so every
- * process of a deployment signs and checks alike, and a new JWT_SECRET voids every link at once (as it voids tokens).
- * A changed byte anywhere answers 403; a link past its expiry, 410.
+ * bearer token. A link's token names the company, the file and the expiry, signed (SignedIdToken). A changed byte
+ * anywhere answers 403; a link past its expiry, 410.
  */
 @Injectable()
 export class MediaLinks {
-  private readonly key: Buffer;
+  private readonly tokens: SignedIdToken;
   private readonly ttlSeconds: number;
   private readonly stepSeconds: number;
 
@@ -43,7 +38,7 @@ export class MediaLinks {
     config: AppConfig,
     private readonly clock: Clock,
   ) {
-    this.key = Buffer.from(hkdfSync('sha256', config.jwtSecret, HKDF_SALT, HKDF_INFO, 32));
+    this.tokens = new SignedIdToken(config.jwtSecret, HKDF_SALT);
     this.ttlSeconds = config.mediaUrlTtlSeconds;
     this.stepSeconds = Math.max(1, Math.min(MAX_STEP_SECONDS, Math.floor(config.mediaUrlTtlSeconds / 10)));
   }
@@ -51,32 +46,21 @@ export class MediaLinks {
   /** A link to the company's file valid at least MEDIA_URL_TTL_SECONDS from now. */
   sign(companyId: CompanyId, mediaId: Types.ObjectId): { url: string; expiresAt: Date } {
     const expires = this.expiryFrom(this.clock.now());
-    const payload = Buffer.alloc(PAYLOAD_BYTES);
-    Buffer.from(String(companyId), 'hex').copy(payload, 0);
-    Buffer.from(mediaId.toHexString(), 'hex').copy(payload, ID_BYTES);
-    payload.writeUInt32BE(expires, 2 * ID_BYTES);
-    return { url: `${SIGNED_MEDIA_PATH}/${payload.toString('base64url')}.${this.signature(payload).toString('base64url')}`, expiresAt: new Date(expires * 1000) };
+    return { url: `${SIGNED_MEDIA_PATH}/${this.tokens.make(companyId, mediaId, expires)}`, expiresAt: new Date(expires * 1000) };
   }
 
   /** The file a link's token names; 403 when it was not made here as it is, 410 once it has expired. */
   verify(token: string): LinkedMedia {
-    const [encoded, signature, ...rest] = token.split('.');
-    const payload = Buffer.from(encoded ?? '', 'base64url');
-    const given = Buffer.from(signature ?? '', 'base64url');
-    const expected = this.signature(payload);
-    // Only the canonical encoding: base64 leaves unused bits in a last character, which would decode alike.
-    const canonical = payload.toString('base64url') === encoded && given.toString('base64url') === signature;
-    if (rest.length > 0 || !canonical || payload.length !== PAYLOAD_BYTES || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ForbiddenException(INVALID_LINK_MESSAGE);
-    }
-    const expires = payload.readUInt32BE(2 * ID_BYTES);
+    const ids = this.tokens.open(token);
+    if (!ids) throw new ForbiddenException(INVALID_LINK_MESSAGE);
+    const { expires } = ids;
     const secondsLeft = expires - Math.floor(this.clock.now().getTime() / 1000);
     if (secondsLeft <= 0) {
       throw new GoneException(`This media link expired at ${new Date(expires * 1000).toISOString()}: read the message again for a fresh downloadUrl`);
     }
     return {
-      companyId: new Types.ObjectId(payload.subarray(0, ID_BYTES).toString('hex')),
-      mediaId: new Types.ObjectId(payload.subarray(ID_BYTES, 2 * ID_BYTES).toString('hex')),
+      companyId: ids.companyId,
+      mediaId: ids.id,
       secondsLeft,
     };
   }
@@ -96,9 +80,5 @@ export class MediaLinks {
   private expiryFrom(now: Date): number {
     const earliest = Math.ceil(now.getTime() / 1000) + this.ttlSeconds;
     return Math.ceil(earliest / this.stepSeconds) * this.stepSeconds;
-  }
-
-  private signature(payload: Buffer): Buffer {
-    return createHmac('sha256', this.key).update(payload).digest();
   }
 }
