@@ -161,13 +161,6 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
       .exec();
     return result.modifiedCount === 1;
   }
-
-  /** Bookkeeping of the chooser, not a change of the agent as the API shows it: updatedAt stays. */
-  async markAssigned(companyId: CompanyId, agentId: Types.ObjectId, at: Date): Promise<void> {
-    await this.model
-      .updateOne(this.scope(companyId, { _id: agentId }), { $set: { lastAssignedAt: at } }, { timestamps: false })
-      .exec();
-  }
 }
 
 /** The update with the audit entry written in the same single-document write, when there is one. */

@@ -166,13 +166,13 @@ describe('event consumers stopped between their steps', () => {
     await settle(t);
 
     const agents = t.app.get(AgentsRepository);
-    const markAssigned = agents.markAssigned.bind(agents);
+    const reserve = agents.reserve.bind(agents);
     let calls = 0;
-    // Stamping the first agent of the batch fails: the process dies after the first assignment.
-    jest.spyOn(agents, 'markAssigned').mockImplementation(async (...args) => {
+    // Reserving room for the second conversation fails: the process dies after the first assignment.
+    jest.spyOn(agents, 'reserve').mockImplementation(async (...args) => {
       calls += 1;
-      if (calls === 1) throw new Error('process killed');
-      return markAssigned(...args);
+      if (calls === 2) throw new Error('process killed');
+      return reserve(...args);
     });
     for (const id of ids) await t.http.patch(`/v1/conversations/${id}`).set(acme.auth).send({ status: 'queued' }).expect(200);
     await settle(t);
