@@ -8,7 +8,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { CanonicalContactLink, MERGED_CONTACT } from './contact-merged.exception.js';
 import { ContactView, DeletedContactView, DuplicateCandidatesPage } from './contact.view.js';
 import { ListDuplicatesQueryDto } from './dto/list-duplicates-query.dto.js';
-import { ContactsService } from './contacts.service.js';
+import { ContactsService, LEGAL_HOLD_NEEDS_ADMIN } from './contacts.service.js';
 import { CreateContactDto } from './dto/create-contact.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
 import { UpdateContactDto } from './dto/update-contact.dto.js';
@@ -78,7 +78,7 @@ export class ContactsController {
       'tags and attributes replace the whole list or object. E-mail and phone stay unique within the company (409).',
   })
   @ApiOkResponse({ type: ContactView })
-  @ApiProblemResponses(403, notFound('Contact'), 409, MERGED_CONTACT)
+  @ApiProblemResponses([403, LEGAL_HOLD_NEEDS_ADMIN], notFound('Contact'), 409, MERGED_CONTACT)
   update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,

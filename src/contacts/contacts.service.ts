@@ -98,6 +98,8 @@ const DUPLICATE_SCAN_READS = 10;
 const MAX_MERGE_HOPS = 10;
 /** Contacts that are not merged sources (tombstones): what lists, searches and lookups see. */
 export const LIVE_CONTACT = { mergedInto: null } as const;
+/** The 403 of a legal hold set by a supervisor or an agent (contract section 23). */
+export const LEGAL_HOLD_NEEDS_ADMIN = 'Only admins may set or lift a legal hold';
 
 function invalidPhone(): RequestValidationException {
   return new RequestValidationException([
@@ -292,7 +294,7 @@ export class ContactsService {
    * `legalHold` needs an admin (403 otherwise) and is audited by field name; an erased contact answers 410.
    */
   async update(companyId: CompanyId, id: string, dto: UpdateContactDto, caller?: { role: Role; origin: AuditOrigin }): Promise<ContactView> {
-    if (dto.legalHold !== undefined && caller && !roleAllows(caller.role, 'admin')) throw new ForbiddenException('Only admins may set a legal hold');
+    if (dto.legalHold !== undefined && caller && !roleAllows(caller.role, 'admin')) throw new ForbiddenException(LEGAL_HOLD_NEEDS_ADMIN);
     let current = await this.existing(companyId, id);
     if (current.erasedAt) throw new GoneException(`Contact ${id} has been erased`);
     const patch = await this.attributes.checkPatch(companyId, 'contact', dto.attributes ?? undefined);

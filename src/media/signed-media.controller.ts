@@ -2,7 +2,7 @@ import { Controller, Get, Header, Param, Res, StreamableFile } from '@nestjs/com
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/decorators/public.decorator.js';
-import { ApiProblemResponses } from '../common/errors/api-error-responses.js';
+import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { INVALID_LINK_MESSAGE } from './media-links.js';
 import { mediaFile, MediaFileResponse } from './media-routes.js';
 import { MediaService } from './media.service.js';
@@ -27,7 +27,7 @@ export class SignedMediaController {
       'any character changed answers 403; an expired one 410 (read the message again for a fresh link); a file ' +
       'removed since answers 404. Rate-limited by client address like every request without credentials.',
   })
-  @ApiProblemResponses([403, INVALID_LINK_MESSAGE], 410, 429)
+  @ApiProblemResponses([403, INVALID_LINK_MESSAGE], notFound('Media'), 410, 429)
   async downloadSigned(@Param('token') token: string, @Res({ passthrough: true }) response: Response): Promise<StreamableFile> {
     const { download, secondsLeft } = await this.media.openSigned(token);
     response.setHeader('Cache-Control', `private, max-age=${secondsLeft}`);

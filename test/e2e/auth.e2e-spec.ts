@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import jwt from 'jsonwebtoken';
 import { Agent } from '../../src/agents/agent.schema.js';
 import type { ApiKeyPrincipal } from '../../src/auth/auth-principal.js';
@@ -12,6 +13,8 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
 import { signToken } from '../support/tokens.js';
 
 /** Test-only routes: one per guard rule, so each outcome is asserted on a real request. */
+// Test-only routes stay out of the document, and so out of its answers' check (test-app.ts).
+@ApiExcludeController()
 @Controller('guard-probe')
 class GuardProbeController {
   @Get('supervisor')
@@ -21,6 +24,7 @@ class GuardProbeController {
   }
 }
 
+@ApiExcludeController()
 @ApiKeyAuth()
 @Controller({ path: 'api/external/guard-probe', version: VERSION_NEUTRAL })
 class ExternalGuardProbeController {

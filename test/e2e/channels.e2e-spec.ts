@@ -31,6 +31,7 @@ describe('/v1/channels', () => {
       name: 'WhatsApp Business',
       address: '+14155550100',
       replyWindowHours: 24,
+      teamId: null,
       isActive: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -61,10 +61,10 @@ describe('the event stream: GET /v1/events/stream and GET /api/external/events/s
     const key = await createApiKey(t.http, acme, ['messages:write']);
     const client = await stream(acme);
     await t.http.post('/api/external/messages').set('x-api-key', key).send({ from: { phone: '+14155550123' }, text: 'Hello' }).expect(201);
-    const events = await client.waitForEvents(2);
-    expect(events.map((event) => event.event)).toEqual(['conversation.created', 'message.received']);
+    const events = await client.waitForEvents(3);
+    expect(events.map((event) => event.event)).toEqual(['contact.created', 'conversation.created', 'message.received']);
     expect(ids(client.data)).toEqual(await logIds(acme));
-    expect(client.data[1].data).toMatchObject({ message: { text: 'Hello', direction: 'inbound' } });
+    expect(client.data[2].data).toMatchObject({ message: { text: 'Hello', direction: 'inbound' } });
   });
 
   it('on Interface B: Interface B names in `event` and `type`, the events:read scope, errors in the envelope', async () => {

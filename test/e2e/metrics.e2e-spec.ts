@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@parley/embedded-mongo';
 import request from 'supertest';
@@ -73,11 +73,15 @@ describe('GET /metrics (outside production: open on the API port)', () => {
 
   it("reports a lane's backlog and its oldest item's age while it is due, and the timer's lateness once it fired", async () => {
     const company = await registerCompany(t.http);
+    // No process claims a timer until the due one has been seen waiting: a claim would take it out of the backlog.
+    const store = (t.app.get(DurableTimers) as unknown as { store: { claim: () => Promise<null> } }).store;
+    const claims = jest.spyOn(store, 'claim').mockResolvedValue(null);
     await t.app.get(DurableTimers).set(company.companyId, 'metrics-test', 'one', new Date(Date.now() - 5_000));
     const labels = { kind: 'durable-timer', lane: 'metrics-test' };
     const text = (await t.http.get('/metrics').expect(200)).text;
     expect(sample(text, 'parley_lane_backlog', labels)).toBe(1);
     expect(sample(text, 'parley_lane_oldest_due_seconds', labels)).toBeGreaterThanOrEqual(5);
+    claims.mockRestore();
     releaseTimer();
     const fired = await waitFor(async () => {
       const after = (await t.http.get('/metrics')).text;

@@ -47,9 +47,10 @@ describe('pages read for their views', () => {
     const listed = [...page.body.data, ...next.body.data];
     expect(listed).toHaveLength(4);
     for (const conversation of listed) {
-      const single = await t.http.get(`/v1/conversations/${conversation.id}`).set(acme.auth).expect(200);
-      expect(conversation).toEqual(single.body);
-      expect(Object.keys(conversation)).toEqual(Object.keys(single.body));
+      // A single GET also says where a queued conversation stands; a page does not.
+      const { queue: _queue, ...single } = (await t.http.get(`/v1/conversations/${conversation.id}`).set(acme.auth).expect(200)).body;
+      expect(conversation).toEqual(single);
+      expect(Object.keys(conversation)).toEqual(Object.keys(single));
     }
     expect(listed.find((c) => c.id === assigned.conversation.id)).toMatchObject({ status: 'human', assignedBy: { kind: 'agent', id: acme.agentId } });
     expect(listed.find((c) => c.id === tagged.conversation.id)).toMatchObject({ tags: ['vip'], subject: 'Refund', priority: 'high', status: 'queued' });

@@ -46,6 +46,7 @@ describe('/v1/settings', () => {
       autoAssignment: { enabled: false, strategy: 'round_robin', maxConversationsPerAgent: 5, awayAfterIdleSeconds: null },
       language: 'en',
       replyWindowWarningMinutes: 60,
+      retention: { closedConversationDays: null },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
