@@ -127,8 +127,9 @@ function collectRoutes(t: TestApp): string[] {
     stack: { route?: { path: string; methods: Record<string, boolean> } }[];
   };
   return router.stack
-    // The docs themselves and Nest's catch-all `{/*splat}` routes (404s, version fallback) are not operations.
-    .filter((layer) => layer.route && !layer.route.path.startsWith('/docs') && !layer.route.path.includes('*'))
+    // The docs themselves, the operators' Prometheus metrics (docs/operations.md) and Nest's catch-all `{/*splat}`
+    // routes (404s, version fallback) are not operations of the API.
+    .filter((layer) => layer.route && !layer.route.path.startsWith('/docs') && layer.route.path !== '/metrics' && !layer.route.path.includes('*'))
     .flatMap((layer) =>
       Object.keys(layer.route!.methods).map(
         (method) => `${method.toUpperCase()} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`,

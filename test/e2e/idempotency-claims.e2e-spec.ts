@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Controller, Header, Post, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { ApiExcludeController, ApiBearerAuth } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../../src/auth/decorators/api-key-auth.decorator.js';
 import { expectReplayOf, IdempotencyClient, idempotencyRecords, newContactMessage, uniqueKey } from '../support/idempotency.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -17,6 +17,7 @@ async function slow(): Promise<{ call: number }> {
 }
 
 @ApiBearerAuth()
+@ApiExcludeController()
 @Controller('idempotency-probe')
 class ProbeController {
   @Post('slow')
@@ -35,6 +36,7 @@ class ProbeController {
 }
 
 @ApiKeyAuth()
+@ApiExcludeController()
 @Controller({ path: 'api/external/idempotency-probe', version: VERSION_NEUTRAL })
 class ExternalProbeController {
   @Post('slow')

@@ -32,7 +32,8 @@ describe('bodies in a type the route does not read', () => {
       headers: { ...headers, ...(type === undefined ? {} : { 'content-type': type }) },
       body: new TextEncoder().encode(body),
     });
-  const contacts = () => t.model<Contact>(Contact.name).find({ companyId: acme.companyId }).sort({ _id: 1 }).lean();
+  // Without their pending events, which the relay moves to the log whenever it runs.
+  const contacts = () => t.model<Contact>(Contact.name).find({ companyId: acme.companyId }, { pendingEvents: 0 }).sort({ _id: 1 }).lean();
 
   it.each([
     ['text/plain', 'text/plain;charset=UTF-8', 'Content-Type text/plain'],
