@@ -95,6 +95,7 @@ const TAGS: [string, string][] = [
   ['Health', 'Liveness, readiness and database reachability'],
   ['Attribute definitions', 'Typed custom attributes of contacts and conversations (filters use them as attributes.<key>)'],
   ['Views', 'Saved filters of conversations or contacts, private or shared with the company'],
+  ['Search', 'Conversations and contacts found by a filter of the one filter language (docs/filters.md)'],
   ['Teams', 'Teams with their members, routing strategy, maximum wait and overflow; their queues and the company queue'],
   ['Interface B: queue', 'Where a waiting contact stands in its queue, for your channel connector to tell them'],
   ['Privacy', "A contact's data exported or erased (GDPR articles 15 and 17), and the requests that do it"],
