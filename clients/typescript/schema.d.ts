@@ -9123,6 +9123,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description No permission for this action */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "Only admins may set or lift a legal hold",
+                     *       "instance": "/v1/contacts/6650f0c2a1b2c3d4e5f60718",
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "Only admins may set or lift a legal hold",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
             /** @description Not found, or not in your company */
             404: {
                 headers: {
@@ -20561,6 +20589,29 @@ export interface operations {
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
                      *       "message": "This media link is not valid: it was changed or not issued by this server",
+                     *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Not found, or not in your company */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "Media 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "instance": "/v1/media/signed/not-a-valid-token",
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Media 6650f0c2a1b2c3d4e5f60718 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -32851,6 +32902,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The ZIP file */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name */
+                    "Content-Disposition"?: string;
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
             /** @description Invalid request: a query parameter the route does not take */
             400: {
                 headers: {
