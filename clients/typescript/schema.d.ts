@@ -13659,11 +13659,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
+                     *       "detail": "This action requires the admin role: company views are the admins'",
                      *       "instance": "/v1/views",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the admin role: company views are the admins'",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -14272,11 +14272,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
+                     *       "detail": "This action requires the admin role: company views are the admins'",
                      *       "instance": "/v1/views/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the admin role: company views are the admins'",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -14481,11 +14481,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
+                     *       "detail": "This action requires the admin role: company views are the admins'",
                      *       "instance": "/v1/views/6650f0c2a1b2c3d4e5f60718",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "This action requires the admin role: company views are the admins'",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -34929,11 +34929,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "Team 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "detail": "Team 6650f0c2a1b2c3d4e5f60740 not found",
                      *       "instance": "/v1/teams/6650f0c2a1b2c3d4e5f60740/queue",
                      *       "statusCode": 404,
                      *       "error": "Not Found",
-                     *       "message": "Team 6650f0c2a1b2c3d4e5f60718 not found",
+                     *       "message": "Team 6650f0c2a1b2c3d4e5f60740 not found",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -35282,11 +35282,11 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "This action requires the admin role",
+                     *       "detail": "Agents may transfer only conversations assigned to them or unassigned",
                      *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718/transfer",
                      *       "statusCode": 403,
                      *       "error": "Forbidden",
-                     *       "message": "This action requires the admin role",
+                     *       "message": "Agents may transfer only conversations assigned to them or unassigned",
                      *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
                      *     }
                      */
@@ -35601,7 +35601,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 not found"
+                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 is not waiting in a queue"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];

@@ -24,6 +24,9 @@ export type TransferActor = { kind: 'agent'; principal: AgentPrincipal } | { kin
  * conversation with `conversation.transferred` (and `conversation.queued` or `conversation.assigned` for the status
  * it enters), so routing, loads and webhooks learn it from the log.
  */
+/** The 403 of an agent transferring another agent's conversation. */
+export const TRANSFER_NEEDS_ASSIGNEE = 'Agents may transfer only conversations assigned to them or unassigned';
+
 @Injectable()
 export class ConversationTransfers {
   constructor(
@@ -40,7 +43,7 @@ export class ConversationTransfers {
     const current = await this.conversations.findStored(companyId, id);
     const assignee = current.assignedAgentId?.toHexString() ?? null;
     if (!roleAllows(principal.role, 'supervisor') && assignee !== null && assignee !== principal.agentId) {
-      throw new ForbiddenException('Agents may transfer only conversations assigned to them or unassigned');
+      throw new ForbiddenException(TRANSFER_NEEDS_ASSIGNEE);
     }
     const actor: TransferActor = { kind: 'agent', principal };
     const moved =

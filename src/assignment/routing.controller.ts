@@ -10,7 +10,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { ConversationView, QueueStandingView } from '../conversations/conversation.view.js';
 import { ApiDataEnvelope, envelope, type DataEnvelope } from '../webhooks/dto/envelope.js';
-import { ConversationTransfers } from './conversation-transfers.js';
+import { ConversationTransfers, TRANSFER_NEEDS_ASSIGNEE } from './conversation-transfers.js';
 import { TransferConversationDto } from './dto/transfer-conversation.dto.js';
 import { QueueEntryView, QueueViews } from './queue-views.js';
 
@@ -30,7 +30,7 @@ export class RoutingController {
   @ApiOperation({ summary: "A team's queue", description: `Any agent. ${ORDER}` })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60740' })
   @ApiPageResponse(QueueEntryView, 'One page, in routing order')
-  @ApiProblemResponses(notFound('Team'))
+  @ApiProblemResponses(notFound('Team', '6650f0c2a1b2c3d4e5f60740'))
   teamQueue(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Query() query: PageQueryDto): Promise<Page<QueueEntryView>> {
     return this.queues.teamQueue(agent.companyId, id, query);
   }
@@ -53,7 +53,7 @@ export class RoutingController {
   })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60718' })
   @ApiOkResponse({ type: ConversationView })
-  @ApiProblemResponses(403, notFound('Conversation'), 409)
+  @ApiProblemResponses([403, TRANSFER_NEEDS_ASSIGNEE], notFound('Conversation'), 409)
   async transfer(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: TransferConversationDto): Promise<ConversationView> {
     exactlyOneOf(dto, ['teamId', 'agentId']);
     return this.transfers.transfer(agent, id, { teamId: dto.teamId, agentId: dto.agentId }, dto.note);
@@ -75,7 +75,7 @@ export class ExternalQueueController {
   })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60718' })
   @ApiDataEnvelope(200, QueueStandingView, { description: 'Where it stands' })
-  @ApiEnvelopeErrorResponses(401, notFound('Conversation'), 429)
+  @ApiEnvelopeErrorResponses(401, [404, 'Conversation 6650f0c2a1b2c3d4e5f60718 is not waiting in a queue'], 429)
   async standing(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<QueueStandingView>> {
     return envelope(await this.queues.standingOf(apiKey.companyId, id));
   }

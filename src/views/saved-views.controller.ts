@@ -9,7 +9,7 @@ import { AgentConversationView } from '../inbox/agent-conversation.view.js';
 import { CreateSavedViewDto, UpdateSavedViewDto, ViewResultsQueryDto } from './dto/saved-view.dto.js';
 import { MAX_COMPANY_VIEWS, MAX_PRIVATE_VIEWS_PER_AGENT } from './saved-view.schema.js';
 import { DeletedSavedViewView, SavedViewListView, SavedViewView, ViewCountsView } from './saved-view.view.js';
-import { MAX_EXACT_COUNT, SavedViewsService } from './saved-views.service.js';
+import { COMPANY_VIEWS_NEED_ADMIN, MAX_EXACT_COUNT, SavedViewsService } from './saved-views.service.js';
 import type { AuditOrigin } from '../audit/audit-entry.js';
 import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 
@@ -84,7 +84,7 @@ export class SavedViewsController {
     description: `${WHO} At most ${MAX_PRIVATE_VIEWS_PER_AGENT} private views per agent and ${MAX_COMPANY_VIEWS} company views (400 past that). The filter is checked as a search checks it (400 naming its place).`,
   })
   @ApiCreatedResponse({ type: SavedViewView })
-  @ApiProblemResponses(403)
+  @ApiProblemResponses([403, COMPANY_VIEWS_NEED_ADMIN])
   create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateSavedViewDto, @AuditOriginOf() origin: AuditOrigin): Promise<SavedViewView> {
     return this.views.create(agent, dto, origin);
   }
@@ -92,7 +92,7 @@ export class SavedViewsController {
   @Patch(':id')
   @ApiOperation({ summary: "Change a view's name, filter or sort", description: `${WHO} \`model\` and \`visibility\` never change (400).` })
   @ApiOkResponse({ type: SavedViewView })
-  @ApiProblemResponses(403, notFound('View'))
+  @ApiProblemResponses([403, COMPANY_VIEWS_NEED_ADMIN], notFound('View'))
   update(
     @CurrentAgent() agent: AgentPrincipal,
     @Param('id') id: string,
@@ -106,7 +106,7 @@ export class SavedViewsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Delete a view', description: WHO })
   @ApiOkResponse({ type: DeletedSavedViewView })
-  @ApiProblemResponses(403, notFound('View'))
+  @ApiProblemResponses([403, COMPANY_VIEWS_NEED_ADMIN], notFound('View'))
   remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedSavedViewView> {
     return this.views.remove(agent, id, origin);
   }

@@ -33,6 +33,9 @@ const SORTS: Record<FilterModel, readonly string[]> = { conversation: CONVERSATI
  * Saved views (contract section 20): an agent sees the company's views and its own private ones (any other is a 404);
  * it creates, changes and deletes its private views, admins the company's.
  */
+/** The 403 of a company view created, changed or deleted by a supervisor or an agent. */
+export const COMPANY_VIEWS_NEED_ADMIN = `${roleRequiredMessage('admin')}: company views are the admins'`;
+
 @Injectable()
 export class SavedViewsService {
   constructor(
@@ -163,7 +166,7 @@ export class SavedViewsService {
   }
 
   private assertAdmin(agent: AgentPrincipal): void {
-    if (agent.role !== 'admin') throw new ForbiddenException(`${roleRequiredMessage('admin')}: company views are the admins'`);
+    if (agent.role !== 'admin') throw new ForbiddenException(COMPANY_VIEWS_NEED_ADMIN);
   }
 }
 

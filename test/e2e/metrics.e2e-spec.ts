@@ -78,8 +78,11 @@ describe('GET /metrics (outside production: open on the API port)', () => {
     const claims = jest.spyOn(store, 'claim').mockResolvedValue(null);
     await t.app.get(DurableTimers).set(company.companyId, 'metrics-test', 'one', new Date(Date.now() - 5_000));
     const labels = { kind: 'durable-timer', lane: 'metrics-test' };
-    const text = (await t.http.get('/metrics').expect(200)).text;
-    expect(sample(text, 'parley_lane_backlog', labels)).toBe(1);
+    // The lanes' figures are read at most so often, so a scrape may first show the previous reading.
+    const text = await waitFor(async () => {
+      const scraped = (await t.http.get('/metrics').expect(200)).text;
+      return sample(scraped, 'parley_lane_backlog', labels) === 1 && scraped;
+    });
     expect(sample(text, 'parley_lane_oldest_due_seconds', labels)).toBeGreaterThanOrEqual(5);
     claims.mockRestore();
     releaseTimer();

@@ -128,10 +128,31 @@ describe('the error examples of the OpenAPI document are what the routes answer'
   });
 
   it('403: with the least credential, an agent of role agent or a key without scopes', async () => {
-    // Changing another agent is what an agent may not do there; the example's unknown id would answer 404 first.
-    const ids: Record<string, Record<string, string>> = { 'PATCH /v1/agents/{id}': { id: acme.agentId } };
-    // An agent may change a contact, but not its legal hold.
-    const bodies: Record<string, object> = { 'PATCH /v1/contacts/{id}': { legalHold: true } };
+    // Changing another agent, or a company view, is what an agent may not do there; the example's unknown id would
+    // answer 404 first.
+    const companyView = (
+      await t.http
+        .post('/v1/views')
+        .set(acme.auth)
+        .send({ name: 'Queued', model: 'conversation', visibility: 'company', filter: { field: 'status', op: 'eq', value: 'queued' } })
+        .expect(201)
+    ).body.id as string;
+    // A conversation assigned to the admin: an agent may not transfer it.
+    const contactId = (await t.http.post('/v1/contacts').set(acme.auth).send({ name: 'Ada' }).expect(201)).body.id as string;
+    const assigned = (await t.http.post('/v1/conversations').set(acme.auth).send({ contactId }).expect(201)).body.id as string;
+    await t.http.post(`/v1/conversations/${assigned}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
+    const ids: Record<string, Record<string, string>> = {
+      'PATCH /v1/agents/{id}': { id: acme.agentId },
+      'POST /v1/conversations/{id}/transfer': { id: assigned },
+      'PATCH /v1/views/{id}': { id: companyView },
+      'DELETE /v1/views/{id}': { id: companyView },
+    };
+    // An agent may change a contact, but not its legal hold; it may save private views, but not the company's.
+    const bodies: Record<string, object> = {
+      'PATCH /v1/contacts/{id}': { legalHold: true },
+      'POST /v1/conversations/{id}/transfer': { teamId: '6650f0c2a1b2c3d4e5f60718' },
+      'POST /v1/views': { name: 'Waiting', model: 'conversation', visibility: 'company', filter: { field: 'status', op: 'eq', value: 'queued' } },
+    };
     const operations = documented(document, '403').filter((op) => op.credential !== 'none');
     expect(operations.length).toBeGreaterThan(10);
     for (const op of operations) {
@@ -143,8 +164,10 @@ describe('the error examples of the OpenAPI document are what the routes answer'
   it('404: the example ids, which name nothing, with every permission', async () => {
     // A signed link's 404 needs a valid link to a record removed since (its own tests make one): an example token is
     // no valid link, and answers its 403.
+    // A transfer names its target; the sample body would name both or neither (400 first).
+    const bodies: Record<string, object> = { 'POST /v1/conversations/{id}/transfer': { teamId: '6650f0c2a1b2c3d4e5f60718' } };
     for (const op of documented(document, '404').filter((candidate) => !candidate.path.includes('{token}'))) {
-      await expectAnswerLikeExample(t, document, op, '404', op.credential === 'bearer' ? acme.auth : { 'x-api-key': fullKey });
+      await expectAnswerLikeExample(t, document, op, '404', op.credential === 'bearer' ? acme.auth : { 'x-api-key': fullKey }, undefined, bodies[op.name]);
     }
   });
 });
