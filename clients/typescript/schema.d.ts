@@ -5360,10 +5360,28 @@ export interface components {
             value: string | number | boolean | (string | number | boolean)[];
         };
         FilterAnd: {
-            and: components["schemas"]["Filter"][];
+            and: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd2"] | components["schemas"]["FilterOr2"])[];
         };
         FilterOr: {
-            or: components["schemas"]["Filter"][];
+            or: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd2"] | components["schemas"]["FilterOr2"])[];
+        };
+        FilterAnd2: {
+            and: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd3"] | components["schemas"]["FilterOr3"])[];
+        };
+        FilterOr2: {
+            or: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd3"] | components["schemas"]["FilterOr3"])[];
+        };
+        FilterAnd3: {
+            and: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd4"] | components["schemas"]["FilterOr4"])[];
+        };
+        FilterOr3: {
+            or: (components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd4"] | components["schemas"]["FilterOr4"])[];
+        };
+        FilterAnd4: {
+            and: components["schemas"]["FilterCondition"][];
+        };
+        FilterOr4: {
+            or: components["schemas"]["FilterCondition"][];
         };
         /**
          * @description A condition, or an and/or of filters: at most 4 levels of and/or and 30 conditions
@@ -35601,7 +35619,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": false,
-                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 is not waiting in a queue"
+                     *       "error": "Conversation 6650f0c2a1b2c3d4e5f60718 not found in any queue: it is not waiting"
                      *     }
                      */
                     "application/json": components["schemas"]["ExternalErrorDto"];

@@ -47,7 +47,7 @@ export class QueueViews {
   async standingOf(companyId: CompanyId, id: string): Promise<QueueStandingView> {
     const conversation = await this.conversations.findById(companyId, id, { status: 1, teamId: 1, priority: 1, queuedAt: 1, snoozedUntil: 1 });
     const standing = conversation ? await this.standing.of(companyId, conversation) : null;
-    if (!standing) throw new NotFoundException(`Conversation ${id} is not waiting in a queue`);
+    if (!standing) throw new NotFoundException(`Conversation ${id} not found in any queue: it is not waiting`);
     return standing;
   }
 

@@ -75,7 +75,7 @@ export class ExternalQueueController {
   })
   @ApiParam({ name: 'id', example: '6650f0c2a1b2c3d4e5f60718' })
   @ApiDataEnvelope(200, QueueStandingView, { description: 'Where it stands' })
-  @ApiEnvelopeErrorResponses(401, [404, 'Conversation 6650f0c2a1b2c3d4e5f60718 is not waiting in a queue'], 429)
+  @ApiEnvelopeErrorResponses(401, [404, 'Conversation 6650f0c2a1b2c3d4e5f60718 not found in any queue: it is not waiting'], 429)
   async standing(@CurrentApiKey() apiKey: ApiKeyPrincipal, @Param('id') id: string): Promise<DataEnvelope<QueueStandingView>> {
     return envelope(await this.queues.standingOf(apiKey.companyId, id));
   }

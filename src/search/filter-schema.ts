@@ -1,7 +1,11 @@
 import { FILTER_OPERATORS } from '../filters/index.js';
 import { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH } from '../filters/filter-parser.js';
 
-/** The filter's OpenAPI schemas (recursive: a group holds filters), registered by registerFilterSchemas. */
+/**
+ * The filter's OpenAPI schemas. A group holds filters, down to MAX_FILTER_DEPTH levels: the levels are spelled out
+ * (FilterAnd, FilterAnd2, ...) rather than referring back to Filter, because Swagger UI stops rendering on a
+ * schema that contains itself, and no filter deeper than the limit is taken anyway.
+ */
 export const FILTER_SCHEMA_NAME = 'Filter';
 export const FILTER_SCHEMA_REF = `#/components/schemas/${FILTER_SCHEMA_NAME}`;
 
@@ -30,21 +34,10 @@ export const FILTER_SCHEMAS: Record<string, object> = {
       },
     },
   },
-  FilterAnd: {
-    type: 'object',
-    required: ['and'],
-    additionalProperties: false,
-    properties: { and: { type: 'array', minItems: 1, items: { $ref: FILTER_SCHEMA_REF } } },
-  },
-  FilterOr: {
-    type: 'object',
-    required: ['or'],
-    additionalProperties: false,
-    properties: { or: { type: 'array', minItems: 1, items: { $ref: FILTER_SCHEMA_REF } } },
-  },
+  ...groupSchemas(),
   [FILTER_SCHEMA_NAME]: {
     description: `A condition, or an and/or of filters: at most ${MAX_FILTER_DEPTH} levels of and/or and ${MAX_FILTER_CONDITIONS} conditions`,
-    oneOf: [{ $ref: '#/components/schemas/FilterCondition' }, { $ref: '#/components/schemas/FilterAnd' }, { $ref: '#/components/schemas/FilterOr' }],
+    oneOf: levelOf(1),
     example: {
       and: [
         { field: 'status', op: 'in', value: ['queued', 'human'] },
@@ -53,3 +46,28 @@ export const FILTER_SCHEMAS: Record<string, object> = {
     },
   },
 };
+
+/** What a filter at `level` of and/or may be: a condition, or (within the limit) a group whose items are one level down. */
+function levelOf(level: number): object[] {
+  const condition = { $ref: '#/components/schemas/FilterCondition' };
+  if (level > MAX_FILTER_DEPTH) return [condition];
+  const suffix = level === 1 ? '' : String(level);
+  return [condition, { $ref: `#/components/schemas/FilterAnd${suffix}` }, { $ref: `#/components/schemas/FilterOr${suffix}` }];
+}
+
+/** FilterAnd and FilterOr of every level: their items are filters of the next level. */
+function groupSchemas(): Record<string, object> {
+  const schemas: Record<string, object> = {};
+  for (let level = 1; level <= MAX_FILTER_DEPTH; level += 1) {
+    const suffix = level === 1 ? '' : String(level);
+    for (const op of ['and', 'or'] as const) {
+      schemas[`Filter${op === 'and' ? 'And' : 'Or'}${suffix}`] = {
+        type: 'object',
+        required: [op],
+        additionalProperties: false,
+        properties: { [op]: { type: 'array', minItems: 1, items: { oneOf: levelOf(level + 1) } } },
+      };
+    }
+  }
+  return schemas;
+}
