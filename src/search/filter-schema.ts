@@ -65,9 +65,14 @@ function groupSchemas(): Record<string, object> {
         type: 'object',
         required: [op],
         additionalProperties: false,
-        properties: { [op]: { type: 'array', minItems: 1, items: { oneOf: levelOf(level + 1) } } },
+        properties: { [op]: { type: 'array', minItems: 1, items: itemsOf(levelOf(level + 1)) } },
       };
     }
   }
   return schemas;
+}
+
+/** One schema as itself, several as their oneOf (a oneOf of one is refused by linters). */
+function itemsOf(schemas: object[]): object {
+  return schemas.length === 1 ? schemas[0] : { oneOf: schemas };
 }
