@@ -3220,32 +3220,36 @@ export interface components {
             results: components["schemas"]["BulkItemResultView"][];
         };
         SearchConversationsDto: {
-            /** @default 50 */
-            limit?: number;
             /** @description What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value` */
             filter: {
                 [key: string]: unknown;
             } & components["schemas"]["Filter"];
+            /** @default 50 */
+            limit?: number;
             /**
              * @description `created` (newest first), `lastActivity` (latest message first) or `waiting` (longest queued first)
              * @default created
              * @enum {string}
              */
             sort: "created" | "lastActivity" | "waiting";
+            /** @description The `nextCursor` of the previous page (of the same sort) */
+            cursor?: string;
         };
         SearchContactsDto: {
-            /** @default 50 */
-            limit?: number;
             /** @description What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value` */
             filter: {
                 [key: string]: unknown;
             } & components["schemas"]["Filter"];
+            /** @default 50 */
+            limit?: number;
             /**
              * @description `created` (newest first) or `name` (A to Z)
              * @default created
              * @enum {string}
              */
             sort: "created" | "name";
+            /** @description The `nextCursor` of the previous page (of the same sort) */
+            cursor?: string;
         };
         SavedViewView: {
             filter: {

@@ -6,7 +6,15 @@ import { CONTACT_SORTS, type ContactSort } from '../../contacts/contact-queries.
 import { CONVERSATION_SORTS, type ConversationSort } from '../../conversations/conversation-order.js';
 import { FILTER_SCHEMA_REF } from '../filter-schema.js';
 
-class SearchPage {
+/** What both searches take: the filter and the page. */
+export class SearchBody {
+  @ApiProperty({
+    allOf: [{ $ref: FILTER_SCHEMA_REF }],
+    description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`',
+  })
+  @IsObject()
+  filter: Record<string, unknown>;
+
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Type(() => Number)
@@ -22,28 +30,14 @@ class SearchPage {
   cursor?: string;
 }
 
-export class SearchConversationsDto extends SearchPage {
-  @ApiProperty({
-    allOf: [{ $ref: FILTER_SCHEMA_REF }],
-    description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`',
-  })
-  @IsObject()
-  filter: Record<string, unknown>;
-
+export class SearchConversationsDto extends SearchBody {
   /** `created` (newest first), `lastActivity` (latest message first) or `waiting` (longest queued first) */
   @IsOptional()
   @IsIn(CONVERSATION_SORTS)
   sort: ConversationSort = 'created';
 }
 
-export class SearchContactsDto extends SearchPage {
-  @ApiProperty({
-    allOf: [{ $ref: FILTER_SCHEMA_REF }],
-    description: 'What to find (docs/filters.md); an error answers 400 naming its place, e.g. `filter.and[1].value`',
-  })
-  @IsObject()
-  filter: Record<string, unknown>;
-
+export class SearchContactsDto extends SearchBody {
   /** `created` (newest first) or `name` (A to Z) */
   @IsOptional()
   @IsIn(CONTACT_SORTS)
