@@ -4424,7 +4424,9 @@ export interface components {
         };
         CreateAutomationRuleDto: {
             /** @description On the conversation, evaluated when the rule fires (docs/filters.md) */
-            conditions?: components["schemas"]["Filter"] | (never | null);
+            conditions?: {
+                [key: string]: unknown;
+            } | components["schemas"]["Filter"] | (never | null);
             /**
              * @description `{ event }`, one of conversation.created, message.received, message.sent, conversation.queued, conversation.assigned, conversation.closed, conversation.updated, conversation.priority_changed, conversation.note_added, sla.warning, sla.breached, csat.submitted; or `{ timer: { after, since } }`, `after` a duration "1m".."90d", `since` one of created, last_message, last_contact_message, last_agent_message, status
              * @example {
@@ -4448,6 +4450,8 @@ export interface components {
             actions: Record<string, never>[];
             /** @example Refunds to Billing */
             name: string;
+            isActive?: boolean;
+            stopOnError?: boolean;
         };
         TestAutomationRuleDto: {
             /** @example 6650f0c2a1b2c3d4e5f60720 */
@@ -4456,7 +4460,9 @@ export interface components {
         RuleTestView: Record<string, never>;
         UpdateAutomationRuleDto: {
             /** @description On the conversation, evaluated when the rule fires (docs/filters.md) */
-            conditions?: components["schemas"]["Filter"] | (never | null);
+            conditions?: {
+                [key: string]: unknown;
+            } | components["schemas"]["Filter"] | (never | null);
             /**
              * @description `{ event }`, one of conversation.created, message.received, message.sent, conversation.queued, conversation.assigned, conversation.closed, conversation.updated, conversation.priority_changed, conversation.note_added, sla.warning, sla.breached, csat.submitted; or `{ timer: { after, since } }`, `after` a duration "1m".."90d", `since` one of created, last_message, last_contact_message, last_agent_message, status
              * @example {
@@ -4479,6 +4485,8 @@ export interface components {
              */
             actions?: Record<string, never>[];
             name?: string;
+            isActive?: boolean;
+            stopOnError?: boolean;
         };
         DeletedAutomationRuleView: {
             /** @example 6650f0c2a1b2c3d4e5f60780 */

@@ -10,7 +10,7 @@ const TRIGGER_DOC =
 const ACTIONS_DOC = `1..${MAX_RULE_ACTIONS} flat objects \`{ type, ... }\`, type one of ${RULE_ACTION_TYPES.join(', ')}; ids and values are checked on save`;
 
 /** The fields every rule body may change (trigger and actions are checked by the service, naming the field). */
-class AutomationRuleOptionsDto {
+export class AutomationRuleOptionsDto {
   @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
