@@ -4545,9 +4545,27 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        SlaConditionsDto: Record<string, never>;
+        SlaConditionsDto: {
+            /**
+             * @description Match conversations of these priorities; empty or left out: any
+             * @example [
+             *       "high"
+             *     ]
+             */
+            priorities?: ("low" | "medium" | "high")[];
+            /**
+             * @description Match conversations on these channels (case-insensitive); empty or left out: any
+             * @example [
+             *       "whatsapp"
+             *     ]
+             */
+            channels?: string[];
+        };
         CreateSlaPolicyDto: {
-            /** @default true */
+            /**
+             * @description Inactive policies match no conversation
+             * @default true
+             */
             isActive?: boolean;
             /**
              * @default {
@@ -4556,17 +4574,27 @@ export interface components {
              *     }
              */
             conditions?: components["schemas"]["SlaConditionsDto"];
+            /** @description From opening to the first agent message; null or left out: no target */
             firstResponseSeconds?: number | null;
+            /** @description From each contact message following an agent answer to the next agent answer; null or left out: no target */
             nextResponseSeconds?: number | null;
+            /** @description From opening to close; null or left out: no target */
             resolutionSeconds?: number | null;
-            /** @default false */
+            /**
+             * @description Count only open business hours (settings) towards the targets
+             * @default false
+             */
             businessHoursOnly?: boolean;
+            /** @description Fire `sla.warning` this long before a target falls due: shorter than every target; null or left out: no warning */
             warnBeforeSeconds?: number | null;
             /** @example VIP: answer within 15 minutes */
             name: string;
         };
         UpdateSlaPolicyDto: {
-            /** @default true */
+            /**
+             * @description Inactive policies match no conversation
+             * @default true
+             */
             isActive?: boolean;
             /**
              * @default {
@@ -4575,12 +4603,21 @@ export interface components {
              *     }
              */
             conditions?: components["schemas"]["SlaConditionsDto"];
+            /** @description From opening to the first agent message; null or left out: no target */
             firstResponseSeconds?: number | null;
+            /** @description From each contact message following an agent answer to the next agent answer; null or left out: no target */
             nextResponseSeconds?: number | null;
+            /** @description From opening to close; null or left out: no target */
             resolutionSeconds?: number | null;
-            /** @default false */
+            /**
+             * @description Count only open business hours (settings) towards the targets
+             * @default false
+             */
             businessHoursOnly?: boolean;
+            /** @description Fire `sla.warning` this long before a target falls due: shorter than every target; null or left out: no warning */
             warnBeforeSeconds?: number | null;
+            /** @example VIP: answer within 15 minutes */
+            name?: string;
         };
         DeletedSlaPolicyView: {
             /** @example 6650f0c2a1b2c3d4e5f60730 */

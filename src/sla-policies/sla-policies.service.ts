@@ -6,7 +6,7 @@ import { parseObjectId } from '../database/object-id.js';
 import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import type { ListSlaPoliciesQueryDto } from './dto/list-sla-policies-query.dto.js';
-import type { SlaPolicyFieldsDto } from './dto/sla-policy-fields.js';
+import type { SlaPolicyFieldsDto } from './dto/sla-policy-fields.dto.js';
 import type { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-policy.dto.js';
 import { SlaPoliciesRepository } from './sla-policies.repository.js';
 import { MAX_SLA_POLICIES_PER_COMPANY, type SlaPolicy } from './sla-policy.schema.js';

@@ -1,5 +1,5 @@
 import { IsString, Length } from 'class-validator';
-import { SlaPolicyFieldsDto } from './sla-policy-fields.js';
+import { SlaPolicyFieldsDto } from './sla-policy-fields.dto.js';
 
 /** The body of POST: a name, and at least one of the three targets. */
 export class CreateSlaPolicyDto extends SlaPolicyFieldsDto {
