@@ -13,6 +13,7 @@ import { EJSON } from 'bson';
 import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { commandOutcome } from './command-outcome.mjs';
 
 const bodies = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const captured = EJSON.parse(readFileSync(process.argv[3], 'utf8'), { relaxed: false });
@@ -57,15 +58,6 @@ function freshener(commands) {
   };
 }
 
-/** What a command's reply says it did, in the terms capture-writes.mjs kept. */
-function outcome(reply) {
-  const { ok, n, nModified } = reply;
-  const seen = { ok, ...(n === undefined ? {} : { n }), ...(nModified === undefined ? {} : { nModified }) };
-  if (reply.cursor) seen.found = reply.cursor.firstBatch.length;
-  if ('value' in reply) seen.found = reply.value ? 1 : 0;
-  return seen;
-}
-
 const ROUTES = Object.fromEntries(
   Object.entries(captured).map(([name, { commands }]) => {
     const fresh = freshener(commands);
@@ -76,7 +68,7 @@ const ROUTES = Object.fromEntries(
         const sent = fresh();
         for (const [at, command] of sent.entries()) {
           const reply = await db.command(command);
-          const seen = JSON.stringify(outcome(reply));
+          const seen = JSON.stringify(commandOutcome(reply));
           if (seen !== expected[at]) {
             const why = reply.writeErrors?.[0]?.errmsg ?? '';
             throw new Error(
