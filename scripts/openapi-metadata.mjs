@@ -76,9 +76,7 @@ function generate() {
   const metadata = factory.createObjectLiteralExpression([
     property(
       visitor.key,
-      factory.createObjectLiteralExpression(
-        Object.entries(collected).map(([name, entries]) => property(name, section(entries))),
-      ),
+      factory.createObjectLiteralExpression(Object.entries(collected).map(([name, entries]) => property(name, section(entries)))),
     ),
   ]);
   // const t = { ["./x.view.js"]: await import("./x.view.js"), ... }: the modules the metadata's types come from.
