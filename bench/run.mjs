@@ -116,9 +116,6 @@ const variants = [
 
 const memory = await startApp({ nodeArgs, engineProcess, engineNodeArgs });
 const { app, engine, base } = memory;
-for (const variant of variants) {
-  variant.stack = await startApp({ nodeArgs, engineProcess, engineNodeArgs, dataDir: variant.dataDir, env: variant.env });
-}
 const durable = variants.find((variant) => variant.key === 'durable');
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
@@ -127,6 +124,10 @@ const database =
   `; app run with ${[...APP_NODE_FLAGS, ...appNodeOptions].join(' ')}`;
 const rss = { started: app.rssMiB() };
 try {
+  // Within the try: a second app that does not start must not leave the first one running.
+  for (const variant of variants) {
+    variant.stack = await startApp({ nodeArgs, engineProcess, engineNodeArgs, dataDir: variant.dataDir, env: variant.env });
+  }
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);
   if (options['fanout-only']) {
     const api = new Api(base);
