@@ -15,9 +15,11 @@
 // the app>" --cpu-prof (profile of the app into bench/profiles/) --engine-cpu-prof (of the engine's process,
 // into bench/profiles/engine/) --scenarios settings,inbound (only these request scenarios; names in
 // lib/scenarios.mjs) --durable (also a second app whose engine keeps its data in a temporary data directory,
-// seeded alike: each selected scenario is measured on both, in the same rounds) --messages 1000000 (bulk messages in
+// seeded alike: each selected scenario is measured on both, in the same rounds) --metrics-off (likewise, a second app
+// without metrics, as production runs by default: the first app's metrics cost) --messages 1000000 (bulk messages in
 // all, 2 per conversation of the 100k company and the rest over the 18 bulk companies; seeded only when a scenario
 // needs them, the message search; 0: none).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +54,7 @@ const { values: options } = parseArgs({
     'engine-node-options': { type: 'string', default: '' },
     scenarios: { type: 'string' },
     durable: { type: 'boolean', default: false },
+    'metrics-off': { type: 'boolean', default: false },
     messages: { type: 'string', default: '1000000' },
   },
 });
@@ -84,18 +87,47 @@ const selected = options.scenarios?.split(',').map((name) => name.trim());
 // Bulk messages only for the scenarios that read them (a million take a minute or two to seed, and ~1 GB of the engine).
 const totalMessages = Number(options.messages);
 const seedMessages = totalMessages > 0 && (!selected || selected.includes('search-large'));
-const durableDir = options.durable ? mkdtempSync(join(tmpdir(), 'parley-bench-data-')) : null;
 if (options.durable && process.env.MONGODB_URI) throw new Error('--durable measures the embedded engine: unset MONGODB_URI');
+if (options['metrics-off'] && (process.env.MONGODB_URI || !engineProcess)) {
+  // Its production mode needs MONGODB_URI, and a database of its own: the engine's own process gives both.
+  throw new Error('--metrics-off runs its app on an engine process of its own: unset MONGODB_URI, drop --engine-in-app');
+}
+// Second apps, seeded alike, each measuring every selected scenario in the same rounds as the first ("(<label>)" rows,
+// set against the first app's in the report). `metrics-off`: the app as production runs it by default, without
+// METRICS_PORT or METRICS_TOKEN (no request histogram, no /metrics), every other default that NODE_ENV=production
+// changes set back to the first app's, so that metrics are the one difference.
+const variants = [
+  ...(options.durable ? [{ key: 'durable', label: 'durable', dataDir: mkdtempSync(join(tmpdir(), 'parley-bench-data-')) }] : []),
+  ...(options['metrics-off']
+    ? [
+        {
+          key: 'metrics-off',
+          label: 'metrics off',
+          env: {
+            NODE_ENV: 'production',
+            WEBHOOK_SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+            ALLOW_REGISTRATION: 'true',
+            DOCS_ENABLED: 'true',
+          },
+        },
+      ]
+    : []),
+];
 
 const memory = await startApp({ nodeArgs, engineProcess, engineNodeArgs });
 const { app, engine, base } = memory;
-const durable = durableDir ? await startApp({ nodeArgs, engineProcess, engineNodeArgs, dataDir: durableDir }) : null;
+const durable = variants.find((variant) => variant.key === 'durable');
 const database =
   (process.env.MONGODB_URI ? 'MONGODB_URI' : `embedded engine, in ${engine ? 'its own process (also on CPU 0)' : 'the app process'}`) +
-  (durable ? `; "(durable)" rows: a second app and engine with a data directory in ${durableDir}` : '') +
+  (durable ? `; "(durable)" rows: a second app and engine with a data directory in ${durable.dataDir}` : '') +
+  (variants.some((variant) => variant.key === 'metrics-off') ? '; "(metrics off)" rows: a second app as production runs by default, without metrics' : '') +
   `; app run with ${[...APP_NODE_FLAGS, ...appNodeOptions].join(' ')}`;
 const rss = { started: app.rssMiB() };
 try {
+  // Within the try: a second app that does not start must not leave the first one running.
+  for (const variant of variants) {
+    variant.stack = await startApp({ nodeArgs, engineProcess, engineNodeArgs, dataDir: variant.dataDir, env: variant.env });
+  }
   log(`app on ${base} (pid ${app.pid}), database: ${database}`);
   if (options['fanout-only']) {
     const api = new Api(base);
@@ -108,17 +140,18 @@ try {
     await fullRun();
   }
 } finally {
-  for (const stack of [memory, durable]) {
+  for (const stack of [memory, ...variants.map((variant) => variant.stack)]) {
     await stack?.app.stop();
     await stack?.engine?.stop();
   }
-  if (durableDir) rmSync(durableDir, { recursive: true, force: true });
+  for (const { dataDir } of variants) if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** The request rounds against the bare servers, the page at scale, the fan-out's drain and the RSS, then the report. */
 async function fullRun() {
   const seeded = await seed(memory);
-  const durableSeeded = durable ? await seed(durable) : null;
+  const variantsSeeded = [];
+  for (const variant of variants) variantsSeeded.push({ variant, seeded: await seed(variant.stack) });
   rss.seeded = app.rssMiB();
   log(`seeded; app RSS ${rss.seeded.toFixed(0)} MiB`);
 
@@ -127,18 +160,19 @@ async function fullRun() {
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; choose from ${all.map((s) => s.name).join(', ')}`);
   const pick = (list) => (selected ? list.filter((s) => selected.includes(s.name)) : list);
   const scenarios = pick(all);
-  if (durableSeeded) {
-    const onDurable = pick(appScenarios(durableSeeded)).map((s) => ({
+  for (const { variant, seeded: variantSeeded } of variantsSeeded) {
+    const onVariant = pick(appScenarios(variantSeeded)).map((s) => ({
       ...s,
-      name: `${s.name}-durable`,
-      label: `${s.label} (durable)`,
+      name: `${s.name}-${variant.key}`,
+      label: `${s.label} (${variant.label})`,
       baseline: s.baseline ?? s.name,
-      inMemory: s.name,
-      server: durable.app,
-      engine: durable.engine,
-      base: durable.base,
+      reference: s.name,
+      variant: variant.key,
+      server: variant.stack.app,
+      engine: variant.stack.engine,
+      base: variant.stack.base,
     }));
-    scenarios.push(...onDurable);
+    scenarios.push(...onVariant);
   }
   // The bare servers serve the in-memory app's answer for every scenario measured (its own, or its baseline's).
   const bodies = {};
@@ -183,7 +217,7 @@ async function fullRun() {
   const fan = await measureFanOut(seeded);
   rss.afterFanOut = app.rssMiB();
   rss.engine = engine?.rssMiB();
-  rss.durableEngine = durable?.engine?.rssMiB();
+  rss.durableEngine = durable?.stack.engine?.rssMiB();
 
   printReport({
     setup: { machine, otherLoad, database, rounds, duration, connections, events, companies: COMPANIES, largeSize, smallSize: SMALL_SIZE },

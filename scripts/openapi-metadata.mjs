@@ -1,19 +1,22 @@
 // Runs the @nestjs/swagger CLI plugin over src/ (read-only mode) and writes what it learns from the DTO and view
 // types, optional marks and class-validator limits to src/openapi.metadata.ts, which swagger.ts loads. The plugin's
 // compile-time transform cannot run under ts-jest (transpile only), so the app and the tests both use this file.
-// This is Nest's documented recipe for the plugin outside its tsc transform (docs.nestjs.com/recipes/swc, "Monorepo
-// and CLI plugins"): PluginMetadataGenerator with @nestjs/swagger's ReadonlyVisitor.
+// Nest's recipe for the plugin outside its tsc transform (docs.nestjs.com/recipes/swc, "Monorepo and CLI plugins")
+// drives @nestjs/swagger's ReadonlyVisitor with the CLI's PluginMetadataGenerator, which only @nestjs/cli/lib's
+// internals export. Here the same three steps use public entry points only: the visitor (@nestjs/swagger/plugin)
+// visits every source file of the program and collects, and TypeScript's printer writes the module the visitor's
+// metadata loader reads (`export default async () => { const t = {...}; return {...} }`). Since the visitor runs
+// with esmCompatible, its import specifiers already carry the `.js` that nodenext resolution needs.
 //   node scripts/openapi-metadata.mjs [outputDir]    (default: src/)
 // Into src/, it runs only when a source changed since it last did (a digest of src/ in dist/), and rewrites the file
 // only when its text changes, so that `npm start` with nothing changed neither waits for the plugin (a type-checked
 // program of the whole of src/) nor makes the incremental build compile the file again.
-import { PluginMetadataGenerator } from '@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator.js';
 import { ReadonlyVisitor } from '@nestjs/swagger/plugin';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 export const METADATA_FILE = 'openapi.metadata.ts';
 
@@ -41,7 +44,8 @@ function sourcesDigest() {
   return hash.digest('hex');
 }
 
-function generate(dir) {
+/** The metadata module's text: what the plugin's compile-time transform would have attached to each class. */
+function generate() {
   const visitor = new ReadonlyVisitor({
     pathToSource: sourceDir,
     // Response classes are views (`<resource>.view.ts`); request classes are DTOs.
@@ -52,12 +56,66 @@ function generate(dir) {
     controllerFileNameSuffix: ['.controller.ts'],
     esmCompatible: true,
   });
-  new PluginMetadataGenerator().generate({
-    visitors: [visitor],
-    tsProgramRef: ReadonlyVisitor.createTsProgram(`${root}tsconfig.build.json`),
-    outputDir: dir,
-    filename: METADATA_FILE,
-  });
+  const program = ReadonlyVisitor.createTsProgram(`${root}tsconfig.build.json`);
+  for (const sourceFile of program.getSourceFiles()) {
+    if (!sourceFile.isDeclarationFile) visitor.visit(program, sourceFile);
+  }
+  const { factory } = ts;
+  const property = (name, value) => factory.createPropertyAssignment(factory.createStringLiteral(name), value);
+  // The collected metadata nests plain objects (visitor key, section, class, controller method) down to the
+  // plugin's expressions; a section is a list of [import("./file.js"), { Class: ... }] pairs.
+  const literal = (value) =>
+    ts.isObjectLiteralExpression(value)
+      ? value
+      : factory.createObjectLiteralExpression(Object.entries(value).map(([name, inner]) => property(name, literal(inner))));
+  const section = (entries) =>
+    factory.createArrayLiteralExpression(
+      entries.map(([importExpression, classes]) => factory.createArrayLiteralExpression([importExpression, literal(classes)])),
+    );
+  const collected = visitor.collect();
+  const metadata = factory.createObjectLiteralExpression([
+    property(
+      visitor.key,
+      factory.createObjectLiteralExpression(Object.entries(collected).map(([name, entries]) => property(name, section(entries)))),
+    ),
+  ]);
+  // const t = { ["./x.view.js"]: await import("./x.view.js"), ... }: the modules the metadata's types come from.
+  const typeImports = factory.createVariableStatement(
+    undefined,
+    factory.createVariableDeclarationList(
+      [
+        factory.createVariableDeclaration(
+          't',
+          undefined,
+          undefined,
+          factory.createObjectLiteralExpression(
+            Object.entries(visitor.typeImports).map(([path, importExpression]) =>
+              factory.createPropertyAssignment(
+                factory.createComputedPropertyName(factory.createStringLiteral(path)),
+                factory.createIdentifier(importExpression),
+              ),
+            ),
+            true,
+          ),
+        ),
+      ],
+      ts.NodeFlags.Const,
+    ),
+  );
+  const module = factory.createExportAssignment(
+    undefined,
+    undefined,
+    factory.createArrowFunction(
+      [factory.createToken(ts.SyntaxKind.AsyncKeyword)],
+      undefined,
+      [],
+      undefined,
+      factory.createToken(ts.SyntaxKind.EqualsGreaterThanToken),
+      factory.createBlock([typeImports, factory.createReturnStatement(metadata)], true),
+    ),
+  );
+  const file = ts.createSourceFile(METADATA_FILE, '', ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  return `/* eslint-disable */\n${ts.createPrinter({ newLine: ts.NewLineKind.LineFeed }).printNode(ts.EmitHint.Unspecified, module, file)}`;
 }
 
 const intoSources = outputDir === sourceDir;
@@ -65,14 +123,8 @@ const digest = intoSources ? sourcesDigest() : undefined;
 if (intoSources && existsSync(target) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === digest) {
   console.log(`${METADATA_FILE}: no source changed, kept`);
 } else {
-  const scratch = mkdtempSync(join(tmpdir(), 'parley-openapi-metadata-'));
-  try {
-    generate(scratch);
-    const fresh = readFileSync(join(scratch, METADATA_FILE), 'utf8');
-    if (!existsSync(target) || readFileSync(target, 'utf8') !== fresh) writeFileSync(target, fresh);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  const fresh = generate();
+  if (!existsSync(target) || readFileSync(target, 'utf8') !== fresh) writeFileSync(target, fresh);
   if (intoSources) {
     mkdirSync(join(root, 'dist'), { recursive: true });
     writeFileSync(stampFile, digest);

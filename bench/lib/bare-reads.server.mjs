@@ -10,11 +10,9 @@
 // when it starts: the write scenarios add messages after the bodies were taken), env PORT, MONGODB_URI,
 // READS_COMPANY, READS_AGENT, READS_THREAD, READS_INBOX_COMPANY, READS_INBOX_AGENT (the agents whose markers are read:
 // the companies' admins, who make the bench's requests).
-import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { MongoClient, ObjectId } from 'mongodb';
 import { readFileSync } from 'node:fs';
+import { serveBare } from './bare-app.mjs';
 // The built app's own projections (npm run bench builds first), so that the reads stay the app's.
 import { LISTED_CONVERSATION_FIELDS } from '../../dist/conversations/conversation.view.js';
 import { READ_MARKER_VIEW_FIELDS } from '../../dist/conversations/read-marker.schema.js';
@@ -64,23 +62,6 @@ async function checkAgainstApp(name, answer) {
   }
 }
 
-class ReadsController {}
-for (const [name, body] of Object.entries({ ...bodies, ready: '"ok"' })) {
-  const read = READS[name];
-  if (!read && name !== 'ready') continue;
-  const answer = JSON.parse(body);
-  const method = `serve_${name}`;
-  ReadsController.prototype[method] = read ? async () => (await read(), answer) : () => answer;
-  Reflect.decorate([Get(name === 'ready' ? 'ready' : `body/${name}`)], ReadsController.prototype, method,
-    Object.getOwnPropertyDescriptor(ReadsController.prototype, method));
-}
-Reflect.decorate([Controller()], ReadsController);
-
-class ReadsModule {}
-Reflect.decorate([Module({ controllers: [ReadsController] })], ReadsModule);
-
 for (const [name, page] of Object.entries(current)) await checkAgainstApp(name, JSON.parse(page));
 
-const app = await NestFactory.create(ReadsModule, { logger: false });
-app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);
-await app.listen(Number(process.env.PORT), '127.0.0.1');
+await serveBare(bodies, READS);

@@ -6,13 +6,12 @@
 // request: each command must find, match and change what it did for the app (a floor whose update matched nothing
 // would measure less work); a request that does not answers 500, which the bench counts.
 // Run as a child by rounds.mjs: node bare-writes.server.mjs <bodies.json> <captured.json>, env PORT, MONGODB_URI.
-import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { EJSON } from 'bson';
 import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { serveBare } from './bare-app.mjs';
+import { commandOutcome } from './command-outcome.mjs';
 
 const bodies = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const captured = EJSON.parse(readFileSync(process.argv[3], 'utf8'), { relaxed: false });
@@ -57,15 +56,6 @@ function freshener(commands) {
   };
 }
 
-/** What a command's reply says it did, in the terms capture-writes.mjs kept. */
-function outcome(reply) {
-  const { ok, n, nModified } = reply;
-  const seen = { ok, ...(n === undefined ? {} : { n }), ...(nModified === undefined ? {} : { nModified }) };
-  if (reply.cursor) seen.found = reply.cursor.firstBatch.length;
-  if ('value' in reply) seen.found = reply.value ? 1 : 0;
-  return seen;
-}
-
 const ROUTES = Object.fromEntries(
   Object.entries(captured).map(([name, { commands }]) => {
     const fresh = freshener(commands);
@@ -76,7 +66,7 @@ const ROUTES = Object.fromEntries(
         const sent = fresh();
         for (const [at, command] of sent.entries()) {
           const reply = await db.command(command);
-          const seen = JSON.stringify(outcome(reply));
+          const seen = JSON.stringify(commandOutcome(reply));
           if (seen !== expected[at]) {
             const why = reply.writeErrors?.[0]?.errmsg ?? '';
             throw new Error(
@@ -89,28 +79,7 @@ const ROUTES = Object.fromEntries(
   }),
 );
 
-class WritesController {}
-for (const [name, body] of Object.entries({ ...bodies, ready: '"ok"' })) {
-  const write = ROUTES[name];
-  if (!write && name !== 'ready') continue;
-  const answer = JSON.parse(body);
-  const method = `serve_${name}`;
-  WritesController.prototype[method] = write ? async () => (await write(), answer) : () => answer;
-  Reflect.decorate(
-    [Get(name === 'ready' ? 'ready' : `body/${name}`)],
-    WritesController.prototype,
-    method,
-    Object.getOwnPropertyDescriptor(WritesController.prototype, method),
-  );
-}
-Reflect.decorate([Controller()], WritesController);
-
-class WritesModule {}
-Reflect.decorate([Module({ controllers: [WritesController] })], WritesModule);
-
 // Each route's commands once, before serving: a floor that does not do the app's work refuses to start.
 for (const write of Object.values(ROUTES)) await write();
 
-const app = await NestFactory.create(WritesModule, { logger: false });
-app.getHttpAdapter().getInstance().disable('x-powered-by').set('etag', false);
-await app.listen(Number(process.env.PORT), '127.0.0.1');
+await serveBare(bodies, ROUTES);

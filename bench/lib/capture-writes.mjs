@@ -6,7 +6,7 @@
 // floor replays. Two kinds are not the route's, and go to `shared` (listed, not replayed): the event relay's (the log's
 // head, the log, clearing the staged events: started by the request without waiting, batched across requests under
 // load) and the shared rate limit's sync (one per process every 500 ms, whatever the number of requests).
-// Run as a child by bench/lib/write-floor.mjs: node capture-writes.mjs <requests.json> <out.json>, with the bench app's
+// Run as a child by rounds.mjs: node capture-writes.mjs <requests.json> <out.json>, with the bench app's
 // environment (its MONGODB_URI, and its JWT_SECRET, so that the bench's tokens hold).
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
@@ -16,6 +16,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { AppModule } from '../../dist/app.module.js';
 import { configureApp } from '../../dist/app.setup.js';
+import { commandOutcome } from './command-outcome.mjs';
 
 /** Not the command, but how the driver sends it to this server: left out of what the floor replays. */
 const SESSION_FIELDS = ['lsid', '$clusterTime', 'txnNumber', '$db', 'apiVersion', '$readPreference'];
@@ -57,11 +58,8 @@ client.on('commandSucceeded', (event) => {
   const entry = started.get(event.requestId);
   if (!entry) return;
   started.delete(event.requestId);
-  const { n, nModified, ok } = event.reply;
-  entry.reply = { ok, ...(n === undefined ? {} : { n }), ...(nModified === undefined ? {} : { nModified }) };
-  // What a find or findAndModify answered: present or not (the floor checks it finds the same).
-  if (event.reply.cursor) entry.reply.found = event.reply.cursor.firstBatch.length;
-  if ('value' in event.reply) entry.reply.found = event.reply.value ? 1 : 0;
+  // The floor checks that its replay of the command does the same.
+  entry.reply = commandOutcome(event.reply);
 });
 
 /** Why a command is not the route's own (see above), or null when it is. */

@@ -2,6 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
 import { Ajv, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/config/project-root.js';
+import { customStepDtos } from '../../src/flows/steps/flow-step-definition.decorator.js';
 import { buildOpenApiDocument } from '../../src/swagger.js';
 
 /** ajv-formats is CommonJS: under ESM its function is the default export, or that export's own default. */
@@ -25,6 +30,45 @@ interface Route {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const DOCUMENT_ID = 'parley-openapi';
 
+/** Where the document of an app with nothing added is kept between test files and runs (see `forApp`). */
+const DOCUMENT_CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'parley', 'openapi-document.json');
+
+/**
+ * What that document is built from: every source file (path, size, last change), the installed packages, and the
+ * custom flow step types the test file's imports registered.
+ */
+function sourcesKey(): string {
+  const hash = createHash('sha256');
+  const files = readdirSync(join(PROJECT_ROOT, 'src'), { recursive: true, encoding: 'utf8' }).map((path) => join('src', path));
+  for (const path of [...files.sort(), 'package.json', 'package-lock.json']) {
+    const { size, mtimeMs } = statSync(join(PROJECT_ROOT, path));
+    hash.update(`${path} ${size} ${mtimeMs}\n`);
+  }
+  hash.update(
+    customStepDtos()
+      .map((dto) => dto.name)
+      .join(),
+  );
+  return hash.digest('hex');
+}
+
+function cachedDocument(key: string): OpenAPIObject | undefined {
+  try {
+    const cached = JSON.parse(readFileSync(DOCUMENT_CACHE, 'utf8')) as { key: string; document: OpenAPIObject };
+    return cached.key === key ? cached.document : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written aside and renamed, so that a file that reads it while another writes it never sees half of it. */
+function cacheDocument(key: string, document: OpenAPIObject): void {
+  mkdirSync(dirname(DOCUMENT_CACHE), { recursive: true });
+  const aside = `${DOCUMENT_CACHE}.${process.pid}`;
+  writeFileSync(aside, JSON.stringify({ key, document }));
+  renameSync(aside, DOCUMENT_CACHE);
+}
+
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -42,7 +86,9 @@ export class OpenApiResponseValidator {
   constructor(readonly document: OpenAPIObject) {
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
-    this.ajv.addSchema({ ...(document as object), $id: DOCUMENT_ID });
+    // Not checked against the JSON Schema meta-schema: the document is not a schema (its schemas sit under keys the
+    // meta-schema does not know, so it would look at none of them); each one compiles as it is first used.
+    this.ajv.addSchema({ ...(document as object), $id: DOCUMENT_ID }, undefined, undefined, false);
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of METHODS) {
         const operation = item[method];
@@ -59,8 +105,20 @@ export class OpenApiResponseValidator {
     for (const routes of this.routes.values()) routes.sort((a, b) => a.params - b.params);
   }
 
-  static forApp(app: INestApplication): OpenApiResponseValidator {
-    return new OpenApiResponseValidator(buildOpenApiDocument(app));
+  /**
+   * The validator of the app's document. Nest takes a second or more to build it (it reads every controller), in
+   * every test file, so the document of an app with nothing added (`plain`: no test controllers or modules) is kept
+   * on disk while the sources it is built from are unchanged.
+   */
+  static forApp(app: INestApplication, plain: boolean): OpenApiResponseValidator {
+    if (!plain) return new OpenApiResponseValidator(buildOpenApiDocument(app));
+    const key = sourcesKey();
+    let document = cachedDocument(key);
+    if (!document) {
+      document = buildOpenApiDocument(app);
+      cacheDocument(key, document);
+    }
+    return new OpenApiResponseValidator(document);
   }
 
   /** The mismatches of one answer (none when the document describes it exactly); null for a route not in the document. */

@@ -63,7 +63,7 @@ async function startTestApp(options: Parameters<typeof createTestApp>[0] = {}): 
   let closing: Promise<void> | undefined;
   return {
     app,
-    http: checkedAgainstDocument(app, request(app.getHttpServer())),
+    http: checkedAgainstDocument(app, request(app.getHttpServer()), !options.controllers?.length && !options.imports?.length),
     model: <T>(name: string) => app.get<Model<T>>(getModelToken(name)),
     close: () => (closing ??= app.close()),
   };
@@ -85,7 +85,7 @@ const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
  * covered by the tests it already has. Mismatches are collected and fail the file (close-open-apps.setup.ts), so a
  * test's own assertions still report first.
  */
-function checkedAgainstDocument(app: INestApplication, agent: TestAgent): TestAgent {
+function checkedAgainstDocument(app: INestApplication, agent: TestAgent, plain: boolean): TestAgent {
   return new Proxy(agent, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
@@ -93,7 +93,7 @@ function checkedAgainstDocument(app: INestApplication, agent: TestAgent): TestAg
       return (url: string, ...rest: unknown[]) => {
         const test = (value as (url: string, ...rest: unknown[]) => request.Test).call(target, url, ...rest);
         test.on('response', (response: request.Response) => {
-          validator ??= OpenApiResponseValidator.forApp(app);
+          validator ??= OpenApiResponseValidator.forApp(app, plain);
           const found = validator.check(property, url, response.status, response.headers['content-type'], response.body);
           if (found) mismatches.push(...found);
         });
