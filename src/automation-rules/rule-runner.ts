@@ -102,9 +102,10 @@ export class RuleRunner {
 
   /**
    * Fires the rule on the conversation for this trigger: resumes the run already recorded for it, or, when the
-   * conditions match now, records one and runs it. Nothing is recorded when they do not. Answers whether it ran.
+   * conditions match now, records one and runs it. Nothing is recorded when they do not. Answers the conversation as
+   * the run left it (null once it is gone), or the one given when nothing ran, so that the next rule reads no more.
    */
-  async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<boolean> {
+  async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<Stored<Conversation> | null> {
     const { rule } = loaded;
     if (loaded.filter) {
       const subject = loaded.readsContact
@@ -113,8 +114,7 @@ export class RuleRunner {
       if (!matchesFilter(loaded.filter, subject, { now: this.clock.now() })) {
         // A run a crash interrupted goes on even if the conversation no longer matches: its first actions are applied.
         const existing = await this.runs.findOne(companyId, { triggerKey: firing.key });
-        if (existing) await this.resume(companyId, rule, existing, true);
-        return existing !== null;
+        return existing ? this.resume(companyId, rule, existing, true) : conversation;
       }
     }
     const claim = {
@@ -125,14 +125,16 @@ export class RuleRunner {
       depth: firing.triggerDepth + 1,
     };
     const { run, resumed } = await this.runs.claim(companyId, claim, this.clock.now());
-    await this.resume(companyId, rule, run, resumed);
-    return true;
+    return this.resume(companyId, rule, run, resumed);
   }
 
-  /** Carries a `running` run to its end; `uncertain`: its next action may have been applied by a run that died. */
-  private async resume(companyId: CompanyId, rule: Stored<AutomationRule>, run: StoredRun, uncertain: boolean): Promise<void> {
-    if (run.outcome !== 'running') return;
+  /**
+   * Carries a `running` run to its end; `uncertain`: its next action may have been applied by a run that died.
+   * Answers the conversation as the run left it (null once it is gone).
+   */
+  private async resume(companyId: CompanyId, rule: Stored<AutomationRule>, run: StoredRun, uncertain: boolean): Promise<Stored<Conversation> | null> {
     const conversationId = run.conversationId.toHexString();
+    if (run.outcome !== 'running') return this.conversationRecords.findById(companyId, conversationId);
     if (run.depth > MAX_RULE_DEPTH) {
       const skipped = rule.actions.map((action): RunActionResult => ({ type: action.type, status: 'skipped' }));
       return this.finish(companyId, run, skipped, 'loop_stopped');
@@ -150,7 +152,7 @@ export class RuleRunner {
       results.push(result);
       await this.runs.recordAction(companyId, run._id, index, result);
     }
-    await this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
+    return this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
   }
 
   private async finish(
@@ -158,10 +160,10 @@ export class RuleRunner {
     run: StoredRun,
     actions: RunActionResult[],
     outcome: 'applied' | 'failed' | 'loop_stopped',
-  ): Promise<void> {
+  ): Promise<Stored<Conversation> | null> {
     const conversation = await this.conversationRecords.findById(companyId, run.conversationId.toHexString());
-    if (!conversation) return;
-    await this.runs.finish(companyId, run, actions, outcome, ConversationView.from(conversation));
+    if (conversation) await this.runs.finish(companyId, run, actions, outcome, ConversationView.from(conversation));
+    return conversation;
   }
 
   private async perform(
