@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { AutomationRule } from '../../src/automation-rules/automation-rule.schema.js';
 import { AutomationRulesConsumer } from '../../src/automation-rules/automation-rules.consumer.js';
+import { RULE_TIMER } from '../../src/automation-rules/rule-timers.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { toDomainEvent } from '../../src/events/event-log.repository.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
+import { DurableTimers } from '../../src/lanes/durable-timers.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { settle } from '../support/event-log.js';
 import { addAgent, type TestCompany } from '../support/factories.js';
@@ -287,11 +289,25 @@ describe('automation rules (/v1/automation-rules)', () => {
     const timers = () => t.model<DurableTimer>(DurableTimer.name).find({ kind: 'automation-rule', companyId: company.companyId }).lean();
     const waiting = (await inbound(t, company, 'Anyone?')).conversation;
     const answered = (await inbound(t, company, 'Hello?')).conversation;
+    const dropped = (await inbound(t, company, 'Never mind')).conversation;
     await settle(t);
-    expect(await timers()).toHaveLength(2);
+    expect(await timers()).toHaveLength(3);
     await reply(t, company, answered.id, 'Here!');
+    // Closing cancels its timers.
+    await t.http.post(`/v1/conversations/${dropped.id}/close`).set(company.auth).send({}).expect(200);
     await settle(t);
     expect((await timers()).map((timer) => String(timer._id))).toEqual([`automation-rule:${rule.id}:${waiting.id}`]);
+    // Past its close, an event no time trigger counts from (a tag) touches no timer: the close cancelled them.
+    const cancels = jest.spyOn(t.app.get(DurableTimers), 'cancel');
+    await t.http
+      .patch(`/v1/conversations/${dropped.id}`)
+      .set(company.auth)
+      .send({ tags: ['late'] })
+      .expect(200);
+    await settle(t);
+    expect(await loggedOf(t, company, 'conversation.updated')).toHaveLength(1);
+    expect(cancels.mock.calls.filter(([, kind]) => kind === RULE_TIMER)).toEqual([]);
+    cancels.mockRestore();
 
     clock.advance(11 * MINUTE);
     await waitFor(async () => (await conversationOf(t, company, waiting.id)).status === 'closed', {
