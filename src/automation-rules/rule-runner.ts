@@ -21,7 +21,7 @@ import { MessagesService } from '../messages/messages.service.js';
 import { PrivateNotes } from '../messages/private-notes.js';
 import { FilterCompiler } from '../search/filter-compiler.js';
 import type { AutomationRule, RuleAction } from './automation-rule.schema.js';
-import type { LoadedRule } from './automation-rule-cache.js';
+import { readsContact, type LoadedRule } from './automation-rule-cache.js';
 import type { RunActionResult, RunTrigger } from './automation-run.schema.js';
 import { AutomationRunsRepository, type StoredRun } from './automation-runs.repository.js';
 
@@ -86,18 +86,15 @@ export class RuleRunner {
   ): Promise<{ matched: boolean; conditions: ConditionResult[] }> {
     if (!rule.conditions) return { matched: true, conditions: [] };
     const filter = await this.filters.parse(companyId, 'conversation', rule.conditions, 'conditions');
-    return explainFilter(filter, await this.subjectOf(companyId, rule, conversation), { now: this.clock.now() });
+    return explainFilter(filter, await this.subjectOf(companyId, readsContact(rule.conditions), conversation), { now: this.clock.now() });
   }
 
-  /** The conversation as stored, and its contact only when a condition reads one (`contact.*`). */
-  private async subjectOf(
-    companyId: CompanyId,
-    rule: Pick<AutomationRule, 'conditions'>,
-    conversation: Stored<Conversation>,
-  ): Promise<EvaluatedRecord> {
-    const readsContact = JSON.stringify(rule.conditions).includes('"contact.');
-    const contact = readsContact ? await this.contacts.findById(companyId, conversation.contactId.toHexString()) : null;
-    return { record: conversation as unknown as Record<string, unknown>, contact: contact as unknown as Record<string, unknown> | null };
+  /** The conversation as stored, and its contact only when a condition reads one. */
+  private async subjectOf(companyId: CompanyId, withContact: boolean, conversation: Stored<Conversation>): Promise<EvaluatedRecord> {
+    const record = conversation as unknown as Record<string, unknown>;
+    if (!withContact) return { record };
+    const contact = await this.contacts.findById(companyId, conversation.contactId.toHexString());
+    return { record, contact: contact as unknown as Record<string, unknown> | null };
   }
 
   /**
@@ -108,9 +105,7 @@ export class RuleRunner {
   async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<Stored<Conversation> | null> {
     const { rule } = loaded;
     if (loaded.filter) {
-      const subject = loaded.readsContact
-        ? await this.subjectOf(companyId, rule, conversation)
-        : { record: conversation as unknown as Record<string, unknown> };
+      const subject = await this.subjectOf(companyId, loaded.readsContact, conversation);
       if (!matchesFilter(loaded.filter, subject, { now: this.clock.now() })) {
         // A run a crash interrupted goes on even if the conversation no longer matches: its first actions are applied.
         const existing = await this.runs.findOne(companyId, { triggerKey: firing.key });
