@@ -42,7 +42,7 @@ function errorText(error: unknown): string {
   return Array.isArray(message) ? message.join('; ') : (message ?? 'Internal error');
 }
 
-/** What makes an action of a run recognisable when it runs again: the id of its event, the key of its message. */
+/** What makes an action of a run recognisable when it runs again: the id of its event, the key of its message or flow run. */
 const keysOf = (runId: Types.ObjectId, index: number) => ({
   eventId: `evt_rule_${runId.toHexString()}_${index}`,
   dedupeKey: `rule:${runId.toHexString()}:${index}`,
@@ -52,9 +52,10 @@ const keysOf = (runId: Types.ObjectId, index: number) => ({
  * Runs a rule on a conversation (contract section 21): its conditions on the conversation as it is now, then, for a
  * match, a run recorded before its actions (once per rule and trigger), each action through the same service as its
  * route, recorded as it ends. An action that fails is recorded and the next still runs, unless `stopOnError`. A run
- * interrupted by a crash resumes after its last recorded action; the one under way is recognised by its event or
- * message, or is idempotent (tags, priority, attributes, team, agent), so no effect is applied twice. Every event the
- * actions cause carries `cause: { ruleId, runId, depth }`.
+ * interrupted by a crash resumes after its last recorded action; the one under way is recognised by its event,
+ * message or flow run (keyed by the run and the action's index), or is idempotent (tags, priority, attributes, team,
+ * agent, snooze), so no effect is applied twice. Every event the actions cause carries `cause: { ruleId, runId,
+ * depth }`.
  */
 @Injectable()
 export class RuleRunner {
@@ -227,7 +228,8 @@ export class RuleRunner {
         const flow = await this.flows.findById(companyId, action.flowId as string);
         if (!flow) throw new HttpException(`Flow ${String(action.flowId)} no longer exists`, 400);
         const conversation = await this.conversations.getOrThrow(companyId, id);
-        await this.flowRunner.run(companyId, flow, { id, channel: conversation.channel });
+        // Keyed by the action of the run: asked again after a crash, the flow's run is found (and resumed), not doubled.
+        await this.flowRunner.runOnce(companyId, flow, { id, channel: conversation.channel }, options.dedupeKey, 'manual');
         return;
       }
     }
