@@ -22,6 +22,9 @@ interface CompanyRules {
 
 const MAX_COMPANIES = 10_000;
 
+/** Whether a rule's conditions read the contact (`contact.*`): only then is the contact read. */
+export const readsContact = (conditions: Record<string, unknown> | null): boolean => JSON.stringify(conditions).includes('"contact.');
+
 /**
  * Each company's active rules, by trigger, kept in memory and loaded again only when its stamp (the number of its
  * rules and their latest change, two index reads) moved: 200 rules cost a map lookup per event, not a query.
@@ -57,7 +60,7 @@ export class AutomationRuleCache {
     if (!rule.conditions || !schema) return { rule, filter: null, readsContact: false };
     try {
       const filter = parseFilter(schema, rule.conditions, 'conditions');
-      return { rule, filter, readsContact: JSON.stringify(rule.conditions).includes('"contact.') };
+      return { rule, filter, readsContact: readsContact(rule.conditions) };
     } catch {
       return null;
     }

@@ -38,9 +38,8 @@ export class AutomationRulesConsumer implements EventHandler {
       for (const loaded of matching) {
         if (!conversation) break;
         const firing = { key: `${loaded.rule._id.toHexString()}:${event.id}`, trigger: { event: event.type, eventId: event.id }, triggerDepth };
-        // The next rule sees what this one changed.
-        if (await this.runner.fire(companyId, loaded, conversation, firing))
-          conversation = await this.conversations.findById(companyId, conversationId);
+        // The next rule sees what this one changed: the runner answers the conversation as its run left it.
+        conversation = await this.runner.fire(companyId, loaded, conversation, firing);
       }
     }
   }

@@ -21,7 +21,7 @@ import { MessagesService } from '../messages/messages.service.js';
 import { PrivateNotes } from '../messages/private-notes.js';
 import { FilterCompiler } from '../search/filter-compiler.js';
 import type { AutomationRule, RuleAction } from './automation-rule.schema.js';
-import type { LoadedRule } from './automation-rule-cache.js';
+import { readsContact, type LoadedRule } from './automation-rule-cache.js';
 import type { RunActionResult, RunTrigger } from './automation-run.schema.js';
 import { AutomationRunsRepository, type StoredRun } from './automation-runs.repository.js';
 
@@ -42,7 +42,7 @@ function errorText(error: unknown): string {
   return Array.isArray(message) ? message.join('; ') : (message ?? 'Internal error');
 }
 
-/** What makes an action of a run recognisable when it runs again: the id of its event, the key of its message. */
+/** What makes an action of a run recognisable when it runs again: the id of its event, the key of its message or flow run. */
 const keysOf = (runId: Types.ObjectId, index: number) => ({
   eventId: `evt_rule_${runId.toHexString()}_${index}`,
   dedupeKey: `rule:${runId.toHexString()}:${index}`,
@@ -52,9 +52,10 @@ const keysOf = (runId: Types.ObjectId, index: number) => ({
  * Runs a rule on a conversation (contract section 21): its conditions on the conversation as it is now, then, for a
  * match, a run recorded before its actions (once per rule and trigger), each action through the same service as its
  * route, recorded as it ends. An action that fails is recorded and the next still runs, unless `stopOnError`. A run
- * interrupted by a crash resumes after its last recorded action; the one under way is recognised by its event or
- * message, or is idempotent (tags, priority, attributes, team, agent), so no effect is applied twice. Every event the
- * actions cause carries `cause: { ruleId, runId, depth }`.
+ * interrupted by a crash resumes after its last recorded action; the one under way is recognised by its event,
+ * message or flow run (keyed by the run and the action's index), or is idempotent (tags, priority, attributes, team,
+ * agent, snooze), so no effect is applied twice. Every event the actions cause carries `cause: { ruleId, runId,
+ * depth }`.
  */
 @Injectable()
 export class RuleRunner {
@@ -86,35 +87,30 @@ export class RuleRunner {
   ): Promise<{ matched: boolean; conditions: ConditionResult[] }> {
     if (!rule.conditions) return { matched: true, conditions: [] };
     const filter = await this.filters.parse(companyId, 'conversation', rule.conditions, 'conditions');
-    return explainFilter(filter, await this.subjectOf(companyId, rule, conversation), { now: this.clock.now() });
+    return explainFilter(filter, await this.subjectOf(companyId, readsContact(rule.conditions), conversation), { now: this.clock.now() });
   }
 
-  /** The conversation as stored, and its contact only when a condition reads one (`contact.*`). */
-  private async subjectOf(
-    companyId: CompanyId,
-    rule: Pick<AutomationRule, 'conditions'>,
-    conversation: Stored<Conversation>,
-  ): Promise<EvaluatedRecord> {
-    const readsContact = JSON.stringify(rule.conditions).includes('"contact.');
-    const contact = readsContact ? await this.contacts.findById(companyId, conversation.contactId.toHexString()) : null;
-    return { record: conversation as unknown as Record<string, unknown>, contact: contact as unknown as Record<string, unknown> | null };
+  /** The conversation as stored, and its contact only when a condition reads one. */
+  private async subjectOf(companyId: CompanyId, withContact: boolean, conversation: Stored<Conversation>): Promise<EvaluatedRecord> {
+    const record = conversation as unknown as Record<string, unknown>;
+    if (!withContact) return { record };
+    const contact = await this.contacts.findById(companyId, conversation.contactId.toHexString());
+    return { record, contact: contact as unknown as Record<string, unknown> | null };
   }
 
   /**
    * Fires the rule on the conversation for this trigger: resumes the run already recorded for it, or, when the
-   * conditions match now, records one and runs it. Nothing is recorded when they do not. Answers whether it ran.
+   * conditions match now, records one and runs it. Nothing is recorded when they do not. Answers the conversation as
+   * the run left it (null once it is gone), or the one given when nothing ran, so that the next rule reads no more.
    */
-  async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<boolean> {
+  async fire(companyId: CompanyId, loaded: LoadedRule, conversation: Stored<Conversation>, firing: RuleFiring): Promise<Stored<Conversation> | null> {
     const { rule } = loaded;
     if (loaded.filter) {
-      const subject = loaded.readsContact
-        ? await this.subjectOf(companyId, rule, conversation)
-        : { record: conversation as unknown as Record<string, unknown> };
+      const subject = await this.subjectOf(companyId, loaded.readsContact, conversation);
       if (!matchesFilter(loaded.filter, subject, { now: this.clock.now() })) {
         // A run a crash interrupted goes on even if the conversation no longer matches: its first actions are applied.
         const existing = await this.runs.findOne(companyId, { triggerKey: firing.key });
-        if (existing) await this.resume(companyId, rule, existing, true);
-        return existing !== null;
+        return existing ? this.resume(companyId, rule, existing, true) : conversation;
       }
     }
     const claim = {
@@ -125,14 +121,16 @@ export class RuleRunner {
       depth: firing.triggerDepth + 1,
     };
     const { run, resumed } = await this.runs.claim(companyId, claim, this.clock.now());
-    await this.resume(companyId, rule, run, resumed);
-    return true;
+    return this.resume(companyId, rule, run, resumed);
   }
 
-  /** Carries a `running` run to its end; `uncertain`: its next action may have been applied by a run that died. */
-  private async resume(companyId: CompanyId, rule: Stored<AutomationRule>, run: StoredRun, uncertain: boolean): Promise<void> {
-    if (run.outcome !== 'running') return;
+  /**
+   * Carries a `running` run to its end; `uncertain`: its next action may have been applied by a run that died.
+   * Answers the conversation as the run left it (null once it is gone).
+   */
+  private async resume(companyId: CompanyId, rule: Stored<AutomationRule>, run: StoredRun, uncertain: boolean): Promise<Stored<Conversation> | null> {
     const conversationId = run.conversationId.toHexString();
+    if (run.outcome !== 'running') return this.conversationRecords.findById(companyId, conversationId);
     if (run.depth > MAX_RULE_DEPTH) {
       const skipped = rule.actions.map((action): RunActionResult => ({ type: action.type, status: 'skipped' }));
       return this.finish(companyId, run, skipped, 'loop_stopped');
@@ -150,7 +148,7 @@ export class RuleRunner {
       results.push(result);
       await this.runs.recordAction(companyId, run._id, index, result);
     }
-    await this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
+    return this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
   }
 
   private async finish(
@@ -158,10 +156,10 @@ export class RuleRunner {
     run: StoredRun,
     actions: RunActionResult[],
     outcome: 'applied' | 'failed' | 'loop_stopped',
-  ): Promise<void> {
+  ): Promise<Stored<Conversation> | null> {
     const conversation = await this.conversationRecords.findById(companyId, run.conversationId.toHexString());
-    if (!conversation) return;
-    await this.runs.finish(companyId, run, actions, outcome, ConversationView.from(conversation));
+    if (conversation) await this.runs.finish(companyId, run, actions, outcome, ConversationView.from(conversation));
+    return conversation;
   }
 
   private async perform(
@@ -230,7 +228,8 @@ export class RuleRunner {
         const flow = await this.flows.findById(companyId, action.flowId as string);
         if (!flow) throw new HttpException(`Flow ${String(action.flowId)} no longer exists`, 400);
         const conversation = await this.conversations.getOrThrow(companyId, id);
-        await this.flowRunner.run(companyId, flow, { id, channel: conversation.channel });
+        // Keyed by the action of the run: asked again after a crash, the flow's run is found (and resumed), not doubled.
+        await this.flowRunner.runOnce(companyId, flow, { id, channel: conversation.channel }, options.dedupeKey, 'manual');
         return;
       }
     }

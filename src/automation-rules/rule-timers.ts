@@ -19,6 +19,7 @@ export const TIMER_ANCHOR_EVENTS: readonly DomainEventName[] = [
   'conversation.assigned',
   'conversation.closed',
 ];
+const ANCHORS = new Set<string>(TIMER_ANCHOR_EVENTS);
 
 interface RuleTimerPayload {
   ruleId: string;
@@ -71,8 +72,13 @@ export class RuleTimers implements OnModuleInit {
     this.timers.register<RuleTimerPayload>(RULE_TIMER, (timer) => this.fire(timer));
   }
 
-  /** Sets, moves or cancels the timers of the company's time-triggered rules that `event` anchors. */
+  /**
+   * Sets, moves or cancels the timers of the company's time-triggered rules that `event` anchors. Any other event
+   * (the rules' own triggers) moves none: not even on a closed conversation, whose `conversation.closed` cancelled
+   * them already (a closed one is never reopened), so a rating or a note after the close writes nothing.
+   */
   async anchor(companyId: string, rules: LoadedRule[], event: AnyDomainEvent): Promise<void> {
+    if (!ANCHORS.has(event.type)) return;
     const conversation = (event.data as { conversation?: { id?: string; status?: string } }).conversation;
     if (!conversation?.id) return;
     const closed = event.type === 'conversation.closed' || conversation.status === 'closed';

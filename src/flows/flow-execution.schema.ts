@@ -32,7 +32,10 @@ export class FlowExecution extends EventSource {
   @Prop({ type: String, enum: FLOW_TRIGGER_TYPES, required: true })
   trigger: FlowTriggerType;
 
-  /** `<flow id>:<event id>` of a run an event triggered: unique, so a flow runs once per triggering event. */
+  /**
+   * `<flow id>:<event id>` of a run an event triggered, `rule:<run id>:<action index>` of a run a rule's action
+   * started: unique, so a flow runs once per triggering event or action.
+   */
   @Prop({ type: String })
   triggerKey?: string;
 

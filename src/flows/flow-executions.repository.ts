@@ -46,12 +46,15 @@ export class FlowExecutionsRepository extends EventSourceRepository<FlowExecutio
   }
 
   /**
-   * The run of a flow for a triggering event: a new `running` one, or the one already recorded for that key
-   * (a retry after a crash resumes it, or finds it finished).
+   * The run of a flow for a trigger key (an event, a rule's action): a new `running` one, or the one already
+   * recorded for that key (a retry after a crash resumes it, or finds it finished).
    */
-  async claimTriggered(companyId: CompanyId, run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'channel' | 'triggerKey'>): Promise<{ execution: StoredExecution; resumed: boolean }> {
+  async claimTriggered(
+    companyId: CompanyId,
+    run: Pick<FlowExecution, 'flowId' | 'conversationId' | 'channel' | 'triggerKey' | 'trigger'>,
+  ): Promise<{ execution: StoredExecution; resumed: boolean }> {
     try {
-      const execution = await this.create(companyId, { ...run, trigger: 'inbound_message', status: 'running', steps: [] });
+      const execution = await this.create(companyId, { ...run, status: 'running', steps: [] });
       return { execution, resumed: false };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;

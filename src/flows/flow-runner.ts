@@ -10,7 +10,7 @@ import type { DomainEvent, FlowExecutionSnapshot, FlowExecutionStepResult } from
 import { EventLogRepository } from '../events/event-log.repository.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
 import { MessagesService } from '../messages/messages.service.js';
-import { isBuiltInStep, type BuiltInFlowStep, type CustomFlowStep, type Flow, type FlowStep } from './flow.schema.js';
+import { isBuiltInStep, type BuiltInFlowStep, type CustomFlowStep, type Flow, type FlowStep, type FlowTriggerType } from './flow.schema.js';
 import { FlowExecutionsRepository, type StoredExecution } from './flow-executions.repository.js';
 import { FlowStepHandlers, type FlowStepContext } from './steps/flow-step-handlers.js';
 
@@ -78,12 +78,22 @@ export class FlowRunner {
 
   /** The run of `flow` for `event` (inbound flows): once per flow and event, resumed where a crash left it. */
   async runTriggered(companyId: CompanyId, flow: Stored<Flow>, conversationId: string, event: DomainEvent): Promise<void> {
-    const claim = {
-      flowId: flow._id,
-      conversationId: toObjectId(conversationId),
-      channel: event.channel ?? undefined,
-      triggerKey: triggerKeyOf(flow._id, event.id),
-    };
+    const conversation = { id: conversationId, channel: event.channel ?? undefined };
+    await this.runOnce(companyId, flow, conversation, triggerKeyOf(flow._id, event.id), 'inbound_message');
+  }
+
+  /**
+   * The run of `flow` under `triggerKey` (an event, or a rule's action in its run): once per key, resumed where a
+   * crash left it, so that the caller may ask again after a crash without the flow running twice.
+   */
+  async runOnce(
+    companyId: CompanyId,
+    flow: Stored<Flow>,
+    conversation: { id: string; channel?: string },
+    triggerKey: string,
+    trigger: FlowTriggerType,
+  ): Promise<void> {
+    const claim = { flowId: flow._id, conversationId: toObjectId(conversation.id), channel: conversation.channel, triggerKey, trigger };
     const { execution, resumed } = await this.executions.claimTriggered(companyId, claim);
     await this.resume(companyId, flow, execution, resumed);
   }

@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { AutomationRule } from '../../src/automation-rules/automation-rule.schema.js';
+import { AutomationRun } from '../../src/automation-rules/automation-run.schema.js';
 import { AutomationRulesConsumer } from '../../src/automation-rules/automation-rules.consumer.js';
+import { RULE_TIMER } from '../../src/automation-rules/rule-timers.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { toDomainEvent } from '../../src/events/event-log.repository.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
+import { FlowExecution } from '../../src/flows/flow-execution.schema.js';
 import { DurableTimer } from '../../src/lanes/durable-timer.schema.js';
+import { DurableTimers } from '../../src/lanes/durable-timers.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { settle } from '../support/event-log.js';
 import { addAgent, type TestCompany } from '../support/factories.js';
@@ -211,6 +215,51 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect(await botMessages()).toBe(2);
   });
 
+  it('starts a flow once per run and action, even when a crash left the flow started and the action unrecorded', async () => {
+    const company = await companyWithKey(t, 'Rules flow');
+    const flow = await t.http
+      .post('/v1/flows')
+      .set(company.auth)
+      .send({ name: 'Greeting', steps: [{ type: 'send_message', text: 'From the flow' }] })
+      .expect(201);
+    const rule = await create(company, {
+      trigger: { event: 'message.received' },
+      actions: [
+        { type: 'add_tags', tags: ['flowed'] },
+        { type: 'run_flow', flowId: flow.body.id },
+      ],
+    });
+    const { conversation } = await inbound(t, company, 'Hi');
+    await settle(t);
+    const [run] = await runsOf(company, rule.id);
+    expect(run).toMatchObject({
+      outcome: 'applied',
+      actions: [
+        { type: 'add_tags', status: 'ok' },
+        { type: 'run_flow', status: 'ok' },
+      ],
+    });
+    const executions = () => t.model<FlowExecution>(FlowExecution.name).find({ companyId: company.companyId }).lean<FlowExecution[]>();
+    const flowMessages = () => t.model<Message>(Message.name).countDocuments({ companyId: company.companyId, text: 'From the flow' });
+    expect(await executions()).toEqual([expect.objectContaining({ status: 'completed', trigger: 'manual', triggerKey: `rule:${run.id}:1` })]);
+    expect(await flowMessages()).toBe(1);
+
+    // Killed after the flow ran, before the run recorded the action: the event is handled again and resumes the run.
+    await t
+      .model<AutomationRun>(AutomationRun.name)
+      .updateOne({ companyId: company.companyId, _id: run.id }, { $set: { outcome: 'running', actions: [run.actions[0]] } });
+    const received = await t
+      .model<LoggedEvent>(LoggedEvent.name)
+      .findOne({ companyId: company.companyId, type: 'message.received' })
+      .lean<LoggedEvent>();
+    await t.app.get(AutomationRulesConsumer).handle(company.companyId, [toDomainEvent(received!, company.companyId)]);
+    await settle(t);
+    expect(await runsOf(company, rule.id)).toEqual([expect.objectContaining({ id: run.id, outcome: 'applied', actions: run.actions })]);
+    expect(await executions()).toHaveLength(1);
+    expect(await flowMessages()).toBe(1);
+    expect((await conversationOf(t, company, conversation.id)).tags).toEqual(['flowed']);
+  });
+
   it('records nothing when the conditions do not match', async () => {
     const company = await companyWithKey(t, 'Rules unmatched');
     const rule = await create(company, {
@@ -287,11 +336,25 @@ describe('automation rules (/v1/automation-rules)', () => {
     const timers = () => t.model<DurableTimer>(DurableTimer.name).find({ kind: 'automation-rule', companyId: company.companyId }).lean();
     const waiting = (await inbound(t, company, 'Anyone?')).conversation;
     const answered = (await inbound(t, company, 'Hello?')).conversation;
+    const dropped = (await inbound(t, company, 'Never mind')).conversation;
     await settle(t);
-    expect(await timers()).toHaveLength(2);
+    expect(await timers()).toHaveLength(3);
     await reply(t, company, answered.id, 'Here!');
+    // Closing cancels its timers.
+    await t.http.post(`/v1/conversations/${dropped.id}/close`).set(company.auth).send({}).expect(200);
     await settle(t);
     expect((await timers()).map((timer) => String(timer._id))).toEqual([`automation-rule:${rule.id}:${waiting.id}`]);
+    // Past its close, an event no time trigger counts from (a tag) touches no timer: the close cancelled them.
+    const cancels = jest.spyOn(t.app.get(DurableTimers), 'cancel');
+    await t.http
+      .patch(`/v1/conversations/${dropped.id}`)
+      .set(company.auth)
+      .send({ tags: ['late'] })
+      .expect(200);
+    await settle(t);
+    expect(await loggedOf(t, company, 'conversation.updated')).toHaveLength(1);
+    expect(cancels.mock.calls.filter(([, kind]) => kind === RULE_TIMER)).toEqual([]);
+    cancels.mockRestore();
 
     clock.advance(11 * MINUTE);
     await waitFor(async () => (await conversationOf(t, company, waiting.id)).status === 'closed', {
