@@ -175,16 +175,20 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
+const isContainer = (v: unknown) => isPlainObject(v) || Array.isArray(v);
+const comparesContainer = (b: FieldBounds) => (b.points ?? []).some(isContainer) || isContainer(b.low?.value) || isContainer(b.high?.value);
+
 /**
  * The plans of a wildcard index, one per field the query bounds under its prefix, as MongoDB's rules allow: only bounds
- * that exclude null and missing values (a document without the field has no key), each plan's index multikey when that
- * path is, and no sort order from the wildcard's value (its entries mix paths).
+ * that exclude null and missing values (a document without the field has no key) and compare with no object or array
+ * (it keys their leaves, never them), each plan's index multikey when that path is, and no sort order from the
+ * wildcard's value (its entries mix paths).
  */
 function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, collator: Collator | null): IndexPlan[] {
   const { prefix, multikeyPaths } = index.wildcard!;
   const plans: IndexPlan[] = [];
   for (const [field, b] of bounds) {
-    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b)) continue;
+    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b) || comparesContainer(b)) continue;
     // A path with an array anywhere on it (or under it) is multikey for this plan.
     const multikey = [...multikeyPaths].some((path) => path === field || field.startsWith(`${path}.`) || path.startsWith(`${field}.`));
     const view = Object.create(index, { multikey: { value: multikey } }) as SecondaryIndex;
