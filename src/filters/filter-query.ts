@@ -103,7 +103,7 @@ export async function toMongoQuery(filter: ParsedFilter, options: QueryOptions):
     return { contactId: { $in: ids } };
   }
   const parts = await Promise.all(filter.filters.map((member) => toMongoQuery(member, options)));
-  return parts.length === 1 ? parts[0] : { [`$${filter.kind}`]: parts };
+  return filter.kind === 'and' ? allOf(...parts) : parts.length === 1 ? parts[0] : { $or: parts };
 }
 
 /**
