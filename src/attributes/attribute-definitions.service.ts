@@ -50,8 +50,16 @@ export class AttributeDefinitionsService {
 
   /** The model's definitions by key (archived ones included): what values and filters are checked against. */
   async rulesOf(companyId: CompanyId, model: AttributeModel): Promise<Map<string, AttributeRule>> {
-    const rows = await this.definitions.find(companyId, { model }, { projection: { key: 1, type: 1, options: 1, archived: 1 } });
-    return new Map(rows.map((row) => [row.key, { key: row.key, type: row.type, options: row.options ?? [], archived: row.archived ?? false }]));
+    const rows = await this.definitions.find(companyId, { model }, { projection: RULE_FIELDS });
+    return new Map(rows.map((row) => [row.key, ruleOf(row)]));
+  }
+
+  /** rulesOf every model, in one read. */
+  async rulesByModel(companyId: CompanyId): Promise<Record<AttributeModel, Map<string, AttributeRule>>> {
+    const byModel: Record<AttributeModel, Map<string, AttributeRule>> = { conversation: new Map(), contact: new Map() };
+    const rows = await this.definitions.find(companyId, {}, { projection: { model: 1, ...RULE_FIELDS } });
+    for (const row of rows) byModel[row.model].set(row.key, ruleOf(row));
+    return byModel;
   }
 
   /** Checks an `attributes` patch of a record of `model` (400 naming each key that does not fit). */
@@ -166,4 +174,11 @@ function optionsFor(type: AttributeType, options: string[] | undefined): string[
     throw new RequestValidationException([{ field: 'options', message: `options are for list attributes only; this one is ${type}` }]);
   }
   return options ?? [];
+}
+
+/** What a rule is made of: the fields rulesOf reads. */
+const RULE_FIELDS = { key: 1, type: 1, options: 1, archived: 1 };
+
+function ruleOf(row: Pick<AttributeDefinition, 'key' | 'type' | 'options' | 'archived'>): AttributeRule {
+  return { key: row.key, type: row.type, options: row.options ?? [], archived: row.archived ?? false };
 }

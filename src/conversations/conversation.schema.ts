@@ -239,6 +239,8 @@ ConversationSchema.index(
 // Filters (contract section 20, docs/filters.md): every filterable field on an index led by the company; custom
 // attributes on MongoDB 7's compound wildcard index (one key per attribute a conversation holds).
 ConversationSchema.index({ companyId: 1, 'attributes.$**': 1 });
+// A saved view's usual filter, attributes within statuses: counted from this index alone (docs/filters.md).
+ConversationSchema.index({ companyId: 1, status: 1, 'attributes.$**': 1 });
 ConversationSchema.index({ companyId: 1, channel: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, tags: 1, _id: -1 });
 ConversationSchema.index({ companyId: 1, lastMessageAt: 1 });

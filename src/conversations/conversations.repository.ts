@@ -5,6 +5,7 @@ import { parseObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventRelay } from '../events/event-relay.js';
+import { allOf } from '../filters/index.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import { Clock } from '../lanes/clock.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
@@ -244,8 +245,9 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
 
   /**
    * A page of the list in `sort` order after `after` (none: the first page), within `filter` (stored types: read
-   * with findPlain), reading `limit` + 1 to learn whether there is a next page. The `waiting` walk's second segment
-   * (conversations never queued) is read only when the first leaves the page short.
+   * with findPlain; the cursor's conditions join it, never replacing its own on the same field), reading `limit` + 1
+   * to learn whether there is a next page. The `waiting` walk's second segment (conversations never queued) is read
+   * only when the first leaves the page short.
    */
   async walk(
     companyId: CompanyId,
@@ -257,7 +259,7 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
   ): Promise<WalkPage> {
     const rows: Stored<Conversation>[] = [];
     for (const segment of walkSegments(sort, after)) {
-      rows.push(...(await this.findPlain(companyId, { ...filter, ...segment.filter }, { sort: segment.sort, limit: limit + 1 - rows.length, projection })));
+      rows.push(...(await this.findPlain(companyId, allOf(filter, segment.filter) as QueryFilter<Conversation>, { sort: segment.sort, limit: limit + 1 - rows.length, projection })));
       if (rows.length > limit) break;
     }
     const data = rows.slice(0, limit);

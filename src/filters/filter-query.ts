@@ -103,5 +103,16 @@ export async function toMongoQuery(filter: ParsedFilter, options: QueryOptions):
     return { contactId: { $in: ids } };
   }
   const parts = await Promise.all(filter.filters.map((member) => toMongoQuery(member, options)));
-  return parts.length === 1 ? parts[0] : { [`$${filter.kind}`]: parts };
+  return filter.kind === 'and' ? allOf(...parts) : parts.length === 1 ? parts[0] : { $or: parts };
+}
+
+/**
+ * The queries together: one object when they name different fields (the plain form a count is bounded on, which a
+ * compound index over those fields answers from its keys alone), else `$and`, which never lets one condition
+ * overwrite another on the same field.
+ */
+export function allOf(...queries: MongoQuery[]): MongoQuery {
+  if (queries.length === 1) return queries[0];
+  const fields = queries.flatMap((query) => Object.keys(query));
+  return new Set(fields).size === fields.length ? (Object.assign({}, ...queries) as MongoQuery) : { $and: queries };
 }

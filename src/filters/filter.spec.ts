@@ -133,15 +133,36 @@ describe('toMongoQuery', () => {
         ],
       }),
     ).toEqual({
+      status: { $in: ['queued', 'human'] },
+      assignedAgentId: { $eq: new Types.ObjectId(agent) },
+      subject: { $regex: 'a\\.b', $options: 'i' },
+      createdAt: { $gte: new Date('2026-05-09T12:00:00Z') },
+      'attributes.due': { $gte: new Date('2026-01-01T00:00:00Z'), $lte: new Date('2026-02-01T00:00:00Z') },
+      snoozedUntil: { $ne: null },
+      'sla.breaches.0': { $exists: false },
+      teamId: null,
+    });
+  });
+
+  it('keeps an and of conditions on one field, or of several or groups, as $and', async () => {
+    const statuses = (a: string, b: string) => ({
+      or: [
+        { field: 'status', op: 'eq', value: a },
+        { field: 'status', op: 'eq', value: b },
+      ],
+    });
+    expect(
+      await query({
+        and: [
+          { field: 'priority', op: 'ne', value: 'low' },
+          { field: 'priority', op: 'ne', value: 'high' },
+        ],
+      }),
+    ).toEqual({ $and: [{ priority: { $ne: 'low' } }, { priority: { $ne: 'high' } }] });
+    expect(await query({ and: [statuses('bot', 'queued'), statuses('queued', 'human')] })).toEqual({
       $and: [
-        { status: { $in: ['queued', 'human'] } },
-        { assignedAgentId: { $eq: new Types.ObjectId(agent) } },
-        { subject: { $regex: 'a\\.b', $options: 'i' } },
-        { createdAt: { $gte: new Date('2026-05-09T12:00:00Z') } },
-        { 'attributes.due': { $gte: new Date('2026-01-01T00:00:00Z'), $lte: new Date('2026-02-01T00:00:00Z') } },
-        { snoozedUntil: { $ne: null } },
-        { 'sla.breaches.0': { $exists: false } },
-        { teamId: null },
+        { $or: [{ status: { $eq: 'bot' } }, { status: { $eq: 'queued' } }] },
+        { $or: [{ status: { $eq: 'queued' } }, { status: { $eq: 'human' } }] },
       ],
     });
   });

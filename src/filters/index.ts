@@ -23,5 +23,5 @@ export {
   type ParsedFilter,
   type ParsedGroup,
 } from './filter-parser.js';
-export { MAX_CONTACT_MATCHES, toMongoQuery, type MongoQuery, type QueryOptions } from './filter-query.js';
+export { MAX_CONTACT_MATCHES, allOf, toMongoQuery, type MongoQuery, type QueryOptions } from './filter-query.js';
 export { explainFilter, matchesFilter, type ConditionResult, type EvaluatedRecord, type EvaluationOptions } from './filter-evaluator.js';

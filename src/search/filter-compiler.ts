@@ -31,11 +31,16 @@ export class FilterCompiler {
   /** The definitions a filter of `model` is checked against. */
   async schemaOf(companyId: CompanyId, model: FilterModel): Promise<FilterSchema> {
     if (model === 'contact') return { model, attributes: await this.attributes.rulesOf(companyId, 'contact') };
-    const [attributes, contactAttributes] = await Promise.all([
-      this.attributes.rulesOf(companyId, 'conversation'),
-      this.attributes.rulesOf(companyId, 'contact'),
-    ]);
-    return { model, attributes, contactAttributes };
+    return (await this.schemasOf(companyId)).conversation;
+  }
+
+  /** schemaOf each model, from one read of the definitions. */
+  async schemasOf(companyId: CompanyId): Promise<Record<FilterModel, FilterSchema>> {
+    const rules = await this.attributes.rulesByModel(companyId);
+    return {
+      conversation: { model: 'conversation', attributes: rules.conversation, contactAttributes: rules.contact },
+      contact: { model: 'contact', attributes: rules.contact },
+    };
   }
 
   /** Checks a filter (400 naming its place under `path`). */

@@ -139,20 +139,19 @@ describe('POST /v1/conversations/search and /v1/contacts/search', () => {
     const listed = await t.http.get('/v1/conversations?limit=100').set(agent.auth).expect(200);
     const searched = await searchConversations(agent.auth, { filter: { field: 'channel', op: 'in', value: ['api', 'web'] }, limit: 100 }).expect(200);
     expect(searched.body).toEqual(listed.body);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await searchConversations(agent.auth, {
-        filter: { field: 'channel', op: 'eq', value: 'api' },
-        sort: 'lastActivity',
-        limit: 3,
-        cursor,
-      }).expect(200);
-      seen.push(...page.body.data.map((c: { id: string }) => c.id));
-      cursor = page.body.nextCursor ?? undefined;
-    } while (cursor);
-    expect(seen).toHaveLength(4);
-    expect(new Set(seen).size).toBe(4);
+    // The second filter is an `$or`, like the cursor's own: the pages after the first keep it.
+    const api = { field: 'channel', op: 'eq', value: 'api' };
+    for (const filter of [api, { or: [api, { ...api, op: 'in', value: ['api'] }] }]) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await searchConversations(agent.auth, { filter, sort: 'lastActivity', limit: 3, cursor }).expect(200);
+        seen.push(...page.body.data.map((c: { id: string }) => c.id));
+        cursor = page.body.nextCursor ?? undefined;
+      } while (cursor);
+      expect(seen).toHaveLength(4);
+      expect(new Set(seen).size).toBe(4);
+    }
   });
 
   it.each([

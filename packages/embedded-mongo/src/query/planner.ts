@@ -81,6 +81,8 @@ interface IndexPlan {
   /** How many leading sort keys the scan yields in order (all of them: no in-memory sort needed). */
   sortedKeys: number;
   score: number;
+  /** A wildcard index's plan: the field its path and value positions are bound to. */
+  wildcardField?: string;
 }
 
 const excludesNull = (b: FieldBounds) =>
@@ -175,16 +177,20 @@ function idLookups(coll: Collection, filter: Document, collator: Collator | null
   return points;
 }
 
+const isContainer = (v: unknown) => isPlainObject(v) || Array.isArray(v);
+const comparesContainer = (b: FieldBounds) => (b.points ?? []).some(isContainer) || isContainer(b.low?.value) || isContainer(b.high?.value);
+
 /**
  * The plans of a wildcard index, one per field the query bounds under its prefix, as MongoDB's rules allow: only bounds
- * that exclude null and missing values (a document without the field has no key), each plan's index multikey when that
- * path is, and no sort order from the wildcard's value (its entries mix paths).
+ * that exclude null and missing values (a document without the field has no key) and compare with no object or array
+ * (it keys their leaves, never them), each plan's index multikey when that path is, and no sort order from the
+ * wildcard's value (its entries mix paths).
  */
 function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, collator: Collator | null): IndexPlan[] {
   const { prefix, multikeyPaths } = index.wildcard!;
   const plans: IndexPlan[] = [];
   for (const [field, b] of bounds) {
-    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b)) continue;
+    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b) || comparesContainer(b)) continue;
     // A path with an array anywhere on it (or under it) is multikey for this plan.
     const multikey = [...multikeyPaths].some((path) => path === field || field.startsWith(`${path}.`) || path.startsWith(`${field}.`));
     const view = Object.create(index, { multikey: { value: multikey } }) as SecondaryIndex;
@@ -192,7 +198,7 @@ function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, 
     wildcardBounds.set(WILDCARD_PATH, { points: [field] });
     wildcardBounds.set(WILDCARD_VALUE, b);
     const p = planIndex(view, wildcardBounds, sort, false, collator);
-    if (p && p.points.length > index.wildcard!.position) plans.push(p);
+    if (p && p.points.length > index.wildcard!.position) plans.push({ ...p, wildcardField: field });
   }
   return plans;
 }
@@ -396,13 +402,15 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     return scan((docs) => collectionSource(coll, sort?.natural === -1, () => ordered && docs.length >= need), filter, () => ordered);
   }
 
-  const { index } = plan;
+  const { index, wildcardField } = plan;
   stats.stage = 'IXSCAN';
   stats.indexName = index.name;
   stats.direction = plan.reverse ? 'backward' : 'forward';
   // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
-  // an array's elements where the condition is about the whole array, and is tested in full).
-  const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [index.fields[i], points]));
+  // an array's elements where the condition is about the whole array, and is tested in full). A wildcard plan's value
+  // position holds its field's values: a count on a path without arrays is counted from the index alone, as MongoDB's.
+  const keyField = (i: number) => (index.fields[i] === WILDCARD_VALUE && wildcardField ? wildcardField : index.fields[i]);
+  const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [keyField(i), points]));
   const residual = residualFilter(filter, guaranteedFields(filter, prefix, collator));
   const rest = withoutPartialConditions(residual, index.spec.partialFilterExpression as Document | undefined, index.collator, collator);
   // Repeated `$in` values would read their documents twice.
