@@ -92,6 +92,14 @@ export function diff(before: object | null, after: object | null, fields: readon
   return changes;
 }
 
+/**
+ * The changes of writing `fields` over `current` (null: a record created as `fields`): each field it writes whose
+ * value differs (see diff).
+ */
+export function changesMade(current: object | null, fields: object, options: DiffOptions = {}): AuditChanges {
+  return diff(current, fields, Object.keys(fields), options);
+}
+
 /** Plain JSON (dates as ISO strings, ObjectIds as hex), so an entry hashes the same after a round trip. */
 function jsonOf(value: unknown): unknown {
   return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
