@@ -179,19 +179,7 @@ const VIEW_FIELDS = ['name', 'model', 'filter', 'sort', 'visibility', 'ownerId']
 
 /** A filter may compare with a contact's e-mail or phone: it is named, never shown (the log holds no personal data). */
 function viewChanges(before: Partial<SavedView> | null, after: Partial<SavedView>, fields = VIEW_FIELDS): AuditChanges {
-  return {
-    ...diff(
-      before,
-      after,
-      fields.filter((field) => field !== 'filter'),
-    ),
-    ...diff(
-      before,
-      after,
-      fields.filter((field) => field === 'filter'),
-      { namesOnly: true },
-    ),
-  };
+  return diff(before, after, fields, { namesOnly: ['filter'] });
 }
 
 function notFound(id: string): NotFoundException {
