@@ -93,7 +93,7 @@ export class SavedViewsService {
     }
     if (Object.keys(set).length === 0) return SavedViewView.from(view);
     const entry = audited(view)
-      ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, { ...view, ...set }, Object.keys(set)))
+      ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, set, Object.keys(set)))
       : null;
     const updated = await this.views.updateOne(agent.companyId, { _id: view._id }, entry ? withAudit({ $set: set }, entry) : { $set: set });
     if (!updated) throw notFound(id);
