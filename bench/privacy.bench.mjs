@@ -10,7 +10,6 @@
 //    (target < 30 s for 10 000 messages), then checks that no message text is left.
 // Prints the figures with the machine's load (uptime) before and after. The run holds /tmp/parley-load.lock (flock).
 // Options: --messages 10000 --files 100 --file-mib 1
-import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,9 +19,8 @@ rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 
 const { GridFSBucket, ObjectId } = await import('mongodb');
 const { Api } = await import('../harness/api.mjs');
-const { startApp } = await import('./lib/app.mjs');
-const { describeMachine } = await import('./lib/machine.mjs');
-const { connect, insertInBatches, registerCompany } = await import('./lib/seed.mjs');
+const { progressLog, sleep, startScenario, uptime } = await import('./lib/scenario.mjs');
+const { insertInBatches, registerCompany } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
   options: {
@@ -36,14 +34,8 @@ const fileCount = Math.min(Number(options.files), messageCount);
 const fileBytes = Math.round(Number(options['file-mib']) * 1024 * 1024);
 const TIMEOUT_MS = 600_000;
 
-const log = (line) => process.stderr.write(`[bench:privacy ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const uptime = () => execSync('uptime').toString().trim();
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const machine = describeMachine();
-const loadBefore = uptime();
-const { app, engine, base, databaseUri } = await startApp({ engineProcess: true });
-const { client, db } = await connect(databaseUri);
+const log = progressLog('privacy');
+const { machine, loadBefore, app, base, db, stop } = await startScenario();
 try {
   const api = new Api(base);
   const company = await registerCompany(api, 'Privacy');
@@ -123,7 +115,5 @@ try {
   );
   console.log(`erasure: ${erased.status} in ${eraseSeconds.toFixed(1)} s (target < 30); texts left ${textsLeft}, files left ${filesLeft}`);
 } finally {
-  await client.close();
-  await app.stop();
-  await engine?.stop();
+  await stop();
 }

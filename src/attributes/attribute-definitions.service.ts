@@ -22,7 +22,7 @@ import {
 } from './attribute-values.js';
 import type { CreateAttributeDefinitionDto } from './dto/create-attribute-definition.dto.js';
 import type { UpdateAttributeDefinitionDto } from './dto/update-attribute-definition.dto.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';
@@ -80,7 +80,7 @@ export class AttributeDefinitionsService {
     };
     const _id = new Types.ObjectId();
     const target = { type: 'attribute_definition', id: _id.toHexString() };
-    const entry = stageAudit(origin, 'attribute_definition.created', target, diff(null, record, Object.keys(record)));
+    const entry = stageAudit(origin, 'attribute_definition.created', target, changesMade(null, record));
     const created = await this.conflictOr(dto.model, dto.key, () =>
       insertWithinCap({
         cap: MAX_ATTRIBUTE_DEFINITIONS_PER_MODEL,
@@ -119,7 +119,7 @@ export class AttributeDefinitionsService {
     if (dto.archived !== undefined) set.archived = dto.archived;
     if (Object.keys(set).length === 0) return AttributeDefinitionView.from(existing);
     const target = { type: 'attribute_definition', id: existing._id.toHexString() };
-    const entry = stageAudit(origin, 'attribute_definition.updated', target, diff(existing, { ...existing, ...set }, Object.keys(set)));
+    const entry = stageAudit(origin, 'attribute_definition.updated', target, changesMade(existing, set));
     const updated = await this.definitions.updateOne(companyId, { _id: existing._id }, withAudit({ $set: set }, entry));
     if (!updated) throw this.notFound(id);
     this.audit.written(companyId, this.definitions.collectionName, existing._id, [entry]);

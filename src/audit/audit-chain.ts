@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import type { AuditEntryView } from './audit-entry.view.js';
 import type { AuditLogEntry } from './audit-log.schema.js';
 
-/** What an entry's hash covers: everything it shows (not its hash fields, its company or when it expires). */
-export function hashedContent(entry: Omit<AuditLogEntry, 'hash' | 'previousHash' | 'expireAt'>): unknown {
+/**
+ * What an entry shows but its hash, which is what the hash covers (not its hash fields, its company or when it
+ * expires): the view adds the hash to it, so whatever an entry shows is hashed.
+ */
+export function hashedContent(entry: Omit<AuditLogEntry, 'hash' | 'previousHash' | 'expireAt'>): Omit<AuditEntryView, 'hash'> {
   return {
     id: entry._id,
     sequence: entry.sequence,

@@ -71,8 +71,8 @@ export function stageAudit(
 export interface DiffOptions {
   /** Shown as "[changed]" when they change, never their values (passwords, secrets). */
   secret?: readonly string[];
-  /** Named with nulls instead of values: personal data (contact fields). */
-  namesOnly?: boolean;
+  /** Named with nulls instead of values when they change: personal data (a view's filter may hold an e-mail). */
+  namesOnly?: readonly string[];
 }
 
 /**
@@ -86,10 +86,18 @@ export function diff(before: object | null, after: object | null, fields: readon
     const is = after ? ((after as Record<string, unknown>)[field] ?? null) : null;
     if (JSON.stringify(jsonOf(was)) === JSON.stringify(jsonOf(is))) continue;
     if (options.secret?.includes(field)) changes[field] = [CHANGED, CHANGED];
-    else if (options.namesOnly) changes[field] = [null, null];
+    else if (options.namesOnly?.includes(field)) changes[field] = [null, null];
     else changes[field] = [jsonOf(was), jsonOf(is)];
   }
   return changes;
+}
+
+/**
+ * The changes of writing `fields` over `current` (null: a record created as `fields`): each field it writes whose
+ * value differs (see diff).
+ */
+export function changesMade(current: object | null, fields: object, options: DiffOptions = {}): AuditChanges {
+  return diff(current, fields, Object.keys(fields), options);
 }
 
 /** Plain JSON (dates as ISO strings, ObjectIds as hex), so an entry hashes the same after a round trip. */

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { hashedContent } from './audit-chain.js';
 import { AUDIT_ACTOR_TYPES, type AuditActorType, type AuditChanges } from './audit-entry.js';
 import type { AuditLogEntry } from './audit-log.schema.js';
 
@@ -50,18 +51,7 @@ export class AuditEntryView {
   hash: string;
 
   static from(entry: AuditLogEntry): AuditEntryView {
-    return {
-      id: entry._id,
-      sequence: entry.sequence,
-      at: entry.at.toISOString(),
-      actor: entry.actor,
-      action: entry.action,
-      target: entry.target,
-      changes: entry.changes ?? null,
-      requestId: entry.requestId ?? null,
-      ip: entry.ip ?? null,
-      hash: entry.hash,
-    };
+    return { ...hashedContent(entry), hash: entry.hash };
   }
 }
 

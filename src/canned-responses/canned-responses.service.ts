@@ -12,7 +12,7 @@ import type { CreateCannedResponseDto } from './dto/create-canned-response.dto.j
 import type { ListCannedResponsesQueryDto } from './dto/list-canned-responses-query.dto.js';
 import type { UpdateCannedResponseDto } from './dto/update-canned-response.dto.js';
 import { placeholderProblem, renderPlaceholders, type PlaceholderValues } from './placeholders.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';
@@ -42,12 +42,7 @@ export class CannedResponsesService {
     assertPlaceholders(dto.content);
     const record = { shortCode: dto.shortCode, title: dto.title, content: dto.content };
     const _id = new Types.ObjectId();
-    const entry = stageAudit(
-      origin,
-      'canned_response.created',
-      { type: 'canned_response', id: _id.toHexString() },
-      diff(null, record, Object.keys(record)),
-    );
+    const entry = stageAudit(origin, 'canned_response.created', { type: 'canned_response', id: _id.toHexString() }, changesMade(null, record));
     const created = await this.conflictOr(dto.shortCode, () =>
       insertWithinCap({
         cap: MAX_CANNED_RESPONSES_PER_COMPANY,
@@ -76,7 +71,7 @@ export class CannedResponsesService {
       origin,
       'canned_response.updated',
       { type: 'canned_response', id: existing._id.toHexString() },
-      diff(existing, { ...existing, ...set }, Object.keys(set)),
+      changesMade(existing, set),
     );
     const updated = await this.conflictOr(dto.shortCode ?? existing.shortCode, () =>
       this.responses.updateOne(companyId, { _id: existing._id }, withAudit({ $set: set }, entry)),

@@ -12,7 +12,7 @@ import { ChannelView, DeletedChannelView } from './channel.view.js';
 import { ChannelsRepository } from './channels.repository.js';
 import type { CreateChannelDto } from './dto/create-channel.dto.js';
 import type { UpdateChannelDto } from './dto/update-channel.dto.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';
@@ -70,7 +70,7 @@ export class ChannelsService {
       teamId: await this.teamOf(companyId, dto.teamId ?? null),
     };
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'channel.created', { type: 'channel', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
+    const entry = stageAudit(origin, 'channel.created', { type: 'channel', id: _id.toHexString() }, changesMade(null, record));
     let created: Stored<Channel> | null;
     try {
       created = await insertWithinCap({
@@ -97,12 +97,7 @@ export class ChannelsService {
     if (dto.isActive !== undefined) set.isActive = dto.isActive;
     if (dto.teamId !== undefined) set.teamId = await this.teamOf(companyId, dto.teamId);
     if (Object.keys(set).length === 0) return ChannelView.from(current);
-    const entry = stageAudit(
-      origin,
-      'channel.updated',
-      { type: 'channel', id: current._id.toHexString() },
-      diff(current, { ...current, ...set }, Object.keys(set)),
-    );
+    const entry = stageAudit(origin, 'channel.updated', { type: 'channel', id: current._id.toHexString() }, changesMade(current, set));
     const updated = await this.channels.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
     if (!updated) throw this.notFound(id);
     this.audit.written(companyId, this.channels.collectionName, current._id, [entry]);

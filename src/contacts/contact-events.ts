@@ -16,7 +16,7 @@ export const contactCreated =
   (channel: string | null = null) =>
   (record: Stored<Contact>) => [stageEvent('contact.created', { contact: ContactView.from(record) }, { occurredAt: record.createdAt, channel })];
 
-/** `contact.updated` with what changed: the named fields, and the attributes as `attributes.<key>` (none: no event). */
+/** `contact.updated` with what changed: the named fields, the legal hold, and the attributes as `attributes.<key>` (none: no event). */
 export function contactUpdated(before: Stored<Contact>, after: Stored<Contact>, patch: AttributePatch | null, channel: string | null = null) {
   const changes: FieldChanges = {};
   for (const field of [...NAME_FIELDS, 'tags'] as const) {
@@ -24,6 +24,8 @@ export function contactUpdated(before: Stored<Contact>, after: Stored<Contact>, 
     const now = after[field] ?? null;
     if (JSON.stringify(was) !== JSON.stringify(now)) changes[field] = [was, now];
   }
+  // Retention re-arms the contact's closed conversations when a hold is lifted (ConversationRetention).
+  if ((before.legalHold ?? false) !== (after.legalHold ?? false)) changes.legalHold = [before.legalHold ?? false, after.legalHold ?? false];
   if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
   if (Object.keys(changes).length === 0) return [];
   return [stageEvent('contact.updated', { contact: ContactView.from(after), changes }, { occurredAt: after.updatedAt, channel })];

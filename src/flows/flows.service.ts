@@ -16,7 +16,7 @@ import { isBuiltInStep, MAX_FLOWS_PER_COMPANY, type Flow, type FlowStep } from '
 import { FlowRunner } from './flow-runner.js';
 import { FlowsRepository } from './flows.repository.js';
 import { normalizeKeywords } from './keyword-match.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 
@@ -59,7 +59,7 @@ export class FlowsService {
       throw new BadRequestException(`A company can have at most ${MAX_FLOWS_PER_COMPANY} flows`);
     }
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'flow.created', { type: 'flow', id: _id.toHexString() }, diff(null, flow, Object.keys(flow)));
+    const entry = stageAudit(origin, 'flow.created', { type: 'flow', id: _id.toHexString() }, changesMade(null, flow));
     const created = await this.flows.create(companyId, { _id, ...flow, pendingAudit: [entry] } as Partial<Flow>);
     this.audit.written(companyId, this.flows.collectionName, _id, [entry]);
     return FlowView.from(created);
@@ -69,7 +69,7 @@ export class FlowsService {
   async replace(companyId: CompanyId, id: string, dto: WriteFlowDto, origin: AuditOrigin): Promise<FlowView> {
     const current = await this.findStored(companyId, id);
     const flow = await this.toFlow(companyId, dto);
-    const entry = stageAudit(origin, 'flow.replaced', { type: 'flow', id: current._id.toHexString() }, diff(current, { ...current, ...flow }, Object.keys(flow)));
+    const entry = stageAudit(origin, 'flow.replaced', { type: 'flow', id: current._id.toHexString() }, changesMade(current, flow));
     const replaced = await this.flows.updateOne(companyId, { _id: current._id }, withAudit({ $set: flow }, entry));
     if (replaced) this.audit.written(companyId, this.flows.collectionName, current._id, [entry]);
     return FlowView.from(replaced ?? this.notFound(id));

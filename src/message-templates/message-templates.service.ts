@@ -19,7 +19,7 @@ import type { MessageTemplate, TemplateStatus } from './message-template.schema.
 import { DeletedMessageTemplateView, MessageTemplateView } from './message-template.view.js';
 import { MessageTemplatesRepository, type NewMessageTemplate } from './message-templates.repository.js';
 import { countPlaceholders, renderTemplate } from './template-body.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 
 /** Tries of a status report whose template another report moved meanwhile. */
@@ -75,7 +75,7 @@ export class MessageTemplatesService {
     try {
       const record = { channel, name: dto.name, language, category: dto.category, body: dto.body, placeholderCount, status: 'pending' as const, rejectionReason: null };
       const _id = new Types.ObjectId();
-      const entry = stageAudit(origin, 'template.created', { type: 'template', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
+      const entry = stageAudit(origin, 'template.created', { type: 'template', id: _id.toHexString() }, changesMade(null, record));
       const stored = await this.templates.insert(companyId, { _id, ...record, pendingAudit: [entry] } as NewMessageTemplate, (template) => [statusChanged(template, null)]);
       this.audit.written(companyId, this.templates.collectionName, _id, [entry]);
       return MessageTemplateView.from(stored);
@@ -103,7 +103,7 @@ export class MessageTemplatesService {
       if (current.status === dto.status) return MessageTemplateView.from(current);
       const previous = current.status;
       const set = { status: dto.status, rejectionReason: dto.status === 'rejected' ? (dto.rejectionReason ?? null) : null };
-      const entry = origin && stageAudit(origin, 'template.status_reported', { type: 'template', id: current._id.toHexString() }, diff(current, { ...current, ...set }, ['status', 'rejectionReason']));
+      const entry = origin && stageAudit(origin, 'template.status_reported', { type: 'template', id: current._id.toHexString() }, changesMade(current, set));
       const changed = await this.templates.changeStatus(companyId, current, set, (after) => [statusChanged(after, previous)], entry);
       if (changed && entry) this.audit.written(companyId, this.templates.collectionName, current._id, [entry]);
       if (changed) return MessageTemplateView.from(changed);

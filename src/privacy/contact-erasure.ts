@@ -24,6 +24,11 @@ interface Subject {
   contactId: Types.ObjectId | null;
   conversationIds: Types.ObjectId[];
   request: Stored<PrivacyRequest> | null;
+  /**
+   * The sequence the events step has scrubbed up to in this run: its next batch reads the log from there on, not
+   * again from the company's first event (a later run starts over; `erasedAt` skips what an earlier one did).
+   */
+  eventsAfter: number;
 }
 
 type Step = (subject: Subject, now: Date) => Promise<boolean>;
@@ -101,7 +106,7 @@ export class ContactErasure implements OnModuleInit {
    */
   async eraseMessagesOf(companyId: Types.ObjectId, conversationIds: Types.ObjectId[], budgetMs = FIRING_BUDGET_MS): Promise<boolean> {
     const started = Date.now();
-    const subject: Subject = { companyId, contactId: null, conversationIds, request: null };
+    const subject: Subject = { companyId, contactId: null, conversationIds, request: null, eventsAfter: -1 };
     const steps: Step[] = [
       (s, now) => this.messages(s, now),
       (s) => this.conversations(s),
@@ -130,6 +135,7 @@ export class ContactErasure implements OnModuleInit {
       contactId: request.contactId,
       conversationIds: await this.conversationIdsOf(request.companyId, request.contactId),
       request,
+      eventsAfter: -1,
     };
     for (let step = request.step; step < this.steps.length;) {
       if (Date.now() - started > FIRING_BUDGET_MS) {
@@ -259,8 +265,14 @@ export class ContactErasure implements OnModuleInit {
   /** The event log's copies: the events stay (sequence, type, ids), their data loses the contact's words. */
   private async events(subject: Subject, now: Date): Promise<boolean> {
     const events = this.collection('events');
-    const batch = await events.find({ ...this.eventsOf(subject), erasedAt: { $exists: false } }, { projection: { data: 1 }, limit: BATCH }).toArray();
+    const batch = await events
+      .find(
+        { ...this.eventsOf(subject), sequence: { $gt: subject.eventsAfter }, erasedAt: { $exists: false } },
+        { projection: { data: 1, sequence: 1 }, sort: { sequence: 1 }, limit: BATCH },
+      )
+      .toArray();
     if (batch.length === 0) return true;
+    subject.eventsAfter = batch[batch.length - 1].sequence as number;
     await events.bulkWrite(
       batch.map((event) => ({
         updateOne: {

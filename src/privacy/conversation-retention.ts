@@ -17,10 +17,11 @@ const DAY_MS = 86_400_000;
  * for then; due, the conversation's messages are erased (metadata kept). A change of the setting makes every
  * retention timer of the company due at once (DurableTimers.dueAllNow), so each is set again against the new value:
  * nothing scans the conversations, on a clock or otherwise. A conversation reopened since, or whose contact is under
- * a legal hold, is left as it is.
+ * a legal hold, is left as it is; lifting the hold (`contact.updated` with `legalHold` false) sets the timers of the
+ * contact's closed conversations again.
  */
 @Injectable()
-@ConsumesEvents({ name: 'conversation-retention', types: ['conversation.closed'] })
+@ConsumesEvents({ name: 'conversation-retention', types: ['conversation.closed', 'contact.updated'] })
 export class ConversationRetention implements EventHandler, OnModuleInit {
   constructor(
     @InjectConnection() private readonly connection: Connection,
@@ -36,10 +37,29 @@ export class ConversationRetention implements EventHandler, OnModuleInit {
     if (events.length === 0) return;
     const days = await this.days(companyId);
     for (const event of events) {
+      if (event.type === 'contact.updated' && event.data.changes.legalHold?.[1] === false) await this.rearm(companyId, event.data.contact.id, days);
       if (event.type !== 'conversation.closed') continue;
       const { id, closedAt } = event.data.conversation;
       if (!closedAt) continue;
       await this.timers.set(companyId, RETENTION_TIMER, id, dueAt(new Date(closedAt), days));
+    }
+  }
+
+  /**
+   * A lifted hold: the contact's closed conversations get their timers again (a timer that fired while the hold was
+   * on is gone), due when their period ends, so one whose period passed meanwhile is erased now. Setting a timer
+   * again is idempotent, so a redelivered event changes nothing.
+   */
+  private async rearm(companyId: string, contactId: string, days: number | null): Promise<void> {
+    const closed = this.db()
+      .collection('conversations')
+      .find(
+        { companyId: new Types.ObjectId(companyId), contactId: new Types.ObjectId(contactId), status: 'closed' },
+        { projection: { closedAt: 1 } },
+      );
+    for await (const conversation of closed) {
+      if (conversation.closedAt)
+        await this.timers.set(companyId, RETENTION_TIMER, String(conversation._id), dueAt(conversation.closedAt as Date, days));
     }
   }
 

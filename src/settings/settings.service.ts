@@ -9,7 +9,7 @@ import { SettingsView } from './settings.view.js';
 import type { UpdateSettingsDto } from './dto/update-settings.dto.js';
 import { DEFAULT_REPLY_WINDOW_WARNING_MINUTES, type AutoAssignment } from './settings.schema.js';
 import { SettingsRepository } from './settings.repository.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { DurableTimers } from '../lanes/durable-timers.js';
@@ -73,7 +73,7 @@ export class SettingsService implements OnApplicationBootstrap {
     }
     if (Object.keys(set).length === 0) return this.get(companyId);
     const before = await this.settings.forCompany(companyId);
-    const changes = diff(flatten(before, Object.keys(set)), set, Object.keys(set));
+    const changes = changesMade(flatten(before, Object.keys(set)), set);
     const entry =
       Object.keys(changes).length > 0 ? stageAudit(origin, 'settings.updated', { type: 'settings', id: String(companyId) }, changes) : null;
     const stored = await this.settings.patch(companyId, entry ? withAudit({ $set: set }, entry) : { $set: set });

@@ -11,7 +11,7 @@ import type { CreateSlaPolicyDto, UpdateSlaPolicyDto } from './dto/write-sla-pol
 import { SlaPoliciesRepository } from './sla-policies.repository.js';
 import { MAX_SLA_POLICIES_PER_COMPANY, type SlaPolicy } from './sla-policy.schema.js';
 import { DeletedSlaPolicyView, SlaPolicyView } from './sla-policy.view.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 
@@ -51,7 +51,7 @@ export class SlaPoliciesService {
     });
     // Also under concurrent creates: a policy past the cap would never be matched (SlaPoliciesRepository.active).
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'sla_policy.created', { type: 'sla_policy', id: _id.toHexString() }, diff(null, policy, Object.keys(policy)));
+    const entry = stageAudit(origin, 'sla_policy.created', { type: 'sla_policy', id: _id.toHexString() }, changesMade(null, policy));
     const created = await insertWithinCap({
       cap: MAX_SLA_POLICIES_PER_COMPANY,
       count: () => this.policies.count(companyId),
@@ -69,7 +69,7 @@ export class SlaPoliciesService {
     const set = changesOf(dto);
     if (Object.keys(set).length === 0) return SlaPolicyView.from(current);
     checked({ ...current, ...set });
-    const entry = stageAudit(origin, 'sla_policy.updated', { type: 'sla_policy', id: current._id.toHexString() }, diff(current, { ...current, ...set }, Object.keys(set)));
+    const entry = stageAudit(origin, 'sla_policy.updated', { type: 'sla_policy', id: current._id.toHexString() }, changesMade(current, set));
     const updated = await this.policies.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
     if (updated) this.audit.written(companyId, this.policies.collectionName, current._id, [entry]);
     return SlaPolicyView.from(updated ?? this.notFound(id));

@@ -14,7 +14,7 @@ import type { CreateTeamDto, TeamOptionsDto, UpdateTeamDto } from './dto/team.dt
 import { MAX_TEAMS_PER_COMPANY, type Team, type TeamOverflow } from './team.schema.js';
 import { DeletedTeamView, TeamView } from './team.view.js';
 import { TeamsRepository } from './teams.repository.js';
-import { diff, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { changesMade, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 import { Types } from 'mongoose';
@@ -55,7 +55,7 @@ export class TeamsService {
       name: dto.name,
     };
     const _id = new Types.ObjectId();
-    const entry = stageAudit(origin, 'team.created', { type: 'team', id: _id.toHexString() }, diff(null, record, Object.keys(record)));
+    const entry = stageAudit(origin, 'team.created', { type: 'team', id: _id.toHexString() }, changesMade(null, record));
     let created: Stored<Team> | null;
     try {
       created = await insertWithinCap({
@@ -78,12 +78,7 @@ export class TeamsService {
     const set: Partial<Team> = await this.checked(companyId, dto, current);
     if (dto.name !== undefined) set.name = dto.name;
     if (Object.keys(set).length === 0) return TeamView.from(current);
-    const entry = stageAudit(
-      origin,
-      'team.updated',
-      { type: 'team', id: current._id.toHexString() },
-      diff(current, { ...current, ...set }, Object.keys(set)),
-    );
+    const entry = stageAudit(origin, 'team.updated', { type: 'team', id: current._id.toHexString() }, changesMade(current, set));
     const updated = await this.teams.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry)).catch((error: unknown) => {
       throw this.duplicateName(error, dto.name ?? current.name);
     });

@@ -93,7 +93,7 @@ export class SavedViewsService {
     }
     if (Object.keys(set).length === 0) return SavedViewView.from(view);
     const entry = audited(view)
-      ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, { ...view, ...set }, Object.keys(set)))
+      ? stageAudit(origin, 'view.updated', { type: 'view', id: view._id.toHexString() }, viewChanges(view, set, Object.keys(set)))
       : null;
     const updated = await this.views.updateOne(agent.companyId, { _id: view._id }, entry ? withAudit({ $set: set }, entry) : { $set: set });
     if (!updated) throw notFound(id);
@@ -182,19 +182,7 @@ const VIEW_FIELDS = ['name', 'model', 'filter', 'sort', 'visibility', 'ownerId']
 
 /** A filter may compare with a contact's e-mail or phone: it is named, never shown (the log holds no personal data). */
 function viewChanges(before: Partial<SavedView> | null, after: Partial<SavedView>, fields = VIEW_FIELDS): AuditChanges {
-  return {
-    ...diff(
-      before,
-      after,
-      fields.filter((field) => field !== 'filter'),
-    ),
-    ...diff(
-      before,
-      after,
-      fields.filter((field) => field === 'filter'),
-      { namesOnly: true },
-    ),
-  };
+  return diff(before, after, fields, { namesOnly: ['filter'] });
 }
 
 function notFound(id: string): NotFoundException {

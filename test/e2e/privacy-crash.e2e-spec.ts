@@ -1,40 +1,60 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Types } from 'mongoose';
-import { PrivacyRequest } from '../../src/privacy/privacy-request.schema.js';
+import { mongo, Types } from 'mongoose';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
+import type { TestApp } from '../support/test-app.js';
+import { TestClock } from '../support/test-clock.js';
 import { waitFor } from '../support/wait-for.js';
 
-const MESSAGES = 1200;
+/** Past the lease a killed process leaves on its timer (30 s): the survivor's clock jumps it. */
+const PAST_LEASES_MS = 31_000;
+const ERASED_MESSAGES = 4_000;
 
 /**
- * Two API processes on one database. A process that died in the middle of an erasure (kill -9) leaves its request
- * `running` at the step it had reached, some messages erased and some not, and its timer leased by a worker that is
- * gone: that state is written here as such a process leaves it, and the live processes must finish the erasure, once.
+ * A real API process (spawned, real time) is killed with SIGKILL in the middle of an erasure, at a moment the stored
+ * messages show it half done; a survivor on the same database (in process, on a clock moved past the dead process's
+ * lease) finishes the request, once.
  */
-describe('privacy: an erasure interrupted by a crash finishes once (two processes)', () => {
+describe('privacy: kill -9 during an erasure, finished once by a survivor', () => {
+  const clock = new TestClock();
   let deployment: Deployment;
-  let acme: TestCompany;
-  let contactId: string;
-  let conversationId: string;
+  let db: mongo.Db;
+  let client: mongo.MongoClient;
+  let survivor: TestApp | undefined;
 
   beforeAll(async () => {
-    // Delayed, so that no live process starts it before the crash state is in place.
-    deployment = await startDeployment('privacycrash', { PRIVACY_ERASE_DELAY_HOURS: '1' });
-    const [a] = deployment.apps;
-    acme = await registerCompany(a.http, 'Acme');
-    const key = await createApiKey(a.http, acme, ['messages:write']);
-    const inbound = await a.http
+    deployment = await startDeployment('privacykill', {}, 0, clock);
+    client = await mongo.MongoClient.connect(`${deployment.engine.uri}privacykill`);
+    db = client.db();
+  });
+  afterAll(async () => {
+    await client.close();
+    await deployment.stop();
+  });
+
+  /** A spawned process, a company on it, and a contact with one conversation of `count` messages (the first one sent), `prepare`d. */
+  const contactOnSpawned = async (
+    count: number,
+    prepare: (companyId: Types.ObjectId) => Promise<(index: number) => Record<string, unknown>> = async () => () => ({}),
+  ) => {
+    const dying = await deployment.spawn();
+    const http = request.agent(dying.base) as unknown as TestAgent;
+    const acme = await registerCompany(http, 'Acme');
+    const key = await createApiKey(http, acme, ['messages:write']);
+    const inbound = await http
       .post('/api/external/messages')
       .set('x-api-key', key)
-      .send({ from: { phone: '+14155550199' }, text: 'wobblequince 0' })
+      .send({ from: { phone: `+1415555${String(count).padStart(4, '0').slice(-4)}` }, text: 'wobblequince first' })
       .expect(201);
-    conversationId = inbound.body.data.conversation.id;
-    contactId = inbound.body.data.conversation.contactId;
+    const { id: conversationId, contactId } = inbound.body.data.conversation as { id: string; contactId: string };
+    const companyId = new Types.ObjectId(acme.companyId);
+    const message = await prepare(companyId);
     const now = Date.now();
-    await a.model('Message').collection.insertMany(
-      Array.from({ length: MESSAGES - 1 }, (_, index) => ({
-        companyId: new Types.ObjectId(acme.companyId),
+    await db.collection('messages').insertMany(
+      Array.from({ length: count - 1 }, (_, index) => ({
+        companyId,
         conversationId: new Types.ObjectId(conversationId),
         direction: 'inbound',
         type: 'text',
@@ -45,58 +65,70 @@ describe('privacy: an erasure interrupted by a crash finishes once (two processe
         senderId: null,
         createdAt: new Date(now + index),
         updatedAt: new Date(now + index),
+        ...message(index),
       })),
     );
-  });
-  afterAll(() => deployment.stop());
+    return { dying, http, acme, companyId, contactId, conversationId };
+  };
 
-  it('is taken over by a live process, goes on from its step, and completes with its events once', async () => {
-    const [a, b] = deployment.apps;
-    const accepted = await a.http.post(`/v1/contacts/${contactId}/erase`).set(acme.auth).send({}).expect(202);
+  /** After the kill: the survivor, on a clock past the dead process's leases. */
+  const takeOver = async (): Promise<TestApp> => {
+    clock.advance(PAST_LEASES_MS);
+    survivor ??= (await deployment.add()).app;
+    return survivor;
+  };
+
+  const completedEvents = (companyId: Types.ObjectId, type: string) => db.collection('events').countDocuments({ companyId, type });
+
+  it('an erasure killed half way is finished once by the survivor', async () => {
+    const { dying, http, acme, companyId, contactId, conversationId } = await contactOnSpawned(ERASED_MESSAGES);
+    const accepted = await http.post(`/v1/contacts/${contactId}/erase`).set(acme.auth).send({}).expect(202);
     const requestId = accepted.body.id as string;
-    expect(accepted.body.status).toBe('pending');
+    const erased = () => db.collection('messages').countDocuments({ companyId, erasedAt: { $exists: true } });
+    const half = await waitFor(
+      async () => {
+        const count = await erased();
+        return count > 0 ? count : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 10, message: 'the erasure to start' },
+    );
+    await dying.kill();
+    const left = ERASED_MESSAGES - (await erased());
+    // The kill landed mid-way: some messages erased, not all, and the request not completed.
+    expect({ half: half > 0, left: left > 0 }).toEqual({ half: true, left: true });
+    expect((await db.collection('privacy_requests').findOne({ _id: new Types.ObjectId(requestId) }))?.status).toBe('running');
 
-    // What the dead process left: its request at step 1 (kept answers done), the first batch of messages erased, its
-    // timer leased by a worker that no longer renews it (the lease has lapsed).
-    const db = a.model('Message').db.db!;
-    const company = new Types.ObjectId(acme.companyId);
-    await a
-      .model<PrivacyRequest>(PrivacyRequest.name)
-      .updateOne({ _id: requestId, companyId: acme.companyId }, { $set: { status: 'running', step: 1 } });
-    const firstBatch = await db
-      .collection('messages')
-      .find({ companyId: company }, { projection: { _id: 1 }, sort: { createdAt: 1 }, limit: 500 })
-      .toArray();
-    await db.collection('messages').updateMany({ _id: { $in: firstBatch.map((row) => row._id) } }, { $set: { text: null, erasedAt: new Date() } });
-    const past = new Date(Date.now() - 1000);
-    const moved = await db
-      .collection('timers')
-      .updateOne(
-        { _id: `privacy-erase:${requestId}` as never, companyId: company },
-        { $set: { dueAt: past, nextDueAt: past, leaseOwner: 'worker-killed-9', leaseUntil: past } },
-      );
-    expect(moved.matchedCount).toBe(1);
-
+    const app = await takeOver();
     const done = await waitFor(
       async () => {
-        const { body } = await b.http.get(`/v1/privacy-requests/${requestId}`).set(acme.auth).expect(200);
+        const { body } = await app.http.get(`/v1/privacy-requests/${requestId}`).set(acme.auth).expect(200);
         return body.status === 'completed' ? body : null;
       },
       { timeoutMs: 30_000, message: 'the erasure to complete' },
     );
-    expect(done).toMatchObject({ id: requestId, type: 'erase', status: 'completed', completedAt: expect.any(String) });
-    expect(await db.collection('messages').countDocuments({ companyId: company, text: { $ne: null } })).toBe(0);
-    expect(await db.collection('messages').countDocuments({ companyId: company })).toBe(MESSAGES);
-    expect(await db.collection('contacts').findOne({ _id: new Types.ObjectId(contactId) })).toMatchObject({ erasedAt: expect.any(Date) });
-    // Both processes are live and kept polling: still one completion, one of each event.
+    expect(done).toMatchObject({ id: requestId, type: 'erase', status: 'completed' });
+    expect(await db.collection('messages').countDocuments({ companyId, conversationId: new Types.ObjectId(conversationId) })).toBe(ERASED_MESSAGES);
+    expect(await db.collection('messages').countDocuments({ companyId, text: { $ne: null } })).toBe(0);
+    const contact = await db.collection('contacts').findOne({ _id: new Types.ObjectId(contactId) });
+    expect({ erased: contact?.erasedAt instanceof Date, phone: contact?.phone ?? null }).toEqual({ erased: true, phone: null });
+    await waitFor(async () => (await completedEvents(companyId, 'contact.erased')) > 0, { message: 'contact.erased logged' });
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const events = await db
-      .collection('events')
-      .find({ companyId: company, type: { $in: ['contact.erased', 'privacy_request.completed'] } })
-      .toArray();
-    expect(events.map((event) => event.type).sort()).toEqual(['contact.erased', 'privacy_request.completed']);
+    expect(await completedEvents(companyId, 'contact.erased')).toBe(1);
+    expect(await completedEvents(companyId, 'privacy_request.completed')).toBe(1);
     expect(await db.collection('timers').countDocuments({ _id: `privacy-erase:${requestId}` as never })).toBe(0);
+  }, 120_000);
+});
+
+/** A pending erasure seen and cancelled through two processes. */
+describe('privacy: a delayed erasure cancelled (two processes)', () => {
+  let deployment: Deployment;
+  let acme: TestCompany;
+
+  beforeAll(async () => {
+    deployment = await startDeployment('privacycancel', { PRIVACY_ERASE_DELAY_HOURS: '1' });
+    acme = await registerCompany(deployment.apps[0].http, 'Acme');
   });
+  afterAll(() => deployment.stop());
 
   it('cancels a pending erasure (its timer goes), and refuses to cancel it twice', async () => {
     const [a, b] = deployment.apps;

@@ -80,6 +80,19 @@ describe('privacy: retention of closed conversations (contract section 23)', () 
     expect(await texts(held.id)).toEqual(['quillfeather held']);
   });
 
+  it('erases a held conversation whose period passed once the hold is lifted, on its retention timer', async () => {
+    const held = await closedConversation('quillfeather lifted');
+    await t.http.patch(`/v1/contacts/${held.contactId}`).set(acme.auth).send({ legalHold: true }).expect(200);
+    await waitFor(() => timerDue(held.id), { message: 'the retention timer' });
+    clock.advance(31 * DAY);
+    await waitFor(async () => (await timerDue(held.id)) === null, { timeoutMs: 15_000, message: 'the held conversation timer to fire' });
+    expect(await texts(held.id)).toEqual(['quillfeather lifted']);
+
+    await t.http.patch(`/v1/contacts/${held.contactId}`).set(acme.auth).send({ legalHold: false }).expect(200);
+    await waitFor(async () => (await texts(held.id)).every((text) => text === null), { timeoutMs: 15_000, message: 'the erased messages' });
+    await waitFor(async () => (await timerDue(held.id)) === null, { timeoutMs: 15_000, message: 'the re-armed timer done' });
+  });
+
   it('moves every timer when the setting changes, without scanning the conversations', async () => {
     await t.http
       .patch('/v1/settings')

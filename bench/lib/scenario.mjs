@@ -1,0 +1,28 @@
+import { execSync } from 'node:child_process';
+import { startApp } from './app.mjs';
+import { describeMachine } from './machine.mjs';
+import { connect } from './seed.mjs';
+
+/** The machine's load averages, as `uptime` prints them: a scenario's figures are read against them. */
+export const uptime = () => execSync('uptime').toString().trim();
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A scenario's progress on stderr, each line `[bench:<name> hh:mm:ss] ...` (stdout holds its figures). */
+export const progressLog = (name) => (line) => process.stderr.write(`[bench:${name} ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/**
+ * What a scenario script starts with: the machine and its load, the built app with the engine in its own process,
+ * and a driver connection to its database; `stop` ends the three.
+ */
+export async function startScenario() {
+  const machine = describeMachine();
+  const loadBefore = uptime();
+  const { app, engine, base, databaseUri } = await startApp({ engineProcess: true });
+  const { client, db } = await connect(databaseUri);
+  const stop = async () => {
+    await client.close();
+    await app.stop();
+    await engine?.stop();
+  };
+  return { machine, loadBefore, app, engine, base, db, stop };
+}
