@@ -85,17 +85,15 @@ export class ContactMergeRunner implements OnModuleInit {
     await this.timers.set(companyId, CONTACT_MERGE_TIMER, id.toHexString(), new Date(this.clock.now().getTime() + MERGE_RESUME_AFTER_MS));
   }
 
-  /** Runs what is left of the merge or undo; answers the record as it ends. MergeRefused when its contacts are taken. */
-  async finish(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
-    let ended = merge;
-    if (merge.status === 'running') ended = await this.runMerge(companyId, merge);
-    else if (merge.status === 'undoing') ended = await this.runUndo(companyId, merge);
-    await this.unlock(companyId, ended);
+  /** Runs what is left of the merge or undo. MergeRefused when its contacts are taken. */
+  async finish(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
+    if (merge.status === 'running') await this.runMerge(companyId, merge);
+    else if (merge.status === 'undoing') await this.runUndo(companyId, merge);
+    await this.unlock(companyId, merge);
     await this.timers.cancel(companyId, CONTACT_MERGE_TIMER, merge._id.toHexString());
-    return ended;
   }
 
-  private async runMerge(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
+  private async runMerge(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
     if (!(await this.lock(companyId, merge))) {
       // Its contacts were never all its own, so nothing of it was applied: it ends here, refused.
       await this.unlock(companyId, merge);
@@ -130,14 +128,14 @@ export class ContactMergeRunner implements OnModuleInit {
     const summary = contactSummaryOf(merged);
     for (const source of plan.sources) await this.moveConversations(companyId, merge._id, source.id, merged, summary);
     await this.conversations.setContact(companyId, target, summary);
-    const done = await this.merges.transition(companyId, merge._id, 'running', 'done', { mergedAt: this.clock.now() }, [
+    // Null when a concurrent run of the same merge got there first: it is done all the same.
+    await this.merges.transition(companyId, merge._id, 'running', 'done', { mergedAt: this.clock.now() }, [
       stageEvent('contact.merged', {
         contact: ContactView.from(merged),
         sourceIds: plan.sources.map((source) => source.id.toHexString()),
         mergeId: merge._id.toHexString(),
       }),
     ]);
-    return done ?? (await this.merges.findById(companyId, merge._id.toHexString()))!;
   }
 
   /**
@@ -178,7 +176,7 @@ export class ContactMergeRunner implements OnModuleInit {
     return recorded?.plan ?? (await this.merges.findById(companyId, merge._id.toHexString()))!.plan!;
   }
 
-  private async runUndo(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
+  private async runUndo(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
     if (!(await this.lock(companyId, merge))) {
       await this.unlock(companyId, merge);
       await this.merges.transition(companyId, merge._id, 'undoing', 'done');
@@ -209,14 +207,13 @@ export class ContactMergeRunner implements OnModuleInit {
     }
     const after = await this.contacts.findById(companyId, target.toHexString());
     await this.conversations.setContact(companyId, target, contactSummaryOf(after!));
-    const undone = await this.merges.transition(companyId, merge._id, 'undoing', 'undone', { undoneAt: this.clock.now() }, [
+    await this.merges.transition(companyId, merge._id, 'undoing', 'undone', { undoneAt: this.clock.now() }, [
       stageEvent('contact.merge_undone', {
         mergeId: merge._id.toHexString(),
         contact: ContactView.from(after!),
         sourceIds: plan.sources.map((source) => source.id.toHexString()),
       }),
     ]);
-    return undone ?? (await this.merges.findById(companyId, merge._id.toHexString()))!;
   }
 
   /**
