@@ -196,7 +196,8 @@ export class ContactMergeRunner implements OnModuleInit {
         );
     }
     const unsetAttributes = Object.fromEntries(plan.addedAttributes.map((key) => [`attributes.${key}`, 1]));
-    await this.contacts.updateOne(
+    // The undo's last write of the target (the sources' steps below leave it alone): the target as the undo ends it.
+    const after = await this.contacts.updateOne(
       companyId,
       { _id: target },
       { $pullAll: { tags: plan.addedTags }, ...(plan.addedAttributes.length ? { $unset: unsetAttributes } : {}) },
@@ -205,7 +206,6 @@ export class ContactMergeRunner implements OnModuleInit {
       const restored = await this.restoreSource(companyId, merge._id, source);
       await this.conversations.moveBackToContact(companyId, merge._id, source.id, contactSummaryOf(restored ?? source));
     }
-    const after = await this.contacts.findById(companyId, target.toHexString());
     await this.conversations.setContact(companyId, target, contactSummaryOf(after!));
     await this.merges.transition(companyId, merge._id, 'undoing', 'undone', { undoneAt: this.clock.now() }, [
       stageEvent('contact.merge_undone', {
