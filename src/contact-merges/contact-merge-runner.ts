@@ -19,7 +19,8 @@ import { ContactMergesRepository } from './contact-merges.repository.js';
 export const CONTACT_MERGE_TIMER = 'contact-merge';
 /** How long a merge or an undo may take in its request before another process takes it for abandoned and finishes it. */
 export const MERGE_RESUME_AFTER_MS = 10_000;
-const IDENTITY_FIELDS = ['email', 'phone'] as const;
+/** The unique fields a merged source gives up (kept as `mergedIdentity`) and an undo gives back, in the order checked. */
+export const IDENTITY_FIELDS = ['email', 'phone'] as const;
 const FILLED_FIELDS = ['name', 'email', 'phone'] as const;
 
 export class MergeRefused extends ConflictException {}

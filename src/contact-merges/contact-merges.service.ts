@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { DAY_MS } from '../common/calendar-dates.js';
 import { AppConfig } from '../config/app-config.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import { ContactView } from '../contacts/contact.view.js';
@@ -8,15 +9,12 @@ import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { ContactsService } from '../contacts/contacts.service.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { Clock } from '../lanes/clock.js';
-import { ContactMergeRunner } from './contact-merge-runner.js';
+import { ContactMergeRunner, IDENTITY_FIELDS } from './contact-merge-runner.js';
 import { ContactMergeUndoneView, ContactMergeView } from './contact-merge.view.js';
 import { ContactMergesRepository } from './contact-merges.repository.js';
 import type { MergeContactsDto } from './dto/merge-contacts.dto.js';
 import { stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { AuditTrail } from '../audit/audit-trail.js';
-
-const DAY_MS = 86_400_000;
-const IDENTITY_FIELDS = ['email', 'phone'] as const;
 
 /**
  * Contact merges (contract section 22): checks a request, writes the merge's durable record and runs it
