@@ -19,7 +19,8 @@ import { ContactMergesRepository } from './contact-merges.repository.js';
 export const CONTACT_MERGE_TIMER = 'contact-merge';
 /** How long a merge or an undo may take in its request before another process takes it for abandoned and finishes it. */
 export const MERGE_RESUME_AFTER_MS = 10_000;
-const IDENTITY_FIELDS = ['email', 'phone'] as const;
+/** The unique fields a merged source gives up (kept as `mergedIdentity`) and an undo gives back, in the order checked. */
+export const IDENTITY_FIELDS = ['email', 'phone'] as const;
 const FILLED_FIELDS = ['name', 'email', 'phone'] as const;
 
 export class MergeRefused extends ConflictException {}
@@ -85,17 +86,15 @@ export class ContactMergeRunner implements OnModuleInit {
     await this.timers.set(companyId, CONTACT_MERGE_TIMER, id.toHexString(), new Date(this.clock.now().getTime() + MERGE_RESUME_AFTER_MS));
   }
 
-  /** Runs what is left of the merge or undo; answers the record as it ends. MergeRefused when its contacts are taken. */
-  async finish(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
-    let ended = merge;
-    if (merge.status === 'running') ended = await this.runMerge(companyId, merge);
-    else if (merge.status === 'undoing') ended = await this.runUndo(companyId, merge);
-    await this.unlock(companyId, ended);
+  /** Runs what is left of the merge or undo. MergeRefused when its contacts are taken. */
+  async finish(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
+    if (merge.status === 'running') await this.runMerge(companyId, merge);
+    else if (merge.status === 'undoing') await this.runUndo(companyId, merge);
+    await this.unlock(companyId, merge);
     await this.timers.cancel(companyId, CONTACT_MERGE_TIMER, merge._id.toHexString());
-    return ended;
   }
 
-  private async runMerge(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
+  private async runMerge(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
     if (!(await this.lock(companyId, merge))) {
       // Its contacts were never all its own, so nothing of it was applied: it ends here, refused.
       await this.unlock(companyId, merge);
@@ -130,14 +129,14 @@ export class ContactMergeRunner implements OnModuleInit {
     const summary = contactSummaryOf(merged);
     for (const source of plan.sources) await this.moveConversations(companyId, merge._id, source.id, merged, summary);
     await this.conversations.setContact(companyId, target, summary);
-    const done = await this.merges.transition(companyId, merge._id, 'running', 'done', { mergedAt: this.clock.now() }, [
+    // Null when a concurrent run of the same merge got there first: it is done all the same.
+    await this.merges.transition(companyId, merge._id, 'running', 'done', { mergedAt: this.clock.now() }, [
       stageEvent('contact.merged', {
         contact: ContactView.from(merged),
         sourceIds: plan.sources.map((source) => source.id.toHexString()),
         mergeId: merge._id.toHexString(),
       }),
     ]);
-    return done ?? (await this.merges.findById(companyId, merge._id.toHexString()))!;
   }
 
   /**
@@ -178,7 +177,7 @@ export class ContactMergeRunner implements OnModuleInit {
     return recorded?.plan ?? (await this.merges.findById(companyId, merge._id.toHexString()))!.plan!;
   }
 
-  private async runUndo(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<Stored<ContactMerge>> {
+  private async runUndo(companyId: CompanyId, merge: Stored<ContactMerge>): Promise<void> {
     if (!(await this.lock(companyId, merge))) {
       await this.unlock(companyId, merge);
       await this.merges.transition(companyId, merge._id, 'undoing', 'done');
@@ -198,7 +197,8 @@ export class ContactMergeRunner implements OnModuleInit {
         );
     }
     const unsetAttributes = Object.fromEntries(plan.addedAttributes.map((key) => [`attributes.${key}`, 1]));
-    await this.contacts.updateOne(
+    // The undo's last write of the target (the sources' steps below leave it alone): the target as the undo ends it.
+    const after = await this.contacts.updateOne(
       companyId,
       { _id: target },
       { $pullAll: { tags: plan.addedTags }, ...(plan.addedAttributes.length ? { $unset: unsetAttributes } : {}) },
@@ -207,16 +207,14 @@ export class ContactMergeRunner implements OnModuleInit {
       const restored = await this.restoreSource(companyId, merge._id, source);
       await this.conversations.moveBackToContact(companyId, merge._id, source.id, contactSummaryOf(restored ?? source));
     }
-    const after = await this.contacts.findById(companyId, target.toHexString());
     await this.conversations.setContact(companyId, target, contactSummaryOf(after!));
-    const undone = await this.merges.transition(companyId, merge._id, 'undoing', 'undone', { undoneAt: this.clock.now() }, [
+    await this.merges.transition(companyId, merge._id, 'undoing', 'undone', { undoneAt: this.clock.now() }, [
       stageEvent('contact.merge_undone', {
         mergeId: merge._id.toHexString(),
         contact: ContactView.from(after!),
         sourceIds: plan.sources.map((source) => source.id.toHexString()),
       }),
     ]);
-    return undone ?? (await this.merges.findById(companyId, merge._id.toHexString()))!;
   }
 
   /**

@@ -1,21 +1,20 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
+import { DAY_MS } from '../common/calendar-dates.js';
 import { AppConfig } from '../config/app-config.js';
+import type { Contact } from '../contacts/contact.schema.js';
 import { ContactView } from '../contacts/contact.view.js';
 import { ContactsRepository } from '../contacts/contacts.repository.js';
 import { ContactsService } from '../contacts/contacts.service.js';
-import type { CompanyId } from '../database/tenancy/tenant-repository.js';
+import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { Clock } from '../lanes/clock.js';
-import { ContactMergeRunner } from './contact-merge-runner.js';
+import { ContactMergeRunner, IDENTITY_FIELDS } from './contact-merge-runner.js';
 import { ContactMergeUndoneView, ContactMergeView } from './contact-merge.view.js';
 import { ContactMergesRepository } from './contact-merges.repository.js';
 import type { MergeContactsDto } from './dto/merge-contacts.dto.js';
 import { stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
 import { AuditTrail } from '../audit/audit-trail.js';
-
-const DAY_MS = 86_400_000;
-const IDENTITY_FIELDS = ['email', 'phone'] as const;
 
 /**
  * Contact merges (contract section 22): checks a request, writes the merge's durable record and runs it
@@ -47,9 +46,7 @@ export class ContactMergesService {
         { field: 'sourceIds', message: 'sourceIds must not include targetId: a contact is not merged into itself' },
       ]);
     }
-    const target = await this.contacts.existing(companyId, dto.targetId);
-    const sources = [];
-    for (const id of dto.sourceIds) sources.push(await this.contacts.existing(companyId, id));
+    const [target, ...sources] = await this.existingAll(companyId, [dto.targetId, ...dto.sourceIds]);
     const busy = [target, ...sources].find((contact) => contact.mergeLock);
     if (busy) throw this.busy(busy._id.toHexString());
     const _id = new Types.ObjectId();
@@ -123,6 +120,21 @@ export class ContactMergesService {
       contact: ContactView.from(after!),
       sources: sources.filter((source) => source !== null).map((source) => ContactView.from(source)),
     };
+  }
+
+  /**
+   * The live contacts of `ids`, in order, in one read; the first missing or merged one answers the 404 or 410 of
+   * ContactsService.existing (which reads it again, on that failing path only).
+   */
+  private async existingAll(companyId: CompanyId, ids: string[]): Promise<Stored<Contact>[]> {
+    const found = await this.contactRecords.find(companyId, { _id: { $in: ids } });
+    const byId = new Map(found.map((contact) => [contact._id.toHexString(), contact]));
+    const contacts: Stored<Contact>[] = [];
+    for (const id of ids) {
+      const contact = byId.get(id);
+      contacts.push(contact && !contact.mergedInto ? contact : await this.contacts.existing(companyId, id));
+    }
+    return contacts;
   }
 
   private busy(contactId: string): ConflictException {

@@ -2,21 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { ContactMerge } from '../../src/contact-merges/contact-merge.schema.js';
 import { Contact } from '../../src/contacts/contact.schema.js';
+import type { ContactView } from '../../src/contacts/contact.view.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import { addAgent, defineAttributes, uniqueEmail } from '../support/factories.js';
 import { companyWithKey, inbound, loggedOf, type ServiceLevelsCompany } from '../support/service-levels.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { TestClock } from '../support/test-clock.js';
-
-interface ContactBody {
-  id: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  tags: string[];
-  attributes: Record<string, unknown>;
-}
 
 let phoneCounter = 4155550100;
 const newPhone = () => `+1${phoneCounter++}`;
@@ -35,11 +27,11 @@ describe('contact merge', () => {
   });
   afterAll(() => t.close());
 
-  async function contact(body: object, company = acme): Promise<ContactBody> {
+  async function contact(body: object, company = acme): Promise<ContactView> {
     return (await t.http.post('/v1/contacts').set(company.auth).send(body).expect(201)).body;
   }
 
-  async function merge(targetId: string, sourceIds: string[], company = acme): Promise<{ mergeId: string; contact: ContactBody }> {
+  async function merge(targetId: string, sourceIds: string[], company = acme): Promise<{ mergeId: string; contact: ContactView }> {
     return (await t.http.post('/v1/contacts/merge').set(company.auth).send({ targetId, sourceIds }).expect(200)).body;
   }
 
@@ -112,10 +104,10 @@ describe('contact merge', () => {
       }
       const stored = await t.model<Contact>(Contact.name).findOne({ _id: source.id, companyId: acme.companyId }).lean();
       expect(stored).toMatchObject({ name: 'Tomb Source', mergedInto: new Types.ObjectId(target.id) });
-      const listed = (await t.http.get('/v1/contacts?limit=100').set(acme.auth).expect(200)).body.data.map((row: ContactBody) => row.id);
+      const listed = (await t.http.get('/v1/contacts?limit=100').set(acme.auth).expect(200)).body.data.map((row: ContactView) => row.id);
       expect(listed).toContain(target.id);
       expect(listed).not.toContain(source.id);
-      const searched = (await t.http.get('/v1/contacts?search=Tomb').set(acme.auth).expect(200)).body.data.map((row: ContactBody) => row.id);
+      const searched = (await t.http.get('/v1/contacts?search=Tomb').set(acme.auth).expect(200)).body.data.map((row: ContactView) => row.id);
       expect(searched).toEqual([target.id]);
     });
 

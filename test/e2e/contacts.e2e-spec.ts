@@ -2,20 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BadRequestException } from '@nestjs/common';
 import { Contact } from '../../src/contacts/contact.schema.js';
 import { ContactIdentities } from '../../src/contacts/contact-identities.js';
+import type { ContactView } from '../../src/contacts/contact.view.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
-import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
+import { addAgent, defineAttributes, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
-
-interface ContactBody {
-  id: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  tags: string[];
-  attributes: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
 
 describe('/v1/contacts', () => {
   let t: TestApp;
@@ -25,29 +15,22 @@ describe('/v1/contacts', () => {
   beforeAll(async () => {
     t = await createTestApp();
     ({ acme, globex } = await twoCompanies(t.http));
+    // Contact attributes must be defined (contract section 20).
+    await defineAttributes(t.http, acme, 'contact', { plan: 'text', seats: 'number', trial: 'boolean', referrer: 'text' });
   });
   afterAll(() => t.close());
 
-  async function create(company: TestCompany, body: object): Promise<ContactBody> {
+  async function create(company: TestCompany, body: object): Promise<ContactView> {
     const response = await t.http.post('/v1/contacts').set(company.auth).send(body).expect(201);
-    return response.body as ContactBody;
+    return response.body as ContactView;
   }
 
   async function stored(company: TestCompany, id: string) {
     return t.model<Contact>(Contact.name).findOne({ _id: id, companyId: company.companyId }).lean();
   }
 
-  /** Contact attributes must be defined (contract section 20); a definition made by an earlier test stays. */
-  async function defineAttributes(company: TestCompany, types: Record<string, string>): Promise<void> {
-    for (const [key, type] of Object.entries(types)) {
-      const response = await t.http.post('/v1/attribute-definitions').set(company.auth).send({ model: 'contact', key, label: key, type });
-      expect([201, 409]).toContain(response.status);
-    }
-  }
-
   describe('create', () => {
     it('normalises e-mail, phone and tags and stores typed attributes (null leaves a key out)', async () => {
-      await defineAttributes(acme, { plan: 'text', seats: 'number', trial: 'boolean', referrer: 'text' });
       const response = await t.http
         .post('/v1/contacts')
         .set(acme.auth)
@@ -163,7 +146,6 @@ describe('/v1/contacts', () => {
     });
 
     it('updates only the fields sent; null clears; tags are replaced, attributes merged', async () => {
-      await defineAttributes(acme, { plan: 'text', seats: 'number' });
       const contact = await create(acme, {
         name: 'Linus',
         email: 'linus@example.com',
@@ -264,13 +246,13 @@ describe('/v1/contacts', () => {
     async function search(query: Record<string, string | number>): Promise<string[]> {
       const response = await t.http.get('/v1/contacts').query(query).set(initech.auth).expect(200);
       expect(response.body.nextCursor).toBeNull();
-      return response.body.data.map((contact: ContactBody) => contact.id);
+      return response.body.data.map((contact: ContactView) => contact.id);
     }
 
     it('lists the company\'s contacts newest first, and only them', async () => {
       const response = await t.http.get('/v1/contacts').set(initech.auth).expect(200);
       expect(response.body).toEqual({ data: expect.any(Array), nextCursor: null });
-      expect(response.body.data.map((contact: ContactBody) => contact.id)).toEqual([ids.regex, ids.bob, ids.milton, ids.peter]);
+      expect(response.body.data.map((contact: ContactView) => contact.id)).toEqual([ids.regex, ids.bob, ids.milton, ids.peter]);
     });
 
     it.each([
@@ -293,7 +275,7 @@ describe('/v1/contacts', () => {
       expect(await search({ tags: ' tps , stapler ' })).toEqual([ids.regex]);
       expect(await search({ tags: 'staff,nope' })).toEqual([]);
       const repeated = await t.http.get('/v1/contacts?tags=staff&tags=stapler').set(initech.auth).expect(200);
-      expect(repeated.body.data.map((contact: ContactBody) => contact.id)).toEqual([ids.regex, ids.milton]);
+      expect(repeated.body.data.map((contact: ContactView) => contact.id)).toEqual([ids.regex, ids.milton]);
       expect(await search({ tags: 'staff', search: 'milton' })).toEqual([ids.milton]);
     });
 
@@ -302,7 +284,7 @@ describe('/v1/contacts', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const response: { body: { data: ContactBody[]; nextCursor: string | null } } = await t.http
+        const response: { body: { data: ContactView[]; nextCursor: string | null } } = await t.http
           .get('/v1/contacts')
           .query(cursor ? { limit: 3, cursor } : { limit: 3 })
           .set(initech.auth)
