@@ -22,6 +22,7 @@ const { ObjectId } = await import('mongodb');
 const { Api, forEachConcurrently } = await import('../harness/api.mjs');
 const { LatencyRecorder } = await import('../harness/stats.mjs');
 const { startApp } = await import('./lib/app.mjs');
+const { settled } = await import('./lib/consumers.mjs');
 const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
 const { connect, phone, registerCompany } = await import('./lib/seed.mjs');
 
@@ -40,7 +41,6 @@ const dueSeconds = Number(options.due);
 const idleSeconds = Number(options.idle);
 const concurrency = Number(options.concurrency);
 const DAY = 86_400;
-const SETTLE_TIMEOUT_MS = 600_000;
 
 const log = (line) => process.stderr.write(`[bench:sla ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const uptime = () => execSync('uptime').toString().trim();
@@ -65,7 +65,7 @@ try {
     return (Date.now() - started) / 1000;
   };
   const idleCpu = async () => {
-    await settled();
+    await settled(db);
     const other = await foreignLoad();
     const [appBefore, engineBefore] = [app.cpuMs(), engine?.cpuMs() ?? 0];
     await sleep(idleSeconds * 1000);
@@ -110,17 +110,6 @@ try {
   await client.close();
   await app.stop();
   await engine?.stop();
-}
-
-/** Waits until the event log's consumers have caught up with the log and let go of their lanes. */
-async function settled() {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const lanes = await db.collection('event_consumers').find({}, { projection: { position: 1, head: 1, leaseOwner: 1 } }).toArray();
-    if (lanes.every((lane) => lane.position >= lane.head && lane.leaseOwner === null)) return;
-    await sleep(250);
-  }
-  throw new Error('the consumers did not settle');
 }
 
 /** Every burst deadline's breach, once all have fired: how late each was written. */
