@@ -9,6 +9,7 @@ import { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { PrivateNotes } from '../messages/private-notes.js';
+import { TeamsRepository } from '../teams/teams.repository.js';
 
 /** Who moves a conversation: an agent through the API, or a flow step or rule (no person). */
 export type TransferActor = { kind: 'agent'; principal: AgentPrincipal } | { kind: 'flow' | 'rule'; id: string | null };
@@ -27,6 +28,7 @@ export class ConversationTransfers {
   constructor(
     private readonly conversations: ConversationsService,
     private readonly notes: PrivateNotes,
+    private readonly teams: TeamsRepository,
   ) {}
 
   /**
@@ -42,7 +44,7 @@ export class ConversationTransfers {
     }
     const moved =
       target.teamId !== undefined
-        ? await this.moveToTeam(companyId, current, await this.conversations.teamOrThrow(companyId, target.teamId))
+        ? await this.moveToTeam(companyId, current, await this.teams.referencedId(companyId, target.teamId))
         : await this.conversations.assign(companyId, current, target.agentId!, { kind: 'agent', id: principal.agentId }, { transfer: true });
     if (note !== undefined) await this.notes.add(principal, id, { text: note, mentions: [] });
     return moved;
@@ -50,7 +52,7 @@ export class ConversationTransfers {
 
   /** To the team's queue: `queued`, unassigned, waiting from now. 400 naming `teamId` for a team not of the company. */
   async toTeam(companyId: CompanyId, id: string, teamId: string, _actor: TransferActor, options: EventOptions = {}): Promise<ConversationView> {
-    const team = await this.conversations.teamOrThrow(companyId, teamId);
+    const team = await this.teams.referencedId(companyId, teamId);
     return this.moveToTeam(companyId, await this.conversations.findStored(companyId, id), team, options);
   }
 

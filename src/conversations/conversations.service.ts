@@ -216,7 +216,7 @@ export class ConversationsService {
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
     const patch = await this.attributes.checkPatch(companyId, 'conversation', changes.attributes);
     const current = await this.findStored(companyId, id);
-    const teamId = changes.teamId === undefined ? undefined : await this.teamOrThrow(companyId, changes.teamId);
+    const teamId = changes.teamId === undefined ? undefined : await this.teams.referencedId(companyId, changes.teamId);
     const updated = await this.change(companyId, current, (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
@@ -341,14 +341,6 @@ export class ConversationsService {
       }
       current = now;
     }
-  }
-
-  /** The id of a team of the company (null stays null); 400 naming `teamId` otherwise. */
-  async teamOrThrow(companyId: CompanyId, teamId: string | null): Promise<Types.ObjectId | null> {
-    if (teamId === null) return null;
-    const team = await this.teams.findById(companyId, teamId, { _id: 1 });
-    if (!team) throw new RequestValidationException([{ field: 'teamId', message: 'teamId must be a team of your company' }]);
-    return team._id;
   }
 
   private notFound(id: string): NotFoundException {
