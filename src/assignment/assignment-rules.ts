@@ -54,7 +54,7 @@ function byLeastRecentlyAssigned(a: Candidate, b: Candidate): number {
  * its capacity, and fewer on the conversation's channel than its limit there when it has one. (An explicit
  * assignment to a named agent is not limited by it.)
  */
-export function hasRoom(candidate: Candidate, need: Pick<Need, 'channel'>): boolean {
+function hasRoom(candidate: Candidate, need: Pick<Need, 'channel'>): boolean {
   const channelCapacity = channelCapacityOf(candidate, need.channel);
   return candidate.openConversations < candidate.capacity && (channelCapacity === null || channelLoadOf(candidate, need.channel) < channelCapacity);
 }
