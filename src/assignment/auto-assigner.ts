@@ -3,7 +3,7 @@ import type { Types } from 'mongoose';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
-import { ConversationsRepository, type QueuePosition } from '../conversations/conversations.repository.js';
+import { ConversationQueueRepository, type QueuePosition } from '../conversations/conversation-queue.repository.js';
 import { ConversationsService, type AssignmentActor, type EventOptions } from '../conversations/conversations.service.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
 import { Clock } from '../lanes/clock.js';
@@ -44,7 +44,7 @@ export class AutoAssigner {
   private lastStamp = 0;
 
   constructor(
-    private readonly conversationsRepository: ConversationsRepository,
+    private readonly queues: ConversationQueueRepository,
     private readonly agents: AgentsRepository,
     private readonly teams: TeamsRepository,
     private readonly settings: SettingsService,
@@ -113,7 +113,7 @@ export class AutoAssigner {
     let assigned = 0;
     let after: QueuePosition | null = null;
     while (pool.some((candidate) => candidate.openConversations < candidate.capacity)) {
-      const rows = (await this.conversationsRepository.queuePage(companyId, queue.teamId, after, QUEUE_PAGE, QUEUE_ROW_FIELDS)) as QueuedRow[];
+      const rows = (await this.queues.queuePage(companyId, queue.teamId, after, QUEUE_PAGE, QUEUE_ROW_FIELDS)) as QueuedRow[];
       for (const row of rows) {
         if (await this.route(companyId, queue, pool, row, pass)) assigned += 1;
       }

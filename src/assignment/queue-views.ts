@@ -4,7 +4,7 @@ import type { Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
 import { PRIORITIES, type Priority } from '../conversations/conversation.schema.js';
 import { CONVERSATION_VIEW_FIELDS, ConversationView, type QueueStandingView } from '../conversations/conversation.view.js';
-import { ConversationsRepository, type QueuePosition } from '../conversations/conversations.repository.js';
+import { ConversationQueueRepository, type QueuePosition } from '../conversations/conversation-queue.repository.js';
 import { QueueStanding } from '../conversations/queue-standing.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
@@ -26,7 +26,7 @@ const CURSOR_VERSION = 'q1.';
 @Injectable()
 export class QueueViews {
   constructor(
-    private readonly conversations: ConversationsRepository,
+    private readonly conversations: ConversationQueueRepository,
     private readonly teams: TeamsRepository,
     private readonly standing: QueueStanding,
   ) {}

@@ -8,6 +8,7 @@ import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { CanonicalContactLink, MERGED_CONTACT } from './contact-merged.exception.js';
 import { ContactView, DeletedContactView, DuplicateCandidatesPage } from './contact.view.js';
 import { ListDuplicatesQueryDto } from './dto/list-duplicates-query.dto.js';
+import { ContactDuplicates } from './contact-duplicates.js';
 import { ContactsService, LEGAL_HOLD_NEEDS_ADMIN } from './contacts.service.js';
 import { CreateContactDto } from './dto/create-contact.dto.js';
 import { ListContactsQueryDto } from './dto/list-contacts-query.dto.js';
@@ -21,7 +22,10 @@ import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 @UseInterceptors(CanonicalContactLink)
 @Controller('contacts')
 export class ContactsController {
-  constructor(private readonly contacts: ContactsService) {}
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly duplicateContacts: ContactDuplicates,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -56,7 +60,7 @@ export class ContactsController {
   })
   @ApiOkResponse({ type: DuplicateCandidatesPage })
   duplicates(@CurrentAgent() agent: AgentPrincipal, @Query() query: ListDuplicatesQueryDto): Promise<DuplicateCandidatesPage> {
-    return this.contacts.duplicates(agent.companyId, query);
+    return this.duplicateContacts.page(agent.companyId, query);
   }
 
   @Get(':id')

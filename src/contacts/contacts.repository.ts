@@ -10,6 +10,9 @@ import { Contact } from './contact.schema.js';
 
 export type ContactIdentityField = 'email' | 'phone';
 
+/** Contacts that are not merged sources (tombstones): what lists, searches and lookups see. */
+export const LIVE_CONTACT = { mergedInto: null } as const;
+
 /** A change of a contact: dotted paths (`attributes.<key>`) to set and to remove. */
 export interface ContactUpdate {
   $set?: Record<string, unknown>;

@@ -11,6 +11,7 @@ import { Conversation, ConversationSchema } from './conversation.schema.js';
 import { ConversationLists } from './conversation-lists.js';
 import { ConversationMessages } from './conversation-messages.js';
 import { ConversationOpenings } from './conversation-openings.js';
+import { ConversationQueueRepository } from './conversation-queue.repository.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ConversationsService } from './conversations.service.js';
 import { ReadMarker, ReadMarkerSchema } from './read-marker.schema.js';
@@ -28,7 +29,7 @@ import { ConversationSnoozes } from './snooze/conversation-snoozes.js';
     AttributesModule,
     TeamsModule,
   ],
-  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ConversationAttributes, ReadMarkersRepository, QueueStanding],
-  exports: [QueueStanding, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationSnoozes, ReadMarkersRepository],
+  providers: [ConversationsRepository, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationSnoozes, ContactSummarySync, ConversationAttributes, ReadMarkersRepository, QueueStanding, ConversationQueueRepository],
+  exports: [QueueStanding, ConversationsService, ConversationOpenings, ConversationLists, ConversationMessages, ConversationsRepository, ConversationQueueRepository, ConversationSnoozes, ReadMarkersRepository],
 })
 export class ConversationsModule {}

@@ -10,21 +10,11 @@ import { Clock } from '../lanes/clock.js';
 import type { PendingEvent } from '../events/pending-event.schema.js';
 import type { ConversationCsat } from '../csat/csat.js';
 import { sortKeyOf, walkSegments, type ConversationPosition, type ConversationSort } from './conversation-order.js';
-import { Conversation, type ConversationContact, type ConversationLastMessage, type Priority } from './conversation.schema.js';
+import { Conversation, type ConversationContact, type ConversationLastMessage } from './conversation.schema.js';
 
 /** Every write moves the revision, so a change pinned to a revision fails if anything changed since its read. */
 function withNextRevision(update: UpdateQuery<Conversation>): UpdateQuery<Conversation> {
   return { ...update, $inc: { ...(update.$inc as object), revision: 1 } };
-}
-
-/** The order queues are served in: priority first. */
-export const QUEUE_PRIORITIES: readonly Priority[] = ['high', 'medium', 'low'];
-
-/** A place in a queue's routing order. */
-export interface QueuePosition {
-  priority: Priority;
-  queuedAt: Date;
-  id: Types.ObjectId;
 }
 
 /** The conversation a message goes to: by id, or the contact's open one on a channel. */
@@ -56,7 +46,7 @@ export interface RecordedMessage {
 /** A conversation about to be inserted, with what its events show of it. */
 export type NewConversation = Pick<Conversation, 'contactId' | 'contact' | 'channel'> & Partial<Conversation>;
 
-/** The conversations collection: every read and write of it, the queue and the agents' workload included. */
+/** The conversations collection: every write of it, and its reads but the queues' (ConversationQueueRepository). */
 @Injectable()
 export class ConversationsRepository extends EventSourceRepository<Conversation> {
   constructor(
@@ -293,58 +283,6 @@ export class ConversationsRepository extends EventSourceRepository<Conversation>
       { _id: id, assignedAgentId: agentId, assigneeUnread: true, inboundCount: { $lte: readCount } },
       withNextRevision({ $set: { assigneeUnread: false } }),
     );
-  }
-
-  /**
-   * A page of a queue (a team's, or the company's: `teamId` null) in routing order after `after`: awake `queued`
-   * conversations by priority (high first), then `queuedAt` and id, one index interval per priority
-   * ({companyId, status, teamId, priority, snoozedUntil, queuedAt, _id}), so a page costs its rows whatever the queue's length.
-   */
-  async queuePage(
-    companyId: CompanyId,
-    teamId: Types.ObjectId | null,
-    after: QueuePosition | null,
-    limit: number,
-    projection?: ProjectionType<Conversation>,
-  ): Promise<Stored<Conversation>[]> {
-    const rows: Stored<Conversation>[] = [];
-    const start = after ? QUEUE_PRIORITIES.indexOf(after.priority) : 0;
-    for (const priority of QUEUE_PRIORITIES.slice(start)) {
-      const filter: QueryFilter<Conversation> = { status: 'queued', teamId, priority, snoozedUntil: null };
-      if (after && priority === after.priority) {
-        filter.$or = [{ queuedAt: { $gt: after.queuedAt } }, { queuedAt: after.queuedAt, _id: { $gt: after.id } }];
-      }
-      rows.push(...(await this.findPlain(companyId, filter, { sort: { queuedAt: 1, _id: 1 }, limit: limit - rows.length, projection })));
-      if (rows.length >= limit) break;
-    }
-    return rows;
-  }
-
-  /** How many conversations are ahead of `at` in its queue (routing order): its position less one. */
-  async aheadInQueue(companyId: CompanyId, teamId: Types.ObjectId | null, at: QueuePosition): Promise<number> {
-    let ahead = 0;
-    for (const priority of QUEUE_PRIORITIES.slice(0, QUEUE_PRIORITIES.indexOf(at.priority))) {
-      ahead += await this.countPlain(companyId, { status: 'queued', teamId, priority, snoozedUntil: null });
-    }
-    return (
-      ahead +
-      (await this.countPlain(companyId, {
-        status: 'queued',
-        teamId,
-        priority: at.priority,
-        snoozedUntil: null,
-        $or: [{ queuedAt: { $lt: at.queuedAt } }, { queuedAt: at.queuedAt, _id: { $lt: at.id } }],
-      }))
-    );
-  }
-
-  /**
-   * The ids of queued conversations awake (a snoozed one waits for its wake-up), oldest first; served by
-   * companyId+status+snoozedUntil+_id (`null` also matches a record stored before snoozes existed).
-   */
-  async queued(companyId: CompanyId, limit: number): Promise<Types.ObjectId[]> {
-    const rows = await this.find(companyId, { status: 'queued', snoozedUntil: null }, { sort: { _id: 1 }, limit, projection: { _id: 1 } });
-    return rows.map((row) => row._id);
   }
 
   /**

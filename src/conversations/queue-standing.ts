@@ -3,13 +3,13 @@ import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js
 import { Clock } from '../lanes/clock.js';
 import type { Conversation } from './conversation.schema.js';
 import type { QueueStandingView } from './conversation.view.js';
-import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationQueueRepository } from './conversation-queue.repository.js';
 
 /** Where a queued conversation stands in its queue (contract section 19): a count on the queue's index. */
 @Injectable()
 export class QueueStanding {
   constructor(
-    private readonly conversations: ConversationsRepository,
+    private readonly queues: ConversationQueueRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -20,7 +20,7 @@ export class QueueStanding {
   ): Promise<QueueStandingView | null> {
     if (conversation.status !== 'queued' || !conversation.queuedAt || conversation.snoozedUntil) return null;
     const teamId = conversation.teamId ?? null;
-    const ahead = await this.conversations.aheadInQueue(companyId, teamId, {
+    const ahead = await this.queues.aheadInQueue(companyId, teamId, {
       priority: conversation.priority,
       queuedAt: conversation.queuedAt,
       id: conversation._id,

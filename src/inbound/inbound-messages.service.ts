@@ -1,5 +1,5 @@
 import { ConflictException, ForbiddenException, Injectable } from '@nestjs/common';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactIdentities } from '../contacts/contact-identities.js';
 import { channelOf } from '../channels/channel-key.js';
 import { ConversationOpenings } from '../conversations/conversation-openings.js';
 import { duplicateKeyIndex, isDuplicateKeyError } from '../database/mongo-errors.js';
@@ -33,7 +33,7 @@ function channelRefused(channel: string, scope: readonly string[]): ForbiddenExc
 @Injectable()
 export class InboundMessagesService {
   constructor(
-    private readonly contacts: ContactsService,
+    private readonly contacts: ContactIdentities,
     private readonly openings: ConversationOpenings,
     private readonly messages: MessagesService,
     private readonly media: MediaUploadsService,

@@ -4,7 +4,8 @@ import { ChannelsService } from '../channels/channels.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import { ContactView } from '../contacts/contact.view.js';
-import { ContactsService, type ContactIdentity } from '../contacts/contacts.service.js';
+import { ContactIdentities, type ContactIdentity } from '../contacts/contact-identities.js';
+import { ContactsService } from '../contacts/contacts.service.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import { channelOf } from '../channels/channel-key.js';
 import { ConversationOpenings } from '../conversations/conversation-openings.js';
@@ -34,6 +35,7 @@ export class ProactiveMessagesService {
   constructor(
     private readonly channels: ChannelsService,
     private readonly contacts: ContactsService,
+    private readonly identities: ContactIdentities,
     private readonly conversations: ConversationsService,
     private readonly openings: ConversationOpenings,
     private readonly templates: MessageTemplatesService,
@@ -56,7 +58,7 @@ export class ProactiveMessagesService {
       if (refusal) throw refusal;
     }
 
-    const contact = identity ? await this.contacts.findOrCreateByIdentity(companyId, identity, channel) : known!;
+    const contact = identity ? await this.identities.findOrCreateByIdentity(companyId, identity, channel) : known!;
     conversation ??= await this.openings.openAssigned(companyId, contact, channel, agent.agentId);
     const sender: OutboundSender = { type: 'agent', id: agent.agentId };
     const sent = template
@@ -84,7 +86,7 @@ export class ProactiveMessagesService {
       return contact;
     }
     try {
-      return await this.contacts.findByIdentityOf(companyId, identity);
+      return await this.identities.findByIdentityOf(companyId, identity);
     } catch (error) {
       if (!(error instanceof RequestValidationException)) throw error;
       throw new RequestValidationException(error.problems.map((problem) => ({ field: `to.${problem.field}`, message: `to.${problem.message}` })));

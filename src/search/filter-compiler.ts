@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
 import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactQueries } from '../contacts/contact-queries.js';
 import type { CompanyId } from '../database/tenancy/tenant-repository.js';
 import {
   MAX_CONTACT_MATCHES,
@@ -24,7 +24,7 @@ import { Clock } from '../lanes/clock.js';
 export class FilterCompiler {
   constructor(
     private readonly attributes: AttributeDefinitionsService,
-    private readonly contacts: ContactsService,
+    private readonly contacts: ContactQueries,
     private readonly clock: Clock,
   ) {}
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AgentPrincipal } from '../auth/auth-principal.js';
 import type { Page } from '../common/pagination/page.js';
 import type { ContactView } from '../contacts/contact.view.js';
-import { ContactsService } from '../contacts/contacts.service.js';
+import { ContactQueries } from '../contacts/contact-queries.js';
 import { ConversationLists } from '../conversations/conversation-lists.js';
 import type { AgentConversationView } from '../inbox/agent-conversation.view.js';
 import { InboxService } from '../inbox/inbox.service.js';
@@ -15,7 +15,7 @@ export class SearchService {
   constructor(
     private readonly filters: FilterCompiler,
     private readonly lists: ConversationLists,
-    private readonly contactsService: ContactsService,
+    private readonly contactQueries: ContactQueries,
     private readonly inbox: InboxService,
   ) {}
 
@@ -27,6 +27,6 @@ export class SearchService {
 
   async contacts(agent: AgentPrincipal, dto: SearchContactsDto): Promise<Page<ContactView>> {
     const query = await this.filters.query(agent.companyId, await this.filters.parse(agent.companyId, 'contact', dto.filter));
-    return this.contactsService.searchPage(agent.companyId, query, dto.sort, dto.limit, dto.cursor);
+    return this.contactQueries.searchPage(agent.companyId, query, dto.sort, dto.limit, dto.cursor);
   }
 }

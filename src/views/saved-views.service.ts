@@ -5,7 +5,7 @@ import { roleRequiredMessage } from '../auth/decorators/require-role.decorator.j
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import type { Page } from '../common/pagination/page.js';
 import type { ContactView } from '../contacts/contact.view.js';
-import { CONTACT_SORTS, ContactsService, type ContactSort } from '../contacts/contacts.service.js';
+import { CONTACT_SORTS, ContactQueries, type ContactSort } from '../contacts/contact-queries.js';
 import { CONVERSATION_SORTS, type ConversationSort } from '../conversations/conversation-order.js';
 import { ConversationLists } from '../conversations/conversation-lists.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
@@ -43,7 +43,7 @@ export class SavedViewsService {
     private readonly filters: FilterCompiler,
     private readonly search: SearchService,
     private readonly lists: ConversationLists,
-    private readonly contacts: ContactsService,
+    private readonly contacts: ContactQueries,
     private readonly audit: AuditTrail,
   ) {}
 

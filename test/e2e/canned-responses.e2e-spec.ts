@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { CannedResponse, MAX_CANNED_RESPONSES_PER_COMPANY } from '../../src/canned-responses/canned-response.schema.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { EventRecorder } from '../support/event-log.js';
 import { addAgent, twoCompanies, uniqueEmail, type TestAgentLogin, type TestCompany } from '../support/factories.js';
@@ -188,7 +188,7 @@ describe('/v1/canned-responses', () => {
 
   describe('sending: POST /v1/conversations/:id/messages { cannedResponseId }', () => {
     async function conversationWith(company: TestCompany, identity: { name?: string; phone?: string; email?: string }): Promise<string> {
-      const contact = await t.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), ...identity });
+      const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), ...identity });
       const response = await t.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201);
       await recorder.clear();
       return response.body.id;

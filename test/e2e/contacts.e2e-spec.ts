@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BadRequestException } from '@nestjs/common';
 import { Contact } from '../../src/contacts/contact.schema.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { ContactsService } from '../../src/contacts/contacts.service.js';
 import { addAgent, registerCompany, twoCompanies, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -331,12 +332,12 @@ describe('/v1/contacts', () => {
     });
   });
 
-  describe('ContactsService.findOrCreateByIdentity', () => {
-    let service: ContactsService;
+  describe('ContactIdentities.findOrCreateByIdentity', () => {
+    let service: ContactIdentities;
     let umbrella: TestCompany;
 
     beforeAll(async () => {
-      service = t.app.get(ContactsService);
+      service = t.app.get(ContactIdentities);
       umbrella = await registerCompany(t.http, 'Umbrella');
     });
 
@@ -390,9 +391,9 @@ describe('/v1/contacts', () => {
       const theirs = await service.findOrCreateByIdentity(globex.companyId, { email: 'shared@example.com' });
       expect(theirs._id).not.toEqual(mine._id);
       expect(theirs.companyId.toHexString()).toBe(globex.companyId);
-      expect(await service.findById(globex.companyId, mine._id.toHexString())).toBeNull();
-      expect(await service.findById(umbrella.companyId, mine._id.toHexString())).toMatchObject({ email: 'shared@example.com' });
-      expect(await service.findById(umbrella.companyId, 'nope')).toBeNull();
+      expect(await t.app.get(ContactsService).findById(globex.companyId, mine._id.toHexString())).toBeNull();
+      expect(await t.app.get(ContactsService).findById(umbrella.companyId, mine._id.toHexString())).toMatchObject({ email: 'shared@example.com' });
+      expect(await t.app.get(ContactsService).findById(umbrella.companyId, 'nope')).toBeNull();
     });
 
     it('cuts a display name longer than 200 characters instead of refusing it', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import { asSnapshot, conversationsSuite } from '../support/conversations.js';
@@ -164,7 +164,7 @@ describe('/v1/conversations: start, read, the embedded contact', () => {
   describe('the embedded contact', () => {
     it('comes with every conversation of a page, without reading contacts', async () => {
       const hooli = await registerCompany(suite.t.http, 'Hooli');
-      const contacts = suite.t.app.get(ContactsService);
+      const contacts = suite.t.app.get(ContactIdentities);
       const people = [
         { name: 'Ada', email: uniqueEmail('ada') },
         { name: 'Grace', phone: '+14155552671' },

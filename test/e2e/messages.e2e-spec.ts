@@ -3,7 +3,7 @@ import { BadRequestException } from '@nestjs/common';
 import { Types } from 'mongoose';
 import type { AgentPrincipal } from '../../src/auth/auth-principal.js';
 import { RequestValidationException } from '../../src/common/errors/request-validation.exception.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { MessagesService } from '../../src/messages/messages.service.js';
@@ -44,7 +44,7 @@ describe('/v1/conversations/:id/messages', () => {
 
   async function startConversation(company: TestCompany): Promise<string> {
     const contact = await t.app
-      .get(ContactsService)
+      .get(ContactIdentities)
       .findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact') });
     const response = await t.http
       .post('/v1/conversations')

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { LoggedEvent } from '../../src/events/event-log.schema.js';
 import { Message } from '../../src/messages/message.schema.js';
@@ -33,7 +33,7 @@ describe('private notes: POST /v1/conversations/:id/messages { text, private: tr
   });
 
   async function start(company: TestCompany): Promise<string> {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
     const response = await t.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     await recorder.clear();
     return response.body.id as string;

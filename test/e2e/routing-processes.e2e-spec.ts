@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent } from '../../src/agents/agent.schema.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { DomainEvent } from '../../src/events/domain-events.js';
 import { EventLogRepository } from '../../src/events/event-log.repository.js';
@@ -45,7 +45,7 @@ describe('routing across two processes', () => {
     }
     const ids: string[] = [];
     for (let n = 0; n < CONVERSATIONS; n += 1) {
-      const contact = await one.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('c'), name: `C${n}` });
+      const contact = await one.app.get(ContactIdentities).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('c'), name: `C${n}` });
       ids.push((await one.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201)).body.id);
     }
 

@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
 import { AgentLoadRepair } from '../../src/assignment/agent-load-repair.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { EventLogRepository } from '../../src/events/event-log.repository.js';
@@ -53,7 +53,7 @@ describe('routing', () => {
       .expect(200);
   /** A queued conversation with `fields` (priority, teamId, requiredSkills) set before it is handed off. */
   const queued = async (of: TestCompany, fields: Record<string, unknown> = {}): Promise<string> => {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(of.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(of.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
     const { body } = await t.http.post('/v1/conversations').set(of.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     await t.http
       .patch(`/v1/conversations/${body.id}`)
@@ -259,7 +259,7 @@ describe('routing', () => {
         .send({ name: 'To team', steps: [{ type: 'assign_team', teamId: team.id }] })
         .expect(201)
     ).body;
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('contact'), name: 'Ada' });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('contact'), name: 'Ada' });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     const run = await t.http.post(`/v1/flows/${flow.id}/execute`).set(acme.auth).send({ conversationId: body.id }).expect(200);
     expect(run.body).toMatchObject({ status: 'completed', steps: [{ type: 'assign_team', status: 'completed' }] });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import { ConversationsService } from '../../src/conversations/conversations.service.js';
 import { SNOOZE_TIMER } from '../../src/conversations/snooze/conversation-snoozes.js';
@@ -63,7 +63,7 @@ describe('snooze', () => {
   /** A conversation of `company` with a contact of its own (by e-mail, on the api channel), moved to `status`. */
   async function conversationIn(company: TestCompany, status: 'bot' | 'queued' | 'human' = 'human'): Promise<{ id: string; email: string }> {
     const email = uniqueEmail('contact');
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email, name: 'Grace' });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(company.companyId, { email, name: 'Grace' });
     const { body } = await t.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     if (status === 'queued') await t.http.patch(`/v1/conversations/${body.id}`).set(company.auth).send({ status: 'queued' }).expect(200);
     if (status === 'human') await t.http.post(`/v1/conversations/${body.id}/assign`).set(company.auth).send({ agentId: company.agentId }).expect(200);
@@ -392,7 +392,7 @@ describe('snooze wake-ups in two API processes on one database', () => {
     for (let index = 0; index < 24; index += 1) {
       const app = index % 2 ? a : b;
       const email = uniqueEmail('contact');
-      const contact = await app.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email });
+      const contact = await app.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email });
       const { body } = await app.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
       await app.http.post(`/v1/conversations/${body.id}/assign`).set(acme.auth).send({ agentId: acme.agentId }).expect(200);
       await app.http.post(`/v1/conversations/${body.id}/snooze`).set(acme.auth).send({ until }).expect(200);

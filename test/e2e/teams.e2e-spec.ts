@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent } from '../../src/agents/agent.schema.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Team } from '../../src/teams/team.schema.js';
 import { addAgent, registerCompany, twoCompanies, uniqueEmail, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -134,7 +134,7 @@ describe('teams (/v1/teams)', () => {
     const quiet = (await t.http.post('/v1/teams').set(company.auth).send({ name: 'Quiet' }).expect(201)).body;
     const ids: string[] = [];
     for (let n = 0; n < 2; n += 1) {
-      const contact = await t.app.get(ContactsService).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Lin' });
+      const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Lin' });
       const { body } = await t.http.post('/v1/conversations').set(company.auth).send({ contactId: contact._id.toHexString() }).expect(201);
       await t.http.patch(`/v1/conversations/${body.id}`).set(company.auth).send({ teamId: team.id, status: 'queued' }).expect(200);
       ids.push(body.id);

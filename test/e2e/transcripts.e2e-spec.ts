@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { addAgent, twoCompanies, uniqueEmail, type TestAgentLogin, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
@@ -43,7 +43,7 @@ describe('conversation transcripts', () => {
   }
 
   async function conversationWithHistory(): Promise<{ conversationId: string; contactId: string }> {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('grace'), name: 'Grace Hopper' });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('grace'), name: 'Grace Hopper' });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     const contactOid = contact._id;
     const agentOid = new Types.ObjectId(agent.agentId);
@@ -110,7 +110,7 @@ describe('conversation transcripts', () => {
   });
 
   it('pages through a long conversation, in order, whole', async () => {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('long') });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('long') });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     const start = Date.parse('2026-01-01T00:00:00Z');
     const count = 1234;
@@ -136,7 +136,7 @@ describe('conversation transcripts', () => {
   });
 
   it('names a deleted contact "Contact", with contact null in JSON', async () => {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('gone') });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('gone') });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     await seed(body.id, [{ direction: 'inbound', senderType: 'contact', senderId: contact._id, text: 'Hi', createdAt: '2026-05-01T10:00:00Z' }]);
     await t.http.delete(`/v1/contacts/${contact._id.toHexString()}`).set(acme.auth).expect(200);
@@ -145,7 +145,7 @@ describe('conversation transcripts', () => {
   });
 
   it('any agent may read one; an empty conversation gives an empty transcript', async () => {
-    const contact = await t.app.get(ContactsService).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('empty') });
+    const contact = await t.app.get(ContactIdentities).findOrCreateByIdentity(acme.companyId, { email: uniqueEmail('empty') });
     const { body } = await t.http.post('/v1/conversations').set(acme.auth).send({ contactId: contact._id.toHexString() }).expect(201);
     expect((await transcript(body.id, '', agent.auth).expect(200)).text).toBe('');
     expect((await transcript(body.id, '?format=json', agent.auth).expect(200)).body.messages).toEqual([]);

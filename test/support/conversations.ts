@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
-import { ContactsService } from '../../src/contacts/contacts.service.js';
+import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation, type ConversationStatus } from '../../src/conversations/conversation.schema.js';
 import type { ConversationView } from '../../src/conversations/conversation.view.js';
 import { EventRecorder } from './event-log.js';
@@ -47,7 +47,7 @@ export function conversationsSuite() {
   /** A new contact of the company; its `contact.created` is not the test's subject, so it is dropped. */
   async function newContact(company: TestCompany): Promise<string> {
     const contact = await context().t.app
-      .get(ContactsService)
+      .get(ContactIdentities)
       .findOrCreateByIdentity(company.companyId, { email: uniqueEmail('contact'), name: 'Grace' });
     await context().recorder.clear();
     return contact._id.toHexString();

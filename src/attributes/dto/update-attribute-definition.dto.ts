@@ -1,36 +1,25 @@
 import { ApiHideProperty } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, ValidateIf, ValidateBy } from 'class-validator';
-import { IsOmittable } from '../../common/dto-decorators.js';
+import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
+import { IsOmittable, NeverChanges } from '../../common/dto-decorators.js';
 import { IsAttributeOptions } from './attribute-definition-fields.js';
+
+const INSTEAD = 'define a new attribute (and archive this one) instead';
 
 /**
  * Only the fields sent change. `model`, `key` and `type` never change: sending one answers 400 (define a new
  * attribute and archive this one instead).
  */
-/** A field that may never be sent: the 400 says why, where the whitelist would only say it is unknown. */
-const NeverChanges = () =>
-  ValidateBy({
-    name: 'neverChanges',
-    validator: {
-      validate: () => false,
-      defaultMessage: (args) => `${args?.property} never changes: define a new attribute (and archive this one) instead`,
-    },
-  });
-
 export class UpdateAttributeDefinitionDto {
   @ApiHideProperty()
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
-  @NeverChanges()
+  @NeverChanges(INSTEAD)
   model?: never;
 
   @ApiHideProperty()
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
-  @NeverChanges()
+  @NeverChanges(INSTEAD)
   key?: never;
 
   @ApiHideProperty()
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
-  @NeverChanges()
+  @NeverChanges(INSTEAD)
   type?: never;
 
   /** @example Plan */

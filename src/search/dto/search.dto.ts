@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../common/pagination/page-query.dto.js';
-import { CONTACT_SORTS, type ContactSort } from '../../contacts/contacts.service.js';
+import { CONTACT_SORTS, type ContactSort } from '../../contacts/contact-queries.js';
 import { CONVERSATION_SORTS, type ConversationSort } from '../../conversations/conversation-order.js';
 import { FILTER_SCHEMA_REF } from '../filter-schema.js';
 

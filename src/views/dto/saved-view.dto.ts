@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsObject, IsOptional, IsString, Length, ValidateBy, ValidateIf } from 'class-validator';
-import { IsOmittable } from '../../common/dto-decorators.js';
+import { IsIn, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { IsOmittable, NeverChanges } from '../../common/dto-decorators.js';
 import { PageQueryDto } from '../../common/pagination/page-query.dto.js';
 import type { FilterModel } from '../../filters/index.js';
 import { FILTER_SCHEMA_REF } from '../../search/filter-schema.js';
@@ -32,13 +32,6 @@ export class CreateSavedViewDto {
   visibility: ViewVisibility;
 }
 
-/** A field that may never be sent on a change. */
-const NeverChanges = () =>
-  ValidateBy({
-    name: 'neverChanges',
-    validator: { validate: () => false, defaultMessage: (args) => `${args?.property} never changes: create a new view instead` },
-  });
-
 export class UpdateSavedViewDto {
   /** @example "VIP queue" */
   @IsOmittable()
@@ -57,13 +50,11 @@ export class UpdateSavedViewDto {
   sort?: string;
 
   @ApiHideProperty()
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
-  @NeverChanges()
+  @NeverChanges('create a new view instead')
   model?: never;
 
   @ApiHideProperty()
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
-  @NeverChanges()
+  @NeverChanges('create a new view instead')
   visibility?: never;
 }
 
