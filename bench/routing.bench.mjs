@@ -11,9 +11,8 @@
 //    ratio large / small (target ≤ 1.5).
 // Prints the figures with the machine's load (uptime) before and after. The run holds /tmp/parley-load.lock (flock).
 // Options: --backlog 5000 --agents 50 --small 1000 --large 100000 --requests 200
-import { execSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
 
 rerunPinnedUnderLock(fileURLToPath(import.meta.url));
@@ -22,29 +21,21 @@ const { ObjectId } = await import('mongodb');
 const { Api } = await import('../harness/api.mjs');
 const { LatencyRecorder } = await import('../harness/stats.mjs');
 const { startApp } = await import('./lib/app.mjs');
-const { describeMachine } = await import('./lib/machine.mjs');
+const { describeMachine, uptime } = await import('./lib/machine.mjs');
+const { numericOptions } = await import('./lib/options.mjs');
 const { connect, insertInBatches, registerCompany } = await import('./lib/seed.mjs');
 
-const { values: options } = parseArgs({
-  options: {
-    backlog: { type: 'string', default: '5000' },
-    agents: { type: 'string', default: '50' },
-    small: { type: 'string', default: '1000' },
-    large: { type: 'string', default: '100000' },
-    requests: { type: 'string', default: '200' },
-  },
-});
-const backlog = Number(options.backlog);
-const agentCount = Number(options.agents);
-const small = Number(options.small);
-const large = Number(options.large);
-const requests = Number(options.requests);
+const {
+  backlog,
+  agents: agentCount,
+  small,
+  large,
+  requests,
+} = numericOptions({ backlog: 5000, agents: 50, small: 1000, large: 100_000, requests: 200 });
 const DRAIN_TIMEOUT_MS = 600_000;
 const PRIORITIES = ['high', 'medium', 'low'];
 
 const log = (line) => process.stderr.write(`[bench:routing ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const uptime = () => execSync('uptime').toString().trim();
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const machine = describeMachine();
 const loadBefore = uptime();
@@ -106,8 +97,8 @@ try {
           ['smallDeep', smallTeam, cursors[smallTeam]],
         ]) {
       const started = performance.now();
-      const response = await api.call('GET', `/v1/teams/${teamId}/queue?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { token: pages.token });
-      if (response.status !== 200) throw new Error(`queue page answered ${response.status}`);
+      // Api.call throws on any answer but a 2xx.
+      await api.call('GET', `/v1/teams/${teamId}/queue?limit=50${cursor ? `&cursor=${cursor}` : ''}`, { token: pages.token });
       timings[name].add(performance.now() - started);
     }
   }

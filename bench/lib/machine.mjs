@@ -25,3 +25,8 @@ export async function foreignLoad(ms = 2_000) {
   const after = cpuTimes();
   return (after.busy - before.busy) / Math.max(1, after.total - before.total);
 }
+
+/** The machine's load averages as uptime prints them, to print beside the figures. */
+export function uptime() {
+  return execSync('uptime').toString().trim();
+}

@@ -57,8 +57,9 @@ export class Agent extends EventSource {
   skills: string[];
 
   /**
-   * The open `human` conversations it holds (agent-load.ts): one entry per conversation, so that counting one in or
-   * out is idempotent, with `loadTotal` and `loadByChannel` (keys encoded) kept in the same single-document write,
+   * The open `human` conversations it holds (AgentsRepository's load writes): one entry per conversation, so that
+   * counting one in or out is idempotent, with `loadTotal` and `loadByChannel` (keys: channelLoadKey) kept in the same
+   * single-document write,
    * which is what lets routing take room only where there is some.
    */
   @Prop({ type: [Object], default: [] })
@@ -69,6 +70,18 @@ export class Agent extends EventSource {
 
   @Prop({ type: Object, default: () => ({}) })
   loadByChannel: Record<string, number>;
+}
+
+/** A channel's key in `loadByChannel`: channel keys may hold '.', which a field path cannot ('%' no key holds). */
+export function channelLoadKey(channel: string): string {
+  return channel.replace(/\./g, '%2E');
+}
+
+/** The agent's load per channel key, without the channels where it holds nothing. */
+export function loadByChannelOf(agent: Pick<Agent, 'loadByChannel'>): Record<string, number> {
+  const byChannel: Record<string, number> = {};
+  for (const [key, count] of Object.entries(agent.loadByChannel ?? {})) if (count > 0) byChannel[key.replace(/%2E/g, '.')] = count;
+  return byChannel;
 }
 
 /** One conversation counted in an agent's load: since `at`, on channel `ch`. */
@@ -92,7 +105,7 @@ AgentSchema.index({ companyId: 1, _id: -1 });
 AgentSchema.index({ companyId: 1, status: 1, _id: -1 });
 // Lists by isActive (and status), and auto-assignment's "active and online" candidates.
 AgentSchema.index({ companyId: 1, isActive: 1, status: 1, _id: -1 });
-// Holds older than a while whose assignment may never have been written (agent-load.ts).
+// Holds older than a while whose assignment may never have been written (AgentLoadRepair).
 AgentSchema.index({ companyId: 1, 'held.at': 1 });
 // The last-active-admin rule.
 AgentSchema.index({ companyId: 1, role: 1, isActive: 1 });

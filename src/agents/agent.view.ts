@@ -1,16 +1,10 @@
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Role } from '../auth/auth-principal.js';
-import type { Agent, AgentStatus } from './agent.schema.js';
+import { loadByChannelOf, type Agent, type AgentStatus } from './agent.schema.js';
 
 export class AgentLoadView {
   total: number;
   byChannel: Record<string, number>;
-}
-
-function loadOf(agent: Stored<Agent>): AgentLoadView {
-  const byChannel: Record<string, number> = {};
-  for (const [key, count] of Object.entries(agent.loadByChannel ?? {})) if (count > 0) byChannel[key.replace(/%2E/g, '.')] = count;
-  return { total: agent.loadTotal ?? 0, byChannel };
 }
 
 /** An agent as the API shows it: never its password hash. */
@@ -47,7 +41,7 @@ export class AgentView {
       capacity: agent.capacity ?? null,
       capacityByChannel: agent.capacityByChannel ?? {},
       skills: agent.skills ?? [],
-      load: loadOf(agent),
+      load: { total: agent.loadTotal ?? 0, byChannel: loadByChannelOf(agent) },
       createdAt: agent.createdAt.toISOString(),
       updatedAt: agent.updatedAt.toISOString(),
     };

@@ -9,7 +9,7 @@ import { EventRelay } from '../events/event-relay.js';
 import { EventSourceRepository } from '../events/event-source.repository.js';
 import { stageEvent } from '../events/pending-event.schema.js';
 import { AgentView } from './agent.view.js';
-import { Agent, type AgentStatus, type HeldConversation, type StatusChangeReason } from './agent.schema.js';
+import { Agent, channelLoadKey, type AgentStatus, type HeldConversation, type StatusChangeReason } from './agent.schema.js';
 
 /** What routing reads of an agent that may receive conversations. */
 export type AssignableAgent = Pick<
@@ -17,9 +17,9 @@ export type AssignableAgent = Pick<
   '_id' | 'lastAssignedAt' | 'capacity' | 'capacityByChannel' | 'skills' | 'loadTotal' | 'loadByChannel'
 >;
 
-/** The field name of a channel's load: channel keys may hold '.', which a field path cannot ('%' no key holds). */
-export function channelLoadField(channel: string): string {
-  return `loadByChannel.${channel.replace(/\./g, '%2E')}`;
+/** The field path of a channel's load. */
+function channelLoadField(channel: string): string {
+  return `loadByChannel.${channelLoadKey(channel)}`;
 }
 
 /** The room routing takes from an agent: below `capacity` in all, and below `channelCapacity` on the channel when set. */

@@ -1,5 +1,6 @@
 import type { Types } from 'mongoose';
-import { channelLoadField, type AssignableAgent } from '../agents/agents.repository.js';
+import { loadByChannelOf } from '../agents/agent.schema.js';
+import type { AssignableAgent } from '../agents/agents.repository.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 
 /** An active, online agent as routing sees it during one pass: its limits and its load, kept up to date by the pass. */
@@ -10,7 +11,7 @@ export interface Candidate {
   lastAssignedAt: Date | null;
   capacity: number;
   capacityByChannel: Record<string, number>;
-  /** Load per channel, by the stored (encoded) field name. */
+  /** Load per channel key. */
   loadByChannel: Record<string, number>;
   skills: ReadonlySet<string>;
 }
@@ -28,7 +29,7 @@ export function candidateOf(agent: AssignableAgent, defaultCapacity: number): Ca
     lastAssignedAt: agent.lastAssignedAt ?? null,
     capacity: agent.capacity ?? defaultCapacity,
     capacityByChannel: agent.capacityByChannel ?? {},
-    loadByChannel: agent.loadByChannel ?? {},
+    loadByChannel: loadByChannelOf(agent),
     skills: new Set(agent.skills ?? []),
   };
 }
@@ -39,7 +40,7 @@ export function channelCapacityOf(candidate: Candidate, channel: string): number
 }
 
 function channelLoadOf(candidate: Candidate, channel: string): number {
-  return candidate.loadByChannel[channelLoadField(channel).slice('loadByChannel.'.length)] ?? 0;
+  return candidate.loadByChannel[channel] ?? 0;
 }
 
 /** Never assigned first, then the longest ago; the id settles exact ties so the order is stable. */
@@ -53,7 +54,7 @@ function byLeastRecentlyAssigned(a: Candidate, b: Candidate): number {
  * its capacity, and fewer on the conversation's channel than its limit there when it has one. (An explicit
  * assignment to a named agent is not limited by it.)
  */
-export function hasRoom(candidate: Candidate, need: Pick<Need, 'channel'>): boolean {
+function hasRoom(candidate: Candidate, need: Pick<Need, 'channel'>): boolean {
   const channelCapacity = channelCapacityOf(candidate, need.channel);
   return candidate.openConversations < candidate.capacity && (channelCapacity === null || channelLoadOf(candidate, need.channel) < channelCapacity);
 }
@@ -84,8 +85,7 @@ function compare(a: Candidate, b: Candidate, strategy: AssignmentStrategy): numb
 
 /** Counts a conversation the pass gave the candidate, as the stored counters now say. */
 export function countIn(candidate: Candidate, channel: string, at: Date): void {
-  const field = channelLoadField(channel).slice('loadByChannel.'.length);
   candidate.openConversations += 1;
-  candidate.loadByChannel = { ...candidate.loadByChannel, [field]: (candidate.loadByChannel[field] ?? 0) + 1 };
+  candidate.loadByChannel = { ...candidate.loadByChannel, [channel]: channelLoadOf(candidate, channel) + 1 };
   candidate.lastAssignedAt = at;
 }

@@ -10,7 +10,7 @@ import { Clock } from '../lanes/clock.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
-import { candidateOf, channelCapacityOf, chooseAgent, countIn, hasRoom, type Candidate, type Need } from './assignment-rules.js';
+import { candidateOf, channelCapacityOf, chooseAgent, countIn, type Candidate, type Need } from './assignment-rules.js';
 import { AgentLoadRepair } from './agent-load-repair.js';
 
 /** Conversations read from a queue at a time. */
@@ -36,7 +36,7 @@ interface Queue {
  *      channel's below its limit), and the agent does not hold it yet;
  *   2. assign: only where the conversation is still `queued` (so never twice);
  *   and if 2 refuses, release the hold (idempotent). A process killed between 1 and 2 leaves a hold without an
- *   assignment: the durable timer HOLD_REPAIR, set before the first reservation of a pass, releases it.
+ *   assignment: AgentLoadRepair's durable timer, set before the first reservation of a pass, releases it.
  */
 @Injectable()
 export class AutoAssigner {
@@ -156,9 +156,11 @@ export class AutoAssigner {
     }
   }
 
-  /** Step 1: takes room on the agent for the conversation; the time it stamped, or null when it had none. */
+  /**
+   * Step 1: takes room on `agent` (chooseAgent found it with room in this pass) for the conversation; the time it
+   * stamped, or null when the stored counters say it has none.
+   */
   private async reserve(companyId: CompanyId, agent: Candidate, conversation: Pick<QueuedRow, '_id' | 'channel'>): Promise<Date | null> {
-    if (!hasRoom(agent, conversation)) return null;
     this.lastStamp = Math.max(this.clock.now().getTime(), this.lastStamp + 1);
     const at = new Date(this.lastStamp);
     const limits = { capacity: agent.capacity, channelCapacity: channelCapacityOf(agent, conversation.channel) };

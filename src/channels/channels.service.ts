@@ -1,5 +1,4 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
 import { mapPage, type Page } from '../common/pagination/page.js';
 import type { PageQueryDto } from '../common/pagination/page-query.dto.js';
@@ -67,7 +66,7 @@ export class ChannelsService {
       address: dto.address ?? null,
       replyWindowHours: dto.replyWindowHours !== undefined ? dto.replyWindowHours : defaultReplyWindowHours(dto.type),
       isActive: dto.isActive ?? true,
-      teamId: await this.teamOf(companyId, dto.teamId ?? null),
+      teamId: await this.teams.referencedId(companyId, dto.teamId ?? null),
     };
     const _id = new Types.ObjectId();
     const entry = stageAudit(origin, 'channel.created', { type: 'channel', id: _id.toHexString() }, changesMade(null, record));
@@ -95,7 +94,7 @@ export class ChannelsService {
     if (dto.address !== undefined) set.address = dto.address;
     if (dto.replyWindowHours !== undefined) set.replyWindowHours = dto.replyWindowHours;
     if (dto.isActive !== undefined) set.isActive = dto.isActive;
-    if (dto.teamId !== undefined) set.teamId = await this.teamOf(companyId, dto.teamId);
+    if (dto.teamId !== undefined) set.teamId = await this.teams.referencedId(companyId, dto.teamId);
     if (Object.keys(set).length === 0) return ChannelView.from(current);
     const entry = stageAudit(origin, 'channel.updated', { type: 'channel', id: current._id.toHexString() }, changesMade(current, set));
     const updated = await this.channels.updateOne(companyId, { _id: current._id }, withAudit({ $set: set }, entry));
@@ -110,14 +109,6 @@ export class ChannelsService {
     if (!_id || !(await this.channels.deleteOne(companyId, { _id }))) throw this.notFound(id);
     await this.audit.record(companyId, stageAudit(origin, 'channel.deleted', { type: 'channel', id: _id.toHexString() }));
     return { id: _id.toHexString(), deleted: true };
-  }
-
-  /** A team of the company (null stays null); 400 naming `teamId` otherwise. */
-  private async teamOf(companyId: CompanyId, teamId: string | null): Promise<Types.ObjectId | null> {
-    if (teamId === null) return null;
-    const team = await this.teams.findById(companyId, teamId, { _id: 1 });
-    if (!team) throw new RequestValidationException([{ field: 'teamId', message: 'teamId must be a team of your company' }]);
-    return team._id;
   }
 
   private async stored(companyId: CompanyId, id: string): Promise<Stored<Channel>> {

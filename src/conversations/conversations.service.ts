@@ -122,10 +122,18 @@ export class ConversationsService {
   /**
    * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
    * conversation (status unchanged). The same agent again is a no-op without an event. `eventId` names the
-   * `conversation.assigned` event (a flow step gives one, so that a retried step is recognised).
+   * `conversation.assigned` event (a flow step gives one, so that a retried step is recognised); `transfer` (the
+   * transfer route) writes `conversation.transferred` before it. Takes the conversation already read, or its id.
    */
-  async assign(companyId: CompanyId, id: string, agentId: string, actor: AssignmentActor, options: AssignOptions = {}): Promise<ConversationView> {
-    const current = await this.findStored(companyId, id);
+  async assign(
+    companyId: CompanyId,
+    conversationOrId: string | Stored<Conversation>,
+    agentId: string,
+    actor: AssignmentActor,
+    options: AssignOptions & { transfer?: boolean } = {},
+  ): Promise<ConversationView> {
+    const current = typeof conversationOrId === 'string' ? await this.findStored(companyId, conversationOrId) : conversationOrId;
+    const id = current._id.toHexString();
     assertAssignable(current.status);
     const agent = await this.agents.findById(companyId, agentId);
     if (!agent) throw new RequestValidationException([{ field: 'agentId', message: 'agent not found' }]);
@@ -154,6 +162,7 @@ export class ConversationsService {
           assigneeUnread: (conversation.inboundCount ?? 0) > (marker?.readCount ?? 0),
         },
         events: (after) => [
+          ...(options.transfer ? [transferredEvent(after, conversation)] : []),
           stageEvent(
             'conversation.assigned',
             { conversation: ConversationView.from(after), agentId: agent._id.toHexString(), previousAgentId },
@@ -207,7 +216,7 @@ export class ConversationsService {
   async update(companyId: CompanyId, id: string, changes: ConversationChanges, options: EventOptions = {}): Promise<ConversationView> {
     const patch = await this.attributes.checkPatch(companyId, 'conversation', changes.attributes);
     const current = await this.findStored(companyId, id);
-    const teamId = changes.teamId === undefined ? undefined : await this.teamOrThrow(companyId, changes.teamId);
+    const teamId = changes.teamId === undefined ? undefined : await this.teams.referencedId(companyId, changes.teamId);
     const updated = await this.change(companyId, current, (conversation) => {
       const set: Partial<Conversation> = {};
       if (changes.priority !== undefined) set.priority = changes.priority;
@@ -332,14 +341,6 @@ export class ConversationsService {
       }
       current = now;
     }
-  }
-
-  /** The id of a team of the company (null stays null); 400 naming `teamId` otherwise. */
-  async teamOrThrow(companyId: CompanyId, teamId: string | null): Promise<Types.ObjectId | null> {
-    if (teamId === null) return null;
-    const team = await this.teams.findById(companyId, teamId, { _id: 1 });
-    if (!team) throw new RequestValidationException([{ field: 'teamId', message: 'teamId must be a team of your company' }]);
-    return team._id;
   }
 
   private notFound(id: string): NotFoundException {

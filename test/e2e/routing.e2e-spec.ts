@@ -203,6 +203,9 @@ describe('routing', () => {
     const toAgent = await t.http.post(`/v1/conversations/${id}/transfer`).set(bystander.auth).send({ agentId: bystander.agentId }).expect(200);
     expect(toAgent.body).toMatchObject({ status: 'human', assignedAgentId: bystander.agentId, teamId: team.id });
     expect(await loadOf(acme, bystander)).toBe(1);
+    await settle(t);
+    const [, toAgentEvent] = await events(acme, 'conversation.transferred');
+    expect(toAgentEvent.data).toMatchObject({ from: { teamId: team.id, agentId: null }, to: { teamId: team.id, agentId: bystander.agentId } });
     const other = await registerCompany(t.http, 'Elsewhere');
     await t.http.post(`/v1/conversations/${id}/transfer`).set(other.auth).send({ agentId: other.agentId }).expect(404);
     const foreignAgent = await t.http.post(`/v1/conversations/${id}/transfer`).set(acme.auth).send({ agentId: other.agentId }).expect(400);
