@@ -64,7 +64,8 @@ export interface ApiProcess {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const STARTUP_TIMEOUT_MS = 60_000;
+// About 9 s on an idle machine; a loaded one (a suite's other worker, a build) has taken over 60 s.
+const STARTUP_TIMEOUT_MS = 150_000;
 const OUTPUT_TAIL_CHARS = 4000;
 const running = new Set<ChildProcess>();
 process.once('exit', () => running.forEach((child) => child.kill('SIGKILL')));
@@ -101,7 +102,7 @@ export async function spawnApi(mongodbUri: string, env: Record<string, string> =
   const base = `http://127.0.0.1:${port}`;
   let gone = false;
   void exited.then(() => (gone = true));
-  await waitFor(
+  const started = waitFor(
     async () => {
       if (gone) throw new Error(`The API process exited while starting. Its last output:\n${output}`);
       return fetch(`${base}/health`).then(
@@ -111,6 +112,11 @@ export async function spawnApi(mongodbUri: string, env: Record<string, string> =
     },
     { timeoutMs: STARTUP_TIMEOUT_MS, intervalMs: 200, message: `the API process on port ${port} to start` },
   );
+  // One that did not come up must not go on writing to the test's database.
+  await started.catch((failure: unknown) => {
+    child.kill('SIGKILL');
+    throw failure;
+  });
   return {
     base,
     pid: child.pid!,
