@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Types } from 'mongoose';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
@@ -421,5 +421,40 @@ describe('routing', () => {
     await settle(t);
     expect((await stored(acme, id))!.assignedAgentId?.toHexString()).toBe(agent.agentId);
     expect(await loadOf(acme, agent)).toBe(1);
+  });
+
+  it('serves an agent who comes online while a pass is under way (a nudge amid pending events is not lost)', async () => {
+    const acme = await company('Morning');
+    const [early, late] = [await offlineAgent(acme), await offlineAgent(acme)];
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index += 1) ids.push(await queued(acme));
+    await settle(t);
+
+    // The pass the early agent starts is held at its first reservation while the late one comes online: the
+    // assignments it then writes are events the next turn reads, and none of them frees room.
+    const agents = t.app.get(AgentsRepository);
+    const reserve = agents.reserve.bind(agents);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let held!: () => void;
+    const reached = new Promise<void>((resolve) => (held = resolve));
+    const spy = jest.spyOn(agents, 'reserve').mockImplementation(async (...args) => {
+      held();
+      await gate;
+      return reserve(...args);
+    });
+    try {
+      await online(acme, early, { capacity: 2 });
+      await reached;
+      await online(acme, late, { capacity: 2 });
+      open();
+      await settle(t);
+    } finally {
+      spy.mockRestore();
+    }
+    const holders = await Promise.all(ids.map(async (id) => (await stored(acme, id))!.assignedAgentId?.toHexString()));
+    expect(holders.filter((holder) => holder === early.agentId)).toHaveLength(2);
+    expect(holders.filter((holder) => holder === late.agentId)).toHaveLength(2);
+    expect([await loadOf(acme, early), await loadOf(acme, late)]).toEqual([2, 2]);
   });
 });

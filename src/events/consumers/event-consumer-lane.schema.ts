@@ -28,6 +28,13 @@ export class EventConsumerLane extends LaneFields {
   @Prop({ required: true, default: 0 })
   failures: number;
 
+  /**
+   * Nudges (EventConsumers.nudge) not yet answered by a turn. A nudge that lands while events are pending is owed an
+   * empty batch of its own: a turn of events alone would not tell the consumer that it was nudged.
+   */
+  @Prop({ required: true, default: 0 })
+  nudges: number;
+
   /** The last failure (or skip), kept for whoever looks into the consumer; a success does not clear it. */
   @Prop({ type: String, default: null })
   lastError: string | null;

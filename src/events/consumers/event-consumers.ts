@@ -88,7 +88,7 @@ export class EventConsumers implements OnModuleInit {
 
   /** Calls the consumer for the company soon, with no new events (e.g. auto-assignment when an agent comes online). */
   async nudge(consumer: string, companyId: string): Promise<void> {
-    await this.model.bulkWrite([this.dueOperation(consumer, companyId, new Date(), {}, null)]);
+    await this.model.bulkWrite([this.dueOperation(consumer, companyId, new Date(), { $inc: { nudges: 1 } }, null)]);
     this.worker.wake(EVENT_CONSUMER);
   }
 
@@ -101,12 +101,14 @@ export class EventConsumers implements OnModuleInit {
   ): AnyBulkWriteOperation<EventConsumerLane> {
     const company = toObjectId(companyId);
     const start = startPosition ?? 0;
+    const due = markDueUpdate<EventConsumerLane>(now);
     return {
       updateOne: {
         filter: { _id: `${consumer}:${companyId}`, companyId: company },
         update: {
-          ...markDueUpdate<EventConsumerLane>(now),
+          ...due,
           ...update,
+          $inc: { ...due.$inc, ...(update.$inc as object | undefined) },
           $setOnInsert: {
             consumer,
             position: start,
@@ -128,11 +130,15 @@ export class EventConsumers implements OnModuleInit {
     const companyId = lane.companyId.toHexString();
     const batchSize = lane.failures > 0 ? 1 : (consumer.batchSize ?? DEFAULT_BATCH_SIZE);
     const events = await this.log.range(companyId, { after: lane.position, until: lane.head, types: consumer.types }, batchSize);
+    const nudges = lane.nudges ?? 0;
     try {
       await this.traced(consumer.name, events, () => consumer.handle(companyId, events));
+      if (nudges > 0 && events.length > 0) await this.traced(consumer.name, [], () => consumer.handle(companyId, []));
     } catch (error) {
       return this.failed(lane, turn, consumer, events, error);
     }
+    // Only the nudges this turn answered: one landing meanwhile stays owed, and its mark keeps the lane due.
+    if (nudges > 0) await this.model.updateOne({ _id: lane._id, companyId: lane.companyId }, { $inc: { nudges: -nudges } });
     const position = events.length === batchSize ? events[events.length - 1].sequence : Math.max(lane.head, lane.position);
     await turn.release(position < lane.head ? new Date() : undefined, { position, failures: 0 });
   }
