@@ -3,8 +3,9 @@ import { ConversationsRepository } from '../conversations/conversations.reposito
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
 import type { AnyDomainEvent } from '../events/domain-events.js';
 import { causeOf } from '../events/event-cause.js';
-import { AutomationRuleCache } from './automation-rule-cache.js';
+import { AutomationRuleCache, type LoadedRule } from './automation-rule-cache.js';
 import { RULE_EVENTS } from './automation-rule.schema.js';
+import { AutomationRunsRepository } from './automation-runs.repository.js';
 import { RuleRunner } from './rule-runner.js';
 import { RuleTimers, TIMER_ANCHOR_EVENTS } from './rule-timers.js';
 
@@ -23,6 +24,7 @@ export class AutomationRulesConsumer implements EventHandler {
     private readonly runner: RuleRunner,
     private readonly timers: RuleTimers,
     private readonly conversations: ConversationsRepository,
+    private readonly runs: AutomationRunsRepository,
   ) {}
 
   async handle(companyId: string, events: AnyDomainEvent[]): Promise<void> {
@@ -35,9 +37,13 @@ export class AutomationRulesConsumer implements EventHandler {
       if (!matching || !conversationId) continue;
       const triggerDepth = causeOf(event.data)?.depth ?? 0;
       let conversation = await this.conversations.findById(companyId, conversationId);
+      const keyOf = (loaded: LoadedRule) => `${loaded.rule._id.toHexString()}:${event.id}`;
+      // One read for the runs of every rule, not one per rule that does not match (200 rules: 200 reads an event).
+      const recorded = await this.runs.byTriggerKeys(companyId, matching.map(keyOf));
       for (const loaded of matching) {
         if (!conversation) break;
-        const firing = { key: `${loaded.rule._id.toHexString()}:${event.id}`, trigger: { event: event.type, eventId: event.id }, triggerDepth };
+        const key = keyOf(loaded);
+        const firing = { key, trigger: { event: event.type, eventId: event.id }, triggerDepth, recorded: recorded.get(key) ?? null };
         // The next rule sees what this one changed: the runner answers the conversation as its run left it.
         conversation = await this.runner.fire(companyId, loaded, conversation, firing);
       }

@@ -20,6 +20,12 @@ export class AutomationRunsRepository extends EventSourceRepository<AutomationRu
     super(model, relay);
   }
 
+  /** The runs recorded already for these triggers (a retried event's), by trigger key: one read for all its rules. */
+  async byTriggerKeys(companyId: CompanyId, keys: string[]): Promise<Map<string, StoredRun>> {
+    const runs = await this.find(companyId, { triggerKey: { $in: keys } });
+    return new Map(runs.map((run) => [run.triggerKey, run]));
+  }
+
   /** The run of this trigger: a new `running` one, or the one recorded already (a retry resumes or finds it done). */
   async claim(companyId: CompanyId, run: RunClaim, now: Date): Promise<{ run: StoredRun; resumed: boolean }> {
     try {

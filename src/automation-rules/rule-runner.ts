@@ -34,6 +34,11 @@ export interface RuleFiring {
   trigger: RunTrigger;
   /** The depth in the triggering event's `cause` (0: no rule caused it). */
   triggerDepth: number;
+  /**
+   * The run recorded already for this trigger (the event is handled again after a crash), or null, when the caller
+   * read the runs of several rules at once; left out, the runner reads it when it needs it.
+   */
+  recorded?: StoredRun | null;
 }
 
 function errorText(error: unknown): string {
@@ -109,7 +114,7 @@ export class RuleRunner {
       const subject = await this.subjectOf(companyId, loaded.readsContact, conversation);
       if (!matchesFilter(loaded.filter, subject, { now: this.clock.now() })) {
         // A run a crash interrupted goes on even if the conversation no longer matches: its first actions are applied.
-        const existing = await this.runs.findOne(companyId, { triggerKey: firing.key });
+        const existing = firing.recorded !== undefined ? firing.recorded : await this.runs.findOne(companyId, { triggerKey: firing.key });
         return existing ? this.resume(companyId, rule, existing, true) : conversation;
       }
     }
