@@ -11,7 +11,6 @@
 //    lateness: its record's createdAt (written by the firing) minus the timer's due moment, p50 / p99 / max.
 // Prints the figures with the machine's load (uptime) before and after. The run holds /tmp/parley-load.lock (flock).
 // Options: --rules 200 --events 1000 --rounds 2 --timers 1000 --after 2m --concurrency 32
-import { execSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
@@ -21,10 +20,10 @@ rerunPinnedUnderLock(fileURLToPath(import.meta.url));
 const { ObjectId } = await import('mongodb');
 const { Api, forEachConcurrently } = await import('../harness/api.mjs');
 const { LatencyRecorder } = await import('../harness/stats.mjs');
-const { startApp } = await import('./lib/app.mjs');
 const { settled } = await import('./lib/consumers.mjs');
-const { describeMachine, foreignLoad } = await import('./lib/machine.mjs');
-const { connect, phone, registerCompany } = await import('./lib/seed.mjs');
+const { foreignLoad } = await import('./lib/machine.mjs');
+const { progressLog, startScenario, uptime } = await import('./lib/scenario.mjs');
+const { phone, registerCompany } = await import('./lib/seed.mjs');
 
 const { values: options } = parseArgs({
   options: {
@@ -44,13 +43,9 @@ const concurrency = Number(options.concurrency);
 const afterMs = Number.parseInt(options.after, 10) * { m: 60_000, h: 3_600_000 }[options.after.slice(-1)];
 if (!(afterMs > 0)) throw new Error(`--after ${options.after}: give minutes or hours, e.g. 2m`);
 
-const log = (line) => process.stderr.write(`[bench:rules ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const uptime = () => execSync('uptime').toString().trim();
+const log = progressLog('rules');
 
-const machine = describeMachine();
-const loadBefore = uptime();
-const { app, engine, base, databaseUri } = await startApp({ engineProcess: true });
-const { client, db } = await connect(databaseUri);
+const { machine, loadBefore, app, engine, base, db, stop } = await startScenario();
 try {
   const api = new Api(base);
   const ruled = await registerCompany(api, 'Ruled');
@@ -143,9 +138,7 @@ try {
       `p50 ${lateness.percentile(50).toFixed(0)} ms, p99 ${lateness.percentile(99).toFixed(0)} ms, max ${lateness.percentile(100).toFixed(0)} ms (target p99 ≤ 5000 ms)`,
   );
 } finally {
-  await client.close();
-  await app.stop();
-  await engine?.stop();
+  await stop();
 }
 
 /** Every time trigger's run, once all have fired: how late each was recorded (its trigger key ends with its due moment). */

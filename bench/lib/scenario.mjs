@@ -1,10 +1,8 @@
-import { execSync } from 'node:child_process';
 import { startApp } from './app.mjs';
-import { describeMachine } from './machine.mjs';
+import { describeMachine, uptime } from './machine.mjs';
 import { connect } from './seed.mjs';
 
-/** The machine's load averages, as `uptime` prints them: a scenario's figures are read against them. */
-export const uptime = () => execSync('uptime').toString().trim();
+export { uptime };
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A scenario's progress on stderr, each line `[bench:<name> hh:mm:ss] ...` (stdout holds its figures). */
