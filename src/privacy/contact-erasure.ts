@@ -7,6 +7,7 @@ import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
 import { DurableTimers, type FiredTimer } from '../lanes/durable-timers.js';
 import { MediaStorage } from '../media/media-storage.js';
+import { scrubEventData } from './event-scrub.js';
 import { ExportFiles } from './export-files.js';
 import type { PrivacyRequest } from './privacy-request.schema.js';
 import { PrivacyRequestView } from './privacy-request.view.js';
@@ -39,28 +40,6 @@ const STORE_GRACE_MS = 60_000;
 /** A timer whose request is not stored: retried (with backoff) shortly after it was set, given up later. */
 export function notStoredYet(timer: FiredTimer): void {
   if (timer.firedAt.getTime() < timer.dueAt.getTime() + STORE_GRACE_MS) throw new Error(`Privacy request ${timer.key} is not stored yet`);
-}
-
-/**
- * Keys whose values are a contact's words or identity wherever they appear in an event's data; `changes` holds
- * changed fields' values before and after (contact.updated, conversation.updated: a name, an e-mail, a subject).
- */
-const NULLED_KEYS = new Set(['contact', 'text', 'caption', 'preview', 'comment', 'subject', 'media', 'lastMessage', 'changes']);
-
-/**
- * An event's data (or a webhook payload) without the contact's personal data and message texts: the ids, types,
- * statuses and times stay, so what reacted to it still makes sense of it.
- */
-export function scrubEventData(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => scrubEventData(item));
-  if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof mongo.ObjectId) return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([key, item]) => {
-      if (NULLED_KEYS.has(key)) return [key, null];
-      if (key === 'variables' && Array.isArray(item)) return [key, []];
-      return [key, scrubEventData(item)];
-    }),
-  );
 }
 
 /**
