@@ -50,6 +50,15 @@ describe('automation rules (/v1/automation-rules)', () => {
     ).body as { id: string; version: number };
   const runsOf = async (company: TestCompany, ruleId: string) =>
     (await t.http.get(`/v1/automation-rules/${ruleId}/runs`).set(company.auth).expect(200)).body.data;
+  /** The company's message.received handled again by the rules' consumer, as a retry after a crash would. */
+  const handleReceivedAgain = async (company: TestCompany) => {
+    const received = await t
+      .model<LoggedEvent>(LoggedEvent.name)
+      .findOne({ companyId: company.companyId, type: 'message.received' })
+      .lean<LoggedEvent>();
+    await t.app.get(AutomationRulesConsumer).handle(company.companyId, [toDomainEvent(received!, company.companyId)]);
+    await settle(t);
+  };
   const deactivate = (company: TestCompany, ruleId: string) =>
     t.http.patch(`/v1/automation-rules/${ruleId}`).set(company.auth).send({ isActive: false }).expect(200);
 
@@ -193,12 +202,7 @@ describe('automation rules (/v1/automation-rules)', () => {
     expect(applied[0].data).toMatchObject({ run: { id: runs[0].id, outcome: 'failed' }, conversation: { id: conversation.id } });
 
     // The same event handled again (a retry after a crash) applies nothing twice.
-    const received = await t
-      .model<LoggedEvent>(LoggedEvent.name)
-      .findOne({ companyId: company.companyId, type: 'message.received' })
-      .lean<LoggedEvent>();
-    await t.app.get(AutomationRulesConsumer).handle(company.companyId, [toDomainEvent(received!, company.companyId)]);
-    await settle(t);
+    await handleReceivedAgain(company);
     expect(await runsOf(company, rule.id)).toHaveLength(1);
     const botMessages = () => t.model<Message>(Message.name).countDocuments({ companyId: company.companyId, senderType: 'bot' });
     expect(await botMessages()).toBe(1);
@@ -248,12 +252,7 @@ describe('automation rules (/v1/automation-rules)', () => {
     await t
       .model<AutomationRun>(AutomationRun.name)
       .updateOne({ companyId: company.companyId, _id: run.id }, { $set: { outcome: 'running', actions: [run.actions[0]] } });
-    const received = await t
-      .model<LoggedEvent>(LoggedEvent.name)
-      .findOne({ companyId: company.companyId, type: 'message.received' })
-      .lean<LoggedEvent>();
-    await t.app.get(AutomationRulesConsumer).handle(company.companyId, [toDomainEvent(received!, company.companyId)]);
-    await settle(t);
+    await handleReceivedAgain(company);
     expect(await runsOf(company, rule.id)).toEqual([expect.objectContaining({ id: run.id, outcome: 'applied', actions: run.actions })]);
     expect(await executions()).toHaveLength(1);
     expect(await flowMessages()).toBe(1);
