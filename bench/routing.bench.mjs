@@ -5,7 +5,8 @@
 //    room for them all; auto-assignment on; the agents come online through the API at once, and routing drains the
 //    queue. Prints decisions per second (conversations assigned / seconds from the first agent online to the last
 //    assignment) and the p50 / p99 of each conversation's wait from that moment to its assignedAt (target ≥ 500/s;
-//    loads are counters: no count of the database per decision);
+//    loads are counters: no count of the database per decision) and the database operations per decision, the
+//    reactions to the assignments included (serverStatus's opcounters, taken once the consumers settled);
 // 2. a team queue's first page and a page deep in it (GET /v1/teams/:id/queue?limit=50) for a team of --small and
 //    one of --large queued conversations, --requests sequential requests each, interleaved: p50 per size and the
 //    ratio large / small (target ≤ 1.5).
@@ -24,6 +25,7 @@ const { startApp } = await import('./lib/app.mjs');
 const { describeMachine, uptime } = await import('./lib/machine.mjs');
 const { numericOptions } = await import('./lib/options.mjs');
 const { connect, insertInBatches, registerCompany } = await import('./lib/seed.mjs');
+const { settled } = await import('./lib/consumers.mjs');
 
 const {
   backlog,
@@ -62,10 +64,17 @@ try {
     body: { autoAssignment: { enabled: true, strategy: 'least_busy', maxConversationsPerAgent: 100 } },
   });
   log(`${backlog} queued conversations, ${agentCount} agents coming online`);
+  const operationsBefore = await operations();
   const released = Date.now();
   await Promise.all(agents.map((id) => api.json('PATCH', `/v1/agents/${id}`, { token: desk.token, body: { status: 'online' } })));
   const waits = await drained(desk.companyId, released);
   const drainSeconds = waits.percentile(100) / 1000;
+  // Every command the drain caused: the decisions, the relay, and each consumer reacting to the assignments.
+  await settled(db);
+  const operationsAfter = await operations();
+  const perDecision = Object.entries(operationsAfter)
+    .map(([kind, count]) => [kind, (count - operationsBefore[kind]) / backlog])
+    .filter(([, count]) => count >= 0.01);
 
   // 2. Team queue pages at two sizes.
   const pages = await registerCompany(api, 'Queues');
@@ -112,6 +121,11 @@ try {
   console.log(
     `backlog drained in ${drainSeconds.toFixed(1)} s: ${(backlog / drainSeconds).toFixed(0)} decisions/s (target ≥ 500); wait to assignment ` +
       `p50 ${waits.percentile(50).toFixed(0)} ms, p99 ${waits.percentile(99).toFixed(0)} ms`,
+  );
+  console.log(
+    `database operations per decision, reactions included (serverStatus opcounters): ` +
+      `${perDecision.map(([kind, count]) => `${kind} ${count.toFixed(2)}`).join(', ')}; ` +
+      `${perDecision.reduce((sum, [, count]) => sum + count, 0).toFixed(1)} in all`,
   );
   const p50 = (name) => timings[name].percentile(50);
   console.log(
@@ -182,6 +196,11 @@ async function queued(companyIdText, teamIdText, count) {
       __v: 0,
     };
   });
+}
+
+/** The server's operation counters (what serverStatus counts: per statement for writes). */
+async function operations() {
+  return (await db.admin().serverStatus()).opcounters;
 }
 
 /** Waits until no conversation of the company is queued; each one's wait from `since` to its assignedAt. */

@@ -89,3 +89,9 @@ export function countIn(candidate: Candidate, channel: string, at: Date): void {
   candidate.loadByChannel = { ...candidate.loadByChannel, [channel]: channelLoadOf(candidate, channel) + 1 };
   candidate.lastAssignedAt = at;
 }
+
+/** Takes back a conversation counted in the candidate whose assignment did not happen. */
+export function countOut(candidate: Candidate, channel: string): void {
+  candidate.openConversations -= 1;
+  candidate.loadByChannel = { ...candidate.loadByChannel, [channel]: channelLoadOf(candidate, channel) - 1 };
+}

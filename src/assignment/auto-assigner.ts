@@ -10,14 +10,22 @@ import { Clock } from '../lanes/clock.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
-import { candidateOf, channelCapacityOf, chooseAgent, countIn, type Candidate, type Need } from './assignment-rules.js';
+import { candidateOf, channelCapacityOf, chooseAgent, countIn, countOut, type Candidate, type Need } from './assignment-rules.js';
 import { AgentLoadRepair } from './agent-load-repair.js';
 
 /** Conversations read from a queue at a time. */
 const QUEUE_PAGE = 200;
-const QUEUE_ROW_FIELDS = { _id: 1, channel: 1, requiredSkills: 1, priority: 1, queuedAt: 1 } as const;
+/**
+ * Decisions of a pass in flight at once, so that their events share the relay's appends and the consumers' turns
+ * (one at a time, each assignment was relayed and consumed alone). The order stays fair: decisions start in queue
+ * order, and each agent's room is counted as it is chosen.
+ */
+const DECISIONS_IN_FLIGHT = 8;
 
-type QueuedRow = Pick<Stored<Conversation>, '_id' | 'channel' | 'requiredSkills' | 'priority' | 'queuedAt'>;
+/** One pass over the queues: the load repair's timer, set once before the pass's first reservation. */
+interface Pass {
+  repair: Promise<void> | null;
+}
 
 /** One queue to serve: the company's (teamId null, any agent) or a team's (its members). */
 interface Queue {
@@ -68,7 +76,7 @@ export class AutoAssigner {
       if (!team.isActive || team.strategy === 'manual') continue;
       queues.push({ teamId: team._id, strategy: team.strategy, members: new Set(team.memberIds.map(String)) });
     }
-    const pass = { repairSet: false };
+    const pass: Pass = { repair: null };
     let assigned = 0;
     for (const queue of queues) {
       const pool = queue.members ? candidates.filter((candidate) => queue.members!.has(candidate.agentId.toHexString())) : candidates;
@@ -96,12 +104,12 @@ export class AutoAssigner {
       const agent = chooseAgent(candidates, strategy ?? config.strategy, need);
       if (!agent) return null;
       await this.setRepair(companyId);
-      if (!(await this.reserve(companyId, agent, conversation))) {
+      if (!(await this.reserve(companyId, agent, conversation, this.stamp()))) {
         agent.openConversations = agent.capacity;
         continue;
       }
       try {
-        return await this.conversations.assign(companyId, conversationId, agent.agentId.toHexString(), actor, options);
+        return await this.conversations.assign(companyId, conversation, { _id: agent.agentId, isActive: true }, actor, options);
       } catch (error) {
         await this.agents.release(companyId, agent.agentId, conversation._id, conversation.channel);
         throw error;
@@ -109,14 +117,19 @@ export class AutoAssigner {
     }
   }
 
-  private async serve(companyId: CompanyId, queue: Queue, pool: Candidate[], pass: { repairSet: boolean }): Promise<number> {
+  private async serve(companyId: CompanyId, queue: Queue, pool: Candidate[], pass: Pass): Promise<number> {
     let assigned = 0;
     let after: QueuePosition | null = null;
     while (pool.some((candidate) => candidate.openConversations < candidate.capacity)) {
-      const rows = (await this.queues.queuePage(companyId, queue.teamId, after, QUEUE_PAGE, QUEUE_ROW_FIELDS)) as QueuedRow[];
-      for (const row of rows) {
-        if (await this.route(companyId, queue, pool, row, pass)) assigned += 1;
-      }
+      // Whole records: `assign` works from them (a record changed meanwhile fails its conditional write and is read again).
+      const rows = await this.queues.queuePage(companyId, queue.teamId, after, QUEUE_PAGE);
+      let next = 0;
+      const decide = async () => {
+        while (next < rows.length) if (await this.route(companyId, queue, pool, rows[next++], pass)) assigned += 1;
+      };
+      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(DECISIONS_IN_FLIGHT, rows.length) }, decide));
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
       if (rows.length < QUEUE_PAGE) break;
       const last = rows[rows.length - 1];
       after = { priority: last.priority, queuedAt: last.queuedAt!, id: last._id };
@@ -125,46 +138,52 @@ export class AutoAssigner {
   }
 
   /**
-   * Gives one conversation to the best eligible agent. An agent whose reservation is refused had its room taken by
-   * another process: it is left out for the rest of this pass (the next pass reads it again).
+   * Gives one conversation to the best eligible agent. The agent's room is counted as it is chosen, so that decisions
+   * in flight together choose as one after the other would. An agent whose reservation is refused had its room taken
+   * by another process: it is left out for the rest of this pass (the next pass reads it again).
    */
-  private async route(companyId: CompanyId, queue: Queue, pool: Candidate[], row: QueuedRow, pass: { repairSet: boolean }): Promise<boolean> {
+  private async route(companyId: CompanyId, queue: Queue, pool: Candidate[], row: Stored<Conversation>, pass: Pass): Promise<boolean> {
     const need: Need = { channel: row.channel, requiredSkills: row.requiredSkills ?? [] };
     for (;;) {
       const agent = chooseAgent(pool, queue.strategy, need);
       if (!agent) return false;
-      if (!pass.repairSet) {
-        await this.setRepair(companyId);
-        pass.repairSet = true;
-      }
-      const at = await this.reserve(companyId, agent, row);
-      if (!at) {
+      pass.repair ??= this.setRepair(companyId);
+      await pass.repair;
+      const at = this.stamp();
+      countIn(agent, row.channel, at);
+      if (!(await this.reserve(companyId, agent, row, at))) {
         agent.openConversations = agent.capacity;
         continue;
       }
       try {
         const actor = { kind: 'auto', id: null } as const;
-        await this.conversations.assign(companyId, row._id.toHexString(), agent.agentId.toHexString(), actor, { fromStatus: 'queued' });
+        await this.conversations.assign(companyId, row, { _id: agent.agentId, isActive: true }, actor, { fromStatus: 'queued' });
       } catch (error) {
         // Left the queue meanwhile (assigned elsewhere, closed: a 4xx of the rules): give the room back.
         await this.agents.release(companyId, agent.agentId, row._id, row.channel);
+        countOut(agent, row.channel);
         if (error instanceof HttpException && error.getStatus() < 500) return false;
         throw error;
       }
-      countIn(agent, row.channel, at);
       return true;
     }
   }
 
-  /**
-   * Step 1: takes room on `agent` (chooseAgent found it with room in this pass) for the conversation; the time it
-   * stamped, or null when the stored counters say it has none.
-   */
-  private async reserve(companyId: CompanyId, agent: Candidate, conversation: Pick<QueuedRow, '_id' | 'channel'>): Promise<Date | null> {
+  /** The time a reservation stamps on its agent (round robin order). */
+  private stamp(): Date {
     this.lastStamp = Math.max(this.clock.now().getTime(), this.lastStamp + 1);
-    const at = new Date(this.lastStamp);
+    return new Date(this.lastStamp);
+  }
+
+  /** Step 1: takes room on `agent` for the conversation, stamped `at`; false when the stored counters say it has none. */
+  private async reserve(
+    companyId: CompanyId,
+    agent: Candidate,
+    conversation: Pick<Stored<Conversation>, '_id' | 'channel'>,
+    at: Date,
+  ): Promise<boolean> {
     const limits = { capacity: agent.capacity, channelCapacity: channelCapacityOf(agent, conversation.channel) };
-    return (await this.agents.reserve(companyId, agent.agentId, conversation._id, conversation.channel, limits, at)) ? at : null;
+    return this.agents.reserve(companyId, agent.agentId, conversation._id, conversation.channel, limits, at);
   }
 
   /** Before a reservation, so that a process killed right after it still has its hold checked. */

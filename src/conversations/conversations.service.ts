@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, Types } from 'mongoose';
+import type { Agent } from '../agents/agent.schema.js';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import { attributeChanges, type AttributePatch } from '../attributes/attribute-values.js';
 import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
@@ -33,6 +34,9 @@ import { TeamsRepository } from '../teams/teams.repository.js';
 export type { AssignOptions, EventOptions } from './conversation-changes.js';
 
 /** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
+/** An agent as `assign` needs it: routing passes the one whose room it just reserved (active, read in that write). */
+export type Assignee = Pick<Stored<Agent>, '_id' | 'isActive'>;
+
 export interface AssignmentActor {
   kind: AssignerKind;
   id: string | null;
@@ -123,19 +127,20 @@ export class ConversationsService {
    * Assigns an active agent of the company: `bot|queued → human`, or a reassignment of a `human`
    * conversation (status unchanged). The same agent again is a no-op without an event. `eventId` names the
    * `conversation.assigned` event (a flow step gives one, so that a retried step is recognised); `transfer` (the
-   * transfer route) writes `conversation.transferred` before it. Takes the conversation already read, or its id.
+   * transfer route) writes `conversation.transferred` before it. Takes the conversation and the agent already read, or
+   * their ids.
    */
   async assign(
     companyId: CompanyId,
     conversationOrId: string | Stored<Conversation>,
-    agentId: string,
+    agentOrId: string | Assignee,
     actor: AssignmentActor,
     options: AssignOptions & { transfer?: boolean } = {},
   ): Promise<ConversationView> {
     const current = typeof conversationOrId === 'string' ? await this.findStored(companyId, conversationOrId) : conversationOrId;
     const id = current._id.toHexString();
     assertAssignable(current.status);
-    const agent = await this.agents.findById(companyId, agentId);
+    const agent = typeof agentOrId === 'string' ? await this.agents.findById(companyId, agentOrId) : agentOrId;
     if (!agent) throw new RequestValidationException([{ field: 'agentId', message: 'agent not found' }]);
     if (!agent.isActive) {
       throw new RequestValidationException([

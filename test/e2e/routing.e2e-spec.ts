@@ -415,7 +415,7 @@ describe('routing', () => {
     );
     expect(await loadOf(acme, agent)).toBe(1);
     clock.advance(61_000);
-    await waitFor(async () => (await loadOf(acme, agent)) === 0, { timeoutMs: 5000, message: 'the hold to be released' });
+    await waitFor(async () => (await loadOf(acme, agent)) === 0, { timeoutMs: 15_000, message: 'the hold to be released' });
     // With its room back, routing gives it the conversation.
     await online(acme, agent, { capacity: 1 });
     await settle(t);
