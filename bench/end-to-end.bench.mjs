@@ -1,20 +1,20 @@
 // End-to-end sustained throughput (issue 44; a script that prints figures, not a test): npm run bench:e2e [-- options]
 // One company with everything on: 3 webhooks (every event) to healthy receivers on 127.0.0.1, an SLA policy, 20 active
-// flows whose keywords no message has, auto-assignment to 20 online agents (a 21st flow hands off the share of
-// conversations whose first message asks for a human, so routing runs), and the welcome auto-reply. Inbound messages
-// are posted at a fixed rate (open loop: on a clock, whatever the answers) for --duration seconds, from --contacts
-// contacts in turn; then the rate is raised by --step, until a step fails. Every --sample-ms, each lane's lag is
-// sampled from the database: the relay (the oldest event staged and not yet in the log), each consumer of the log
-// (the age of the first event it has not handled) and, at each receiver, each delivery's delay after its event. A
-// step passes when every message was answered 201, every lane's lag p99 is under --max-lag-p99 s, no consumer's backlog
-// grew over the step's second half, and, --settle-s after the posting stopped, everything was handled and delivered.
-// It prints one line per step and then `end to end: N messages/s fully processed (lag p99 X s)`: the highest passing
-// rate. The app on CPU 0, the engine on CPU 1 (--engine-cpu 0: both on the app's core, as `npm run bench`), the
-// poster and the receivers on CPU 1. The whole run holds /tmp/parley-load.lock (flock), like `npm run bench`.
+// flows whose keywords no message has, 50 automation rules that match nothing, auto-assignment to 20 online agents (a
+// 21st flow hands off the share of conversations whose first message asks for a human, so routing runs), and the
+// welcome auto-reply. Inbound messages are posted at a fixed rate (open loop: on a clock, whatever the answers) for
+// --duration seconds, from --contacts contacts in turn; then the rate is raised by --step, until a step fails. Every
+// --sample-ms, each lane's lag is sampled from the database: the relay (the oldest event staged and not yet in the
+// log), each consumer of the log (the age of the first event it has not handled) and, at each receiver, each delivery's
+// delay after its event. A step passes when every message was answered 201, every lane's lag p99 is under --max-lag-p99
+// s, no consumer's backlog grew over the step's second half, and, --settle-s after the posting stopped, everything was
+// handled and delivered. It prints one line per step and then `end to end: N messages/s fully processed (lag p99 X s)`:
+// the highest passing rate. The app on CPU 0, the engine on CPU 1 (--engine-cpu 0: both on the app's core, as `npm run
+// bench`), the poster and the receivers on CPU 1. The whole run holds /tmp/parley-load.lock (flock), like `npm run
+// bench`.
 //
-// Automation rules and teams are being built beside this (issue 44 asks for 50 rules that do not match): add their
-// set-up to EXTRAS below, each an async function of (api, company) run once before the first step; their consumers
-// are then sampled like the others, since every consumer of the log is.
+// The rules (--rules, on `message.received`) are set up by EXTRAS below, each an async function of (api, company) run
+// once before the first step; their consumer is sampled like every consumer of the log.
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rerunPinnedUnderLock } from '../harness/pinning.mjs';
@@ -42,6 +42,7 @@ const { values: options } = parseArgs({
     contacts: { type: 'string', default: '2000' },
     agents: { type: 'string', default: '20' },
     flows: { type: 'string', default: '20' },
+    rules: { type: 'string', default: '50' },
     webhooks: { type: 'string', default: '3' },
     'handoff-share': { type: 'string', default: '0.1' },
     'max-lag-p99': { type: 'string', default: '2' },
@@ -55,13 +56,28 @@ const stepFactor = Number(options.step);
 const maxRate = Number(options['max-rate']);
 const duration = Number(options.duration);
 const contacts = Number(options.contacts);
+const rules = Number(options.rules);
 const handoffShare = Number(options['handoff-share']);
 const maxLagP99Ms = Number(options['max-lag-p99']) * 1000;
 const sampleMs = Number(options['sample-ms']);
 const settleMs = Number(options['settle-s']) * 1000;
 
-/** Set-up of the features built beside this scenario (automation rules, teams): see the note at the top. */
-const EXTRAS = [];
+/** Set-up run once before the first step: the automation rules, whose conditions match no conversation. */
+const EXTRAS = [
+  async (api, company) => {
+    for (let i = 0; i < rules; i++) {
+      await api.json('POST', '/v1/automation-rules', {
+        token: company.token,
+        body: {
+          name: `Never ${i}`,
+          trigger: { event: 'message.received' },
+          conditions: { field: 'tags', op: 'eq', value: `never-${i}` },
+          actions: [{ type: 'add_tags', tags: [`never-${i}`] }],
+        },
+      });
+    }
+  },
+];
 
 const log = (line) => process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const stack = await startApp({ engineProcess: true, engineCpu: options['engine-cpu'] });
