@@ -15,8 +15,8 @@ COPY package.json package-lock.json ./
 COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 COPY clients/typescript/package.json clients/typescript/
 RUN npm ci
-# Everything not excluded by .dockerignore; `npm run build` compiles the engine package's src/ into its dist/, then
-# `nest build` the app's src/ (tsconfig.build.json): no tests either way.
+# Everything not excluded by .dockerignore; `npm run build` checks the OpenAPI metadata, then `tsc -b` compiles the
+# engine package's src/ into its dist/ and the app's src/ (tsconfig.build.json): no tests either way.
 COPY . .
 RUN npm run build
 

@@ -8,15 +8,15 @@
 // metadata loader reads (`export default async () => { const t = {...}; return {...} }`). Since the visitor runs
 // with esmCompatible, its import specifiers already carry the `.js` that nodenext resolution needs.
 //   node scripts/openapi-metadata.mjs [outputDir]    (default: src/)
-// Into src/, it runs only when a source changed since it last did (a digest of src/ in dist/), and rewrites the file
-// only when its text changes, so that `npm start` with nothing changed neither waits for the plugin (a type-checked
-// program of the whole of src/) nor makes the incremental build compile the file again.
-import { ReadonlyVisitor } from '@nestjs/swagger/plugin';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Into src/, it runs only when what it reads or writes changed since it last did (a stamp in dist/, see
+// build-stamp.mjs), and rewrites the file only when its text changes, so that `npm start` with nothing changed
+// neither waits for the plugin (a type-checked program of the whole of src/) nor makes the incremental build compile
+// the file again. The plugin and TypeScript load only when it runs: loading them alone takes seconds.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { isStampCurrent, writeStamp } from './build-stamp.mjs';
 
 export const METADATA_FILE = 'openapi.metadata.ts';
 
@@ -24,28 +24,26 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const sourceDir = `${root}src`;
 const outputDir = process.argv[2] ?? sourceDir;
 const target = join(outputDir, METADATA_FILE);
-const stampFile = join(root, 'dist', '.openapi-metadata.digest');
+const stampFile = join(root, 'dist', '.openapi-metadata.stamp');
 
-/** A digest of everything the plugin reads: the sources (but its own output), the build's tsconfig, this script. */
-function sourcesDigest() {
-  const hash = createHash('sha256');
-  const files = readdirSync(sourceDir, { recursive: true })
+/**
+ * What the stamp covers: everything the plugin reads (the sources, the build's tsconfig, this script, the plugin's
+ * version) and the file it writes.
+ */
+function stampedFiles() {
+  const sources = readdirSync(sourceDir, { recursive: true })
     .filter((file) => file.endsWith('.ts') && file !== METADATA_FILE)
-    .sort();
-  for (const file of files)
-    hash
-      .update(file)
-      .update('\0')
-      .update(readFileSync(join(sourceDir, file)))
-      .update('\0');
-  for (const file of [join(root, 'tsconfig.build.json'), join(root, 'tsconfig.json'), fileURLToPath(import.meta.url)]) {
-    hash.update(readFileSync(file));
-  }
-  return hash.digest('hex');
+    .sort()
+    .map((file) => join(sourceDir, file));
+  const plugin = createRequire(import.meta.url).resolve('@nestjs/swagger/package.json');
+  const settings = [join(root, 'tsconfig.build.json'), join(root, 'tsconfig.json'), fileURLToPath(import.meta.url), plugin];
+  return [...sources, ...settings, target];
 }
 
 /** The metadata module's text: what the plugin's compile-time transform would have attached to each class. */
-function generate() {
+async function generate() {
+  const { ReadonlyVisitor } = await import('@nestjs/swagger/plugin');
+  const { default: ts } = await import('typescript');
   const visitor = new ReadonlyVisitor({
     pathToSource: sourceDir,
     // Response classes are views (`<resource>.view.ts`); request classes are DTOs.
@@ -119,14 +117,10 @@ function generate() {
 }
 
 const intoSources = outputDir === sourceDir;
-const digest = intoSources ? sourcesDigest() : undefined;
-if (intoSources && existsSync(target) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === digest) {
+if (intoSources && isStampCurrent(stampFile, stampedFiles())) {
   console.log(`${METADATA_FILE}: no source changed, kept`);
 } else {
-  const fresh = generate();
+  const fresh = await generate();
   if (!existsSync(target) || readFileSync(target, 'utf8') !== fresh) writeFileSync(target, fresh);
-  if (intoSources) {
-    mkdirSync(join(root, 'dist'), { recursive: true });
-    writeFileSync(stampFile, digest);
-  }
+  if (intoSources) writeStamp(stampFile, stampedFiles());
 }
