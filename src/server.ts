@@ -9,7 +9,6 @@ import { ConfigurationError, ConfigurationErrors } from './config/environment.js
 import { loadEnvFile } from './config/env-file.js';
 import { applyHeapGrowth } from './config/heap-growth.js';
 import { API_VERSION } from './swagger.js';
-import { startTracing } from './tracing/tracing-sdk.js';
 import { DemoSeedService, type DemoCredentials } from './seed/demo-seed.service.js';
 
 /** How long SIGTERM waits for in-flight work before the process exits anyway. */
@@ -84,7 +83,8 @@ export async function serve(rootModule: (env: NodeJS.ProcessEnv) => DynamicModul
 
   const config = app.get(AppConfig);
   // After the app's own shutdown, so that the spans of the work it finishes are exported too.
-  if (config.otlpEndpoint !== undefined) afterClose = startTracing(API_VERSION);
+  // Loaded only when tracing is on: the SDK and its exporter hold ~17 MiB of a process that does not use them.
+  if (config.otlpEndpoint !== undefined) afterClose = (await import('./tracing/tracing-sdk.js')).startTracing(API_VERSION);
   applyHeapGrowth(config.heapGrowthPercent);
   if (config.jwtSecretFile) {
     new NestLogger('Auth').warn(
