@@ -103,7 +103,7 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   if (onInsert && opts.inserting) requested.$set = { ...(requested.$set as Document | undefined), ...onInsert };
   checkConflicts(u as Document);
   const modifier = expandPositional(doc, requested, opts.inserting ? undefined : opts.query, opts.arrayFilters, opts.evalOptions);
-  const next = cloneDoc(doc);
+  const next = copyForUpdate(doc, modifier);
   const now = new Date();
   const mingoPart: Document = {};
   for (const [op, fields] of Object.entries(modifier)) {
@@ -122,6 +122,23 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
     next._id = doc._id;
   }
   return { doc: next, changed: !identical(doc, next) };
+}
+
+/**
+ * A copy of `doc` the operators of `modifier` may change in place: the top-level fields along its paths are deep
+ * copies, the others the stored values themselves (stored documents are never changed in place, so versions may share
+ * them). An untouched field keeps its reference, which is how the collection sees that indexes on it need no update.
+ */
+function copyForUpdate(doc: Document, modifier: Document): Document {
+  const touched = new Set<string>();
+  for (const [op, fields] of Object.entries(modifier))
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      touched.add(path.split('.')[0]);
+      if (op === '$rename' && typeof operand === 'string') touched.add(operand.split('.')[0]);
+    }
+  const next: Document = {};
+  for (const key of Object.keys(doc)) setOwn(next, key, touched.has(key) ? cloneDoc(doc[key]) : doc[key]);
+  return next;
 }
 
 /** The field names along an update's paths, as a tree (`$rename` targets included). */
