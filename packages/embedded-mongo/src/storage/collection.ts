@@ -140,7 +140,7 @@ export class Collection {
       const newKeys = keys.get(index) ?? null;
       const oldKeys = index.keysOf(oldDoc);
       if (sameKeys(oldKeys, newKeys)) continue;
-      index.remove(oldDoc, ik);
+      index.remove(oldDoc, ik, oldKeys);
       index.add(newDoc, ik, newKeys);
     }
     this.rowKeys?.set(newDoc, ik);

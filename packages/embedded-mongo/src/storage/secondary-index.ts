@@ -221,8 +221,7 @@ export class SecondaryIndex {
     for (const k of keys) this.entries.insert({ k, id: doc._id, ik });
   }
 
-  remove(doc: Document, ik: string): void {
-    const keys = this.keysOf(doc);
+  remove(doc: Document, ik: string, keys = this.keysOf(doc)): void {
     if (!keys) return;
     for (const k of keys) this.entries.delete({ k, id: doc._id, ik });
   }

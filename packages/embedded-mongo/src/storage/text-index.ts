@@ -185,8 +185,8 @@ export class TextIndex {
     }
   }
 
-  remove(doc: Document, ik: string): void {
-    if (!this.keysOf(doc)) return;
+  remove(doc: Document, ik: string, keys = this.keysOf(doc)): void {
+    if (!keys) return;
     const prefix = prefixKeyOf(this.prefixValues(doc));
     for (const term of this.termsOf(doc)) {
       const key = `${prefix}\u0000${term}`;
