@@ -40,6 +40,22 @@ describe('embedded engine: index maintenance on update', () => {
     expect(doc.a).toEqual({ b: 1, c: [1, 2] });
   });
 
+  it('applies a plain $push itself as MongoDB does, and leaves modifiers to the updater', () => {
+    const doc = { _id: 1, list: [1], s: 'x', rows: [{ tags: ['a'] }] };
+    expect(updated(doc, { $push: { list: 2, 'n.created': { v: 1 } } })).toEqual({ ...doc, list: [1, 2], n: { created: [{ v: 1 }] } });
+    expect(updated(doc, { $push: { list: { $each: [2, [3]] }, 'rows.0.tags': 'b', empty: { $each: [] } } })).toEqual({
+      ...doc,
+      list: [1, 2, [3]],
+      rows: [{ tags: ['a', 'b'] }],
+      empty: [],
+    });
+    expect(updated(doc, { $push: { list: { $each: [5, 0], $sort: 1 } } }).list).toEqual([0, 1, 5]);
+    expect(doc).toEqual({ _id: 1, list: [1], s: 'x', rows: [{ tags: ['a'] }] });
+    expect(() => updated(doc, { $push: { s: 1 } })).toThrow(expect.objectContaining({ code: 2 }));
+    expect(() => updated(doc, { $push: { 's.t': 1 } })).toThrow(expect.objectContaining({ code: 28 }));
+    expect(() => updated(doc, { $push: { 'rows.tags': 1 } })).toThrow(expect.objectContaining({ code: 28 }));
+  });
+
   it('computes no keys for the indexes whose fields an update did not change', () => {
     const coll = collectionWith({ key: { status: 1 } }, { key: { 'items.sku': 1 } }, { key: { 'attributes.$**': 1 } });
     const doc = { _id: 1, status: 'queued', items: [{ sku: 'a' }], attributes: { plan: 'pro' }, n: 1 };

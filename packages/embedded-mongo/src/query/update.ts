@@ -9,7 +9,7 @@ import { badValue, failedToParse, MongoCommandError } from '../errors.js';
 import { plainNumbers, restoreDoubles } from './doubles.js';
 import { applyOperators, runPipeline, type CollectionReader, type EvalOptions } from './mingo.js';
 import { expandPositional } from './positional.js';
-import { applyEngineOperator, ENGINE_OPERATORS } from './update-apply.js';
+import { applyEngineOperator, ENGINE_OPERATORS, isPlainPush } from './update-apply.js';
 import { checkUpdate } from './update-checks.js';
 
 const OPERATORS = new Set([
@@ -108,7 +108,10 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   const mingoPart: Document = {};
   for (const [op, fields] of Object.entries(modifier)) {
     if (ENGINE_OPERATORS.has(op)) applyEngineOperator(next, op, fields as Document, opts.evalOptions, now);
-    else if (Object.keys(fields as Document).length) mingoPart[op] = fields;
+    else if (op === '$push' && Object.values(fields as Document).every(isPlainPush)) {
+      checkUpdate(next, { $push: fields });
+      applyEngineOperator(next, op, fields as Document, opts.evalOptions, now);
+    } else if (Object.keys(fields as Document).length) mingoPart[op] = fields;
   }
   if (Object.keys(mingoPart).length) {
     checkUpdate(next, mingoPart);
