@@ -1,9 +1,11 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import type { Document } from 'bson';
+import { calculateObjectSize, type Document } from 'bson';
+import { checkSize } from '../src/commands/validation.js';
 import { applyUpdate } from '../src/query/update.js';
 import { UNRECORDED } from '../src/storage/changes.js';
 import { Collection } from '../src/storage/collection.js';
 import type { SecondaryIndex } from '../src/storage/secondary-index.js';
+import { MAX_BSON_SIZE } from '../src/wire-protocol.js';
 
 /** A scratch collection with the given index specs (name: the key's fields joined). */
 function collectionWith(...specs: Document[]): Collection {
@@ -146,5 +148,23 @@ describe('embedded engine: index maintenance on update', () => {
       [['k', 1], 1],
       [['n', 2], 1],
     ]);
+  });
+
+  it("measures an update's result from its previous version's size, to the byte", () => {
+    const first = { _id: 1, big: 'x'.repeat(MAX_BSON_SIZE - 1000), gone: 'g', arr: [1, 2] };
+    const second = updated(first, { $set: { n: 1 } });
+    checkSize(second, false, first);
+    const base = calculateObjectSize(updated(second, { $unset: { gone: '' }, $push: { arr: 3 } }));
+    // A string field `pad` takes 10 bytes besides its characters (type, name, length, terminator).
+    const fits = updated(second, { $unset: { gone: '' }, $push: { arr: 3 }, $set: { pad: 'p'.repeat(MAX_BSON_SIZE - base - 10) } });
+    expect(calculateObjectSize(fits)).toBe(MAX_BSON_SIZE);
+    expect(() => checkSize(fits, false, second)).not.toThrow();
+    const over = updated(second, { $unset: { gone: '' }, $push: { arr: 3 }, $set: { pad: 'p'.repeat(MAX_BSON_SIZE - base - 9) } });
+    expect(() => checkSize(over, false, second)).toThrow(expect.objectContaining({ code: 17419 }));
+    const next = updated(fits, { $set: { pad: 'short' } });
+    expect(() => checkSize(next, false, fits)).not.toThrow();
+    expect(() => checkSize(updated(next, { $set: { big: 'x'.repeat(MAX_BSON_SIZE) } }), false, next)).toThrow(
+      expect.objectContaining({ code: 17419 }),
+    );
   });
 });
