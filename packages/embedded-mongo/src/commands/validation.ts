@@ -4,16 +4,47 @@
  * A failing document is refused with 121 DocumentValidationFailure and an `errInfo` describing the failure.
  */
 import { calculateObjectSize, type Document } from 'bson';
-import { isDbRef, isPlainObject } from '../bson-values.js';
+import { isDbRef, isPlainObject, setOwn } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { schemaFailures } from '../query/json-schema.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
 import { MAX_BSON_SIZE } from '../wire-protocol.js';
 import type { Collection } from '../storage/collection.js';
 
-/** Refuses a document over 16 MiB: `inserting` words the message as for an insert, else as for an update's result. */
-export function checkSize(doc: Document, inserting: boolean): void {
-  const size = calculateObjectSize(doc, { ignoreUndefined: true });
+/** BSON sizes of the update results measured, so that the next update of a document measures only what it changed. */
+const measured = new WeakMap<Document, number>();
+
+/** The bytes field `key` takes in a BSON document (0 when undefined, which is not stored). */
+function elementSize(key: string, value: unknown): number {
+  const holder: Document = {};
+  setOwn(holder, key, value);
+  return calculateObjectSize(holder, { ignoreUndefined: true }) - 5;
+}
+
+/**
+ * The BSON size of `doc`; with `previous`, the version it was computed from, from that one's size when known: a
+ * document's size is the sum of its fields' and an update shares its untouched fields with the stored version.
+ */
+function bsonSize(doc: Document, previous: Document | undefined): number {
+  const known = previous && measured.get(previous);
+  if (known === undefined) return calculateObjectSize(doc, { ignoreUndefined: true });
+  let size = known;
+  const has = (d: Document, key: string) => Object.prototype.hasOwnProperty.call(d, key);
+  for (const key of Object.keys(doc)) {
+    if (!has(previous!, key)) size += elementSize(key, doc[key]);
+    else if (doc[key] !== previous![key]) size += elementSize(key, doc[key]) - elementSize(key, previous![key]);
+  }
+  for (const key of Object.keys(previous!)) if (!has(doc, key)) size -= elementSize(key, previous![key]);
+  return size;
+}
+
+/**
+ * Refuses a document over 16 MiB: `inserting` words the message as for an insert, else as for an update's result,
+ * which gives the stored version it was computed from as `previous` (the result must be stored as it is).
+ */
+export function checkSize(doc: Document, inserting: boolean, previous?: Document): void {
+  const size = bsonSize(doc, previous);
+  if (previous) measured.set(doc, size);
   if (size <= MAX_BSON_SIZE) return;
   if (inserting) throw new MongoCommandError(10334, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
   throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);

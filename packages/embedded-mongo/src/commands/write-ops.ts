@@ -75,7 +75,7 @@ export function performUpdate(engine: Engine, db: string, name: string, stmt: Up
     const compute = (doc: Document): Document | null => {
       const r = applyUpdate(doc, stmt.update, kind, { ...options, query: stmt.filter, inserting: false });
       if (!r.changed) return null;
-      checkSize(r.doc, false);
+      checkSize(r.doc, false, doc);
       validateDocument(coll, r.doc, doc, stmt.bypassValidation === true);
       return r.doc;
     };

@@ -5,7 +5,8 @@
  * doubles, Decimal128 exact), BSON comparison order for `$min`/`$max`, a new Binary subtype counts as a change, `$pull` criteria with
  * `$or`/`$and`, `__proto__` as an ordinary field name, array positions padded with null, and MongoDB's errors (14 for
  * arithmetic on a non-number, 28 for a field created inside a scalar or an array). mingo applies the array
- * operators (`$push`, `$addToSet`, `$pop`, `$pullAll`, `$bit`).
+ * operators (`$addToSet`, `$pop`, `$pullAll`, `$bit`, and `$push` with `$slice`, `$sort` or `$position`); a plain
+ * `$push` is applied here, sparing the updater's setup on the app's most frequent update.
  */
 import { Double, Long, Timestamp, type Document } from 'bson';
 import { cloneDoc, compareBson, formatValue, isDbRef, isPlainObject, setOwn, toNumber, typeRank } from '../bson-values.js';
@@ -154,6 +155,14 @@ export function applyEngineOperator(doc: Document, op: string, fields: Document,
       case '$rename':
         rename(doc, path, operand);
         break;
+      case '$push': {
+        const at = locate(doc, path, true)!;
+        const current = read(at.parent, at.key) as unknown[] | undefined;
+        const values = isPlainObject(operand) && '$each' in operand ? (operand.$each as unknown[]) : [operand];
+        if (current === undefined) write(at.parent, at.key, values.map(cloneDoc));
+        else for (const value of values) current.push(cloneDoc(value));
+        break;
+      }
       case '$pull': {
         const at = locate(doc, path, false);
         const current = at ? read(at.parent, at.key) : undefined;
@@ -166,6 +175,17 @@ export function applyEngineOperator(doc: Document, op: string, fields: Document,
       }
     }
   }
+}
+
+/**
+ * Whether a `$push` operand is one the engine applies itself: a value, or `$each` of an array without modifiers
+ * (`$slice`, `$sort`, `$position` are mingo's). The path must have been checked (checkUpdate): missing or an array.
+ */
+export function isPlainPush(operand: unknown): boolean {
+  if (!isPlainObject(operand)) return true;
+  const keys = Object.keys(operand);
+  if (keys.length === 1 && keys[0] === '$each') return Array.isArray(operand.$each);
+  return !keys.some((k) => k.startsWith('$'));
 }
 
 function rename(doc: Document, from: string, to: unknown): void {

@@ -9,7 +9,7 @@ import { badValue, failedToParse, MongoCommandError } from '../errors.js';
 import { plainNumbers, restoreDoubles } from './doubles.js';
 import { applyOperators, runPipeline, type CollectionReader, type EvalOptions } from './mingo.js';
 import { expandPositional } from './positional.js';
-import { applyEngineOperator, ENGINE_OPERATORS } from './update-apply.js';
+import { applyEngineOperator, ENGINE_OPERATORS, isPlainPush } from './update-apply.js';
 import { checkUpdate } from './update-checks.js';
 
 const OPERATORS = new Set([
@@ -103,12 +103,15 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
   if (onInsert && opts.inserting) requested.$set = { ...(requested.$set as Document | undefined), ...onInsert };
   checkConflicts(u as Document);
   const modifier = expandPositional(doc, requested, opts.inserting ? undefined : opts.query, opts.arrayFilters, opts.evalOptions);
-  const next = cloneDoc(doc);
+  const next = copyForUpdate(doc, modifier);
   const now = new Date();
   const mingoPart: Document = {};
   for (const [op, fields] of Object.entries(modifier)) {
     if (ENGINE_OPERATORS.has(op)) applyEngineOperator(next, op, fields as Document, opts.evalOptions, now);
-    else if (Object.keys(fields as Document).length) mingoPart[op] = fields;
+    else if (op === '$push' && Object.values(fields as Document).every(isPlainPush)) {
+      checkUpdate(next, { $push: fields });
+      applyEngineOperator(next, op, fields as Document, opts.evalOptions, now);
+    } else if (Object.keys(fields as Document).length) mingoPart[op] = fields;
   }
   if (Object.keys(mingoPart).length) {
     checkUpdate(next, mingoPart);
@@ -122,6 +125,23 @@ export function applyUpdate(doc: Document, u: Document | Document[], kind: Updat
     next._id = doc._id;
   }
   return { doc: next, changed: !identical(doc, next) };
+}
+
+/**
+ * A copy of `doc` the operators of `modifier` may change in place: the top-level fields along its paths are deep
+ * copies, the others the stored values themselves (stored documents are never changed in place, so versions may share
+ * them). An untouched field keeps its reference, which is how the collection sees that indexes on it need no update.
+ */
+function copyForUpdate(doc: Document, modifier: Document): Document {
+  const touched = new Set<string>();
+  for (const [op, fields] of Object.entries(modifier))
+    for (const [path, operand] of Object.entries(fields as Document)) {
+      touched.add(path.split('.')[0]);
+      if (op === '$rename' && typeof operand === 'string') touched.add(operand.split('.')[0]);
+    }
+  const next: Document = {};
+  for (const key of Object.keys(doc)) setOwn(next, key, touched.has(key) ? cloneDoc(doc[key]) : doc[key]);
+  return next;
 }
 
 /** The field names along an update's paths, as a tree (`$rename` targets included). */

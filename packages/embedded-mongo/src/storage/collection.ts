@@ -14,7 +14,7 @@
  * - Views hold no documents; commands resolve them to their source (commands/views.ts).
  */
 import { calculateObjectSize, type Document } from 'bson';
-import { compareBson, idKey } from '../bson-values.js';
+import { compareBson, idKey, identical } from '../bson-values.js';
 import { badValue, MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import type { ChangeRecorder } from './changes.js';
@@ -114,27 +114,33 @@ export class Collection {
     if (Array.isArray(doc._id)) throw badValue(`can't use an array for _id`);
     const ik = this.rowKeys ? `r${this.nextRow++}` : idKey(doc._id);
     if (this.idIndex && this.documents.has(ik)) throw this.idIndex.duplicateKeyError(this.ns, [doc._id]);
-    const keys = this.checkUnique(doc, ik);
+    const keys = this.checkUnique(doc, ik, this.indexMap.values());
     this.recorder.record({ op: 'put', db: this.dbName, coll: this.name, doc });
     this.rowKeys?.set(doc, ik);
     this.documents.set(ik, doc);
-    for (const [name, index] of this.indexMap) index.add(doc, ik, keys.get(name) ?? null);
+    for (const index of this.indexMap.values()) index.add(doc, ik, keys.get(index) ?? null);
     if (this.sizes) {
       this.track(ik, doc);
       this.evict(ik);
     }
   }
 
-  /** Replaces a stored document by a new version with the same `_id`. */
+  /**
+   * Replaces a stored document by a new version with the same `_id`. Only the indexes reading a top-level field the
+   * new version changed are checked and maintained: the others' keys are the same for both versions, so their entries
+   * stay and cannot newly conflict.
+   */
   replace(oldDoc: Document, newDoc: Document): void {
     const ik = this.keyOf(oldDoc);
-    const keys = this.checkUnique(newDoc, ik);
+    const changed = changedFields(oldDoc, newDoc);
+    const affected = [...this.indexMap.values()].filter((index) => (index.reads ? [...index.reads].some((f) => changed.has(f)) : changed.size > 0));
+    const keys = this.checkUnique(newDoc, ik, affected);
     this.recorder.record({ op: 'put', db: this.dbName, coll: this.name, doc: newDoc, ...(this.rowKeys ? { old: oldDoc } : {}) });
-    for (const [name, index] of this.indexMap) {
-      const newKeys = keys.get(name) ?? null;
+    for (const index of affected) {
+      const newKeys = keys.get(index) ?? null;
       const oldKeys = index.keysOf(oldDoc);
       if (sameKeys(oldKeys, newKeys)) continue;
-      index.remove(oldDoc, ik);
+      index.remove(oldDoc, ik, oldKeys);
       index.add(newDoc, ik, newKeys);
     }
     this.rowKeys?.set(newDoc, ik);
@@ -170,12 +176,12 @@ export class Collection {
     }
   }
 
-  /** Computes every index's keys for `doc` and throws the duplicate-key error of the first unique violation. */
-  private checkUnique(doc: Document, ik: string): Map<string, unknown[][] | null> {
-    const keys = new Map<string, unknown[][] | null>();
-    for (const [name, index] of this.indexMap) {
+  /** Computes the keys of `doc` in `indexes` and throws the duplicate-key error of the first unique violation. */
+  private checkUnique(doc: Document, ik: string, indexes: Iterable<Index>): Map<Index, unknown[][] | null> {
+    const keys = new Map<Index, unknown[][] | null>();
+    for (const index of indexes) {
       const k = index === this.idIndex ? [[doc._id]] : index.keysOf(doc);
-      keys.set(name, k);
+      keys.set(index, k);
       const dup = index.conflict(k, ik);
       if (dup) throw index.duplicateKeyError(this.ns, dup);
     }
@@ -245,6 +251,15 @@ export class Collection {
   findIndexByKey(key: Document): Index | undefined {
     return [...this.indexes.values()].find((ix) => compareBson(ix.spec.key, key) === 0);
   }
+}
+
+/** The top-level fields whose values differ between two versions of a document (added and removed ones included). */
+function changedFields(oldDoc: Document, newDoc: Document): Set<string> {
+  const changed = new Set<string>();
+  for (const key of Object.keys(newDoc))
+    if (!Object.prototype.hasOwnProperty.call(oldDoc, key) || !identical(oldDoc[key], newDoc[key])) changed.add(key);
+  for (const key of Object.keys(oldDoc)) if (!Object.prototype.hasOwnProperty.call(newDoc, key)) changed.add(key);
+  return changed;
 }
 
 function sameOptions(a: Document, b: Document): boolean {

@@ -53,6 +53,20 @@ function wildcardLeaves(value: unknown, path: string, out: [string, unknown][], 
   if (value !== undefined) out.push([path, value]);
 }
 
+/**
+ * The top-level fields a filter reads (a partial index's), added to `out`; false when it reads the document as a whole
+ * (`$expr`, `$where`, `$jsonSchema` and any other top-level operator but `$and`/`$or`/`$nor`).
+ */
+export function filterFields(filter: Document, out: Set<string>): boolean {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and' || key === '$or' || key === '$nor') {
+      if (!Array.isArray(value) || !value.every((clause) => isPlainObject(clause) && filterFields(clause, out))) return false;
+    } else if (key.startsWith('$')) return false;
+    else out.add(key.split('.')[0]);
+  }
+  return true;
+}
+
 /** `values` sorted in BSON order, each distinct value (under `collator`) once. */
 export function uniqueSorted(values: unknown[], collator: Collator | null): unknown[] {
   if (values.length < 2) return values;
@@ -81,6 +95,12 @@ export class SecondaryIndex {
    * covers (`attributes` for `attributes.$**`, '' for `$**`), and the paths some document held an array at.
    */
   readonly wildcard: { position: number; prefix: string; multikeyPaths: Set<string> } | null;
+  /**
+   * The top-level fields whose values decide the document's keys (key fields, the wildcard's subtree, the partial
+   * filter's fields); null when every field may (a `$**` index). An update leaving them all as they were leaves the
+   * document's entries as they are.
+   */
+  readonly reads: ReadonlySet<string> | null;
   private readonly paths: string[][];
 
   constructor(readonly spec: Document) {
@@ -125,6 +145,9 @@ export class SecondaryIndex {
     this.collator = parseCollation(spec.collation);
     // Which documents the index holds is decided under its collation, as the planner's implication test assumes.
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document, { collation: this.collator }) : null;
+    const reads = new Set(declared.map((f, i) => (i === position ? this.wildcard!.prefix : f).split('.')[0]));
+    const whole = reads.has('') || (spec.partialFilterExpression !== undefined && !filterFields(spec.partialFilterExpression as Document, reads));
+    this.reads = whole ? null : reads;
     this.expireAfterSeconds = typeof spec.expireAfterSeconds === 'number' ? spec.expireAfterSeconds : undefined;
     const dirs = this.dirs;
     const collator = this.collator;
@@ -198,8 +221,7 @@ export class SecondaryIndex {
     for (const k of keys) this.entries.insert({ k, id: doc._id, ik });
   }
 
-  remove(doc: Document, ik: string): void {
-    const keys = this.keysOf(doc);
+  remove(doc: Document, ik: string, keys = this.keysOf(doc)): void {
     if (!keys) return;
     for (const k of keys) this.entries.delete({ k, id: doc._id, ik });
   }

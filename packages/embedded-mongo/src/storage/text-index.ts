@@ -11,6 +11,7 @@ import { MongoCommandError } from '../errors.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
 import { pathValues } from '../query/paths.js';
 import { scoreText, terms, textLanguage, type TextLanguage } from '../query/text-search.js';
+import { filterFields } from './secondary-index.js';
 
 const MAX_WEIGHT = 1_000_000_000;
 
@@ -96,6 +97,8 @@ export class TextIndex {
   private readonly wildcard: number | undefined;
   private readonly languageOverride: string;
   private readonly partial: Matcher | null;
+  /** The top-level fields its keys are made of (see SecondaryIndex.reads); null for a wildcard text index. */
+  readonly reads: ReadonlySet<string> | null;
   /** `<prefix key>\u0000<term>` → keys of the documents holding the term. */
   private readonly postings = new Map<string, Set<string>>();
 
@@ -109,6 +112,10 @@ export class TextIndex {
     this.defaultLanguage = textLanguage(spec.default_language, 'default_language');
     this.languageOverride = spec.language_override as string;
     this.partial = spec.partialFilterExpression ? compileFilter(spec.partialFilterExpression as Document) : null;
+    const reads = new Set([...this.prefixFields, ...this.weights.map(([f]) => f)].map((f) => f.split('.')[0]));
+    reads.add(this.languageOverride);
+    const whole = this.wildcard !== undefined || (spec.partialFilterExpression !== undefined && !filterFields(spec.partialFilterExpression as Document, reads));
+    this.reads = whole ? null : reads;
   }
 
   get fields(): string[] {
@@ -178,8 +185,8 @@ export class TextIndex {
     }
   }
 
-  remove(doc: Document, ik: string): void {
-    if (!this.keysOf(doc)) return;
+  remove(doc: Document, ik: string, keys = this.keysOf(doc)): void {
+    if (!keys) return;
     const prefix = prefixKeyOf(this.prefixValues(doc));
     for (const term of this.termsOf(doc)) {
       const key = `${prefix}\u0000${term}`;
