@@ -22,6 +22,12 @@ export const EXPORT_TIMER = 'privacy-export';
 /** How long a builder holds the request; renewed as it goes, so only a dead builder's export is taken over. */
 const BUILD_LEASE_MS = 60_000;
 const RENEW_EVERY_MS = 15_000;
+/**
+ * What the ZIP holds ahead of GridFS (archiver's default is 1 MiB on each side of its stream) and how many messages
+ * a cursor batch holds: live data that outlives a young-generation GC grows the heap, and the bench's RSS with it.
+ */
+const ARCHIVE_BUFFER_BYTES = 64 * 1024;
+const MESSAGE_BATCH = 100;
 
 /** What an export shows of a message. */
 function messageOf(message: mongo.Document): Record<string, unknown> {
@@ -93,7 +99,7 @@ export class ContactExport implements OnModuleInit {
   }
 
   private async build(request: Stored<PrivacyRequest>, contact: Stored<Contact>): Promise<void> {
-    const archive = new ZipArchive({ zlib: { level: 6 } });
+    const archive = new ZipArchive({ zlib: { level: 6 }, highWaterMark: ARCHIVE_BUFFER_BYTES });
     const upload = this.files.openUpload(request.companyId, request._id, `contact-${request.contactId.toHexString()}.zip`);
     const written = pipeline(archive, upload);
     let renewedAt = Date.now();
@@ -162,7 +168,7 @@ export class ContactExport implements OnModuleInit {
   private messagesOf(request: Stored<PrivacyRequest>, conversationId: Types.ObjectId): mongo.FindCursor<mongo.Document> {
     return this.collection('messages').find(
       { companyId: request.companyId, conversationId, ...(request.includeNotes ? {} : { private: { $ne: true } }) },
-      { sort: { createdAt: 1, _id: 1 }, batchSize: 500 },
+      { sort: { createdAt: 1, _id: 1 }, batchSize: MESSAGE_BATCH },
     );
   }
 
