@@ -4,7 +4,7 @@ import { ZipArchive } from 'archiver';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { mongo, type Connection, type Types } from 'mongoose';
+import { mongo, Types, type Connection } from 'mongoose';
 import { ContactView } from '../contacts/contact.view.js';
 import type { Contact } from '../contacts/contact.schema.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
@@ -22,6 +22,15 @@ export const EXPORT_TIMER = 'privacy-export';
 /** How long a builder holds the request; renewed as it goes, so only a dead builder's export is taken over. */
 const BUILD_LEASE_MS = 60_000;
 const RENEW_EVERY_MS = 15_000;
+/**
+ * What the ZIP holds ahead of GridFS (archiver's default is 1 MiB on each side of its stream) and how many messages
+ * a cursor batch holds: live data that outlives a young-generation GC grows the heap, and the bench's RSS with it.
+ */
+const ARCHIVE_BUFFER_BYTES = 64 * 1024;
+const MESSAGE_BATCH = 100;
+
+/** The build's claim went to another builder (or an erasure removed its file): it stops and leaves the export. */
+class ExportTakenOver extends Error {}
 
 /** What an export shows of a message. */
 function messageOf(message: mongo.Document): Record<string, unknown> {
@@ -52,7 +61,9 @@ function mediaPath(media: { id: Types.ObjectId; fileName: string }): string {
  * file under `media/`. Nothing is held whole in memory: conversations.json is written as the messages are read
  * through a cursor, and each file is streamed out of GridFS into the ZIP before the next one is opened. The builder
  * holds a lease on the request, renewed as it goes; a builder that died leaves it to lapse, and the timer, set again
- * for then, builds it anew from the start (the half-written file is removed first).
+ * for then, builds it anew from the start in a file of its own (the dead one's half-written file is removed first).
+ * Only the attempt the request names completes it; one that finds its claim gone (taken over, or its file removed
+ * by an erasure) stops, removes its file and looks again later.
  */
 @Injectable()
 export class ContactExport implements OnModuleInit {
@@ -73,38 +84,52 @@ export class ContactExport implements OnModuleInit {
 
   async fire(timer: FiredTimer): Promise<void> {
     const now = this.clock.now();
+    const request = await this.requests.findById(timer.companyId, timer.key);
+    if (!request) return notStoredYet(timer);
+    if (request.type !== 'export' || (request.status !== 'pending' && request.status !== 'running')) return;
+    if (request.leaseUntil && request.leaseUntil > now) return this.lookAgainAt(request.leaseUntil, timer);
+    // What the builder whose lease lapsed had written: removed before the claim, so a crash between the two leaves
+    // nothing that no request names.
+    if (request.fileId) await this.files.delete(request.companyId, request.fileId);
+    // Each attempt writes a file of its own, named on the request as it claims it: a builder that lost its lease
+    // (one that stalled, not died) can then never write into the file of the builder that took over.
+    const attempt = new Types.ObjectId();
     const claimed = await this.requests.transition(
       timer.companyId,
-      { _id: timer.key, type: 'export', status: { $in: ['pending', 'running'] }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
-      { $set: { status: 'running', leaseUntil: new Date(now.getTime() + BUILD_LEASE_MS) } },
+      { _id: request._id, status: request.status, leaseUntil: request.leaseUntil, fileId: request.fileId },
+      { $set: { status: 'running', leaseUntil: new Date(now.getTime() + BUILD_LEASE_MS), fileId: attempt } },
     );
-    if (!claimed) {
-      const request = await this.requests.findById(timer.companyId, timer.key);
-      if (!request) return notStoredYet(timer);
-      // Another builder holds it: look again when its lease would lapse.
-      if (request?.status === 'running' && request.leaseUntil) await this.timers.set(timer.companyId, EXPORT_TIMER, timer.key, request.leaseUntil);
-      return;
-    }
+    // Another builder claimed it just now: look again when its lease would lapse.
+    if (!claimed) return this.lookAgainAt(new Date(now.getTime() + BUILD_LEASE_MS), timer);
     const contact = (await this.collection('contacts').findOne({ _id: claimed.contactId, companyId: claimed.companyId })) as Stored<Contact> | null;
-    if (!contact || contact.erasedAt) return this.finish(claimed, null, 'contact_erased');
-    await this.files.delete(claimed.companyId, claimed._id);
-    await this.build(claimed, contact);
-    await this.finish(claimed, claimed._id, null);
+    if (!contact || contact.erasedAt) return this.finish(claimed, attempt, 'contact_erased');
+    try {
+      await this.build(claimed, attempt, contact);
+    } catch (error) {
+      if (error instanceof ExportTakenOver) return this.lookAgainAt(new Date(now.getTime() + BUILD_LEASE_MS), timer);
+      throw error;
+    }
+    await this.finish(claimed, attempt, null);
   }
 
-  private async build(request: Stored<PrivacyRequest>, contact: Stored<Contact>): Promise<void> {
-    const archive = new ZipArchive({ zlib: { level: 6 } });
-    const upload = this.files.openUpload(request.companyId, request._id, `contact-${request.contactId.toHexString()}.zip`);
+  private async lookAgainAt(at: Date, timer: FiredTimer): Promise<void> {
+    await this.timers.set(timer.companyId, EXPORT_TIMER, timer.key, at);
+  }
+
+  private async build(request: Stored<PrivacyRequest>, attempt: Types.ObjectId, contact: Stored<Contact>): Promise<void> {
+    const archive = new ZipArchive({ zlib: { level: 6 }, highWaterMark: ARCHIVE_BUFFER_BYTES });
+    const upload = this.files.openUpload(request.companyId, attempt, `contact-${request.contactId.toHexString()}.zip`);
     const written = pipeline(archive, upload);
     let renewedAt = Date.now();
     const renew = async () => {
       if (Date.now() - renewedAt < RENEW_EVERY_MS) return;
       renewedAt = Date.now();
-      await this.requests.transition(
+      const renewed = await this.requests.transition(
         request.companyId,
-        { _id: request._id, status: 'running' },
+        { _id: request._id, status: 'running', fileId: attempt },
         { $set: { leaseUntil: new Date(this.clock.now().getTime() + BUILD_LEASE_MS) } },
       );
+      if (!renewed) throw new ExportTakenOver();
     };
     try {
       const entryDone = () => once(archive, 'entry');
@@ -125,7 +150,7 @@ export class ContactExport implements OnModuleInit {
     } catch (error) {
       archive.abort();
       await written.catch(() => undefined);
-      await this.files.delete(request.companyId, request._id);
+      await this.files.delete(request.companyId, attempt);
       throw error;
     }
   }
@@ -162,7 +187,7 @@ export class ContactExport implements OnModuleInit {
   private messagesOf(request: Stored<PrivacyRequest>, conversationId: Types.ObjectId): mongo.FindCursor<mongo.Document> {
     return this.collection('messages').find(
       { companyId: request.companyId, conversationId, ...(request.includeNotes ? {} : { private: { $ne: true } }) },
-      { sort: { createdAt: 1, _id: 1 }, batchSize: 500 },
+      { sort: { createdAt: 1, _id: 1 }, batchSize: MESSAGE_BATCH },
     );
   }
 
@@ -175,15 +200,17 @@ export class ContactExport implements OnModuleInit {
     }
   }
 
-  private async finish(request: Stored<PrivacyRequest>, fileId: Types.ObjectId | null, failureReason: string | null): Promise<void> {
+  /** Completes the request with the attempt's file, or fails it; an attempt taken over meanwhile removes its file. */
+  private async finish(request: Stored<PrivacyRequest>, attempt: Types.ObjectId, failureReason: string | null): Promise<void> {
     const completedAt = this.clock.now();
     const status = failureReason ? ('failed' as const) : ('completed' as const);
-    const set = { status, fileId, failureReason, completedAt, leaseUntil: null };
+    const set = { status, fileId: failureReason ? null : attempt, failureReason, completedAt, leaseUntil: null };
     const after = { ...request, ...set, updatedAt: completedAt };
-    const done = await this.requests.transition(request.companyId, { _id: request._id, status: 'running' }, { $set: set }, [
+    const done = await this.requests.transition(request.companyId, { _id: request._id, status: 'running', fileId: attempt }, { $set: set }, [
       stageEvent('privacy_request.completed', { request: PrivacyRequestView.from(after) }, { id: `evt_privacy_${request._id.toHexString()}` }),
     ]);
     if (done) this.logger.log(`Export ${request._id.toHexString()} ${status}`);
+    else if (!failureReason) await this.files.delete(request.companyId, attempt);
   }
 
   private collection(name: string): mongo.Collection {

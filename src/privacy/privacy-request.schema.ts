@@ -40,7 +40,7 @@ export class PrivacyRequest extends EventSource {
   @Prop({ type: Number, default: 0 })
   step: number;
 
-  /** Export: the ZIP in GridFS, once built. */
+  /** Export: the ZIP in GridFS; while running, the file the attempt under way writes (each attempt its own). */
   @Prop({ type: SchemaTypes.ObjectId, default: null })
   fileId: Types.ObjectId | null;
 
