@@ -5,7 +5,7 @@
  * are interpreted here; the planner decides when an index may serve a query.
  */
 import type { Document } from 'bson';
-import { compareBson, formatValue, isPlainObject, toNumber } from '../bson-values.js';
+import { compareBson, formatValue, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
@@ -232,17 +232,20 @@ export class SecondaryIndex {
     });
   }
 
-  /** Positions bounding the entries whose first key fields fall in an interval (see planner `Interval`). */
-  bounds(prefix: unknown[], low?: { value: unknown; inclusive: boolean }, high?: { value: unknown; inclusive: boolean }): [Position, Position] {
+  /**
+   * Positions bounding the entries whose first key fields fall in an interval (see planner `Interval`). With
+   * `rank`, a range's open end stops at the edge of that BSON type's values, as MongoDB brackets `$gt`/`$lt` by type.
+   */
+  bounds(prefix: unknown[], low?: { value: unknown; inclusive: boolean }, high?: { value: unknown; inclusive: boolean }, rank?: number): [Position, Position] {
     const p = prefix.length;
     // In index order a descending field runs from high to low values.
     const [first, last] = this.dirs[p] === -1 ? [high, low] : [low, high];
-    const from = first
-      ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, first.value], p + 1), !first.inclusive)
-      : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), false);
-    const to = last
-      ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, last.value], p + 1), last.inclusive)
-      : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), true);
+    const open = (strict: boolean) =>
+      rank === undefined
+        ? this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), strict)
+        : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p) || (typeRank(e.k[p]) - rank) * this.dirs[p], strict);
+    const from = first ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, first.value], p + 1), !first.inclusive) : open(false);
+    const to = last ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, last.value], p + 1), last.inclusive) : open(true);
     return [from, to];
   }
 }
