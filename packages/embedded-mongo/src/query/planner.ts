@@ -436,12 +436,11 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     nReturned: 0,
   });
   const scoreOf = text ? (doc: Document) => text.scores.get(doc) ?? 0 : undefined;
-  const finish = (docs: Document[], sorted: boolean, stats: ExecutionStats, merged = false): FindResult => {
+  const finish = (docs: Document[], sorted: boolean, stats: ExecutionStats): FindResult => {
     if (sort && !sorted) {
       // Many candidates of a small limited read (`$text`): keep the best ones rather than sort them all.
       docs = need < docs.length / 4 ? topDocuments(docs, sort, need, collator, scoreOf) : sortDocuments(docs, sort, collator, scoreOf);
-      if (merged) stats.sortMerge = true;
-      else stats.inMemorySort = true;
+      stats.inMemorySort = true;
     }
     const out = skip || need < docs.length ? docs.slice(skip, need) : docs;
     stats.nReturned = out.length;
@@ -464,7 +463,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   ): Prepared => {
     const matcher = compile(rest);
     const task = new Scan(coll, source, matcher, () => (rest === filter ? matcher : compile(filter)), text, stats, req.work);
-    return { task, stats, sorted, streams, merged: false, guarded: matcher?.guarded === true, done: false };
+    return { task, stats, sorted, streams, guarded: matcher?.guarded === true, done: false };
   };
   const runTask = (task: Task, guarded: boolean, result: () => FindResult): Maybe<FindResult> => {
     if (!req.work) {
@@ -473,7 +472,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     }
     return then(req.work.run(task, guarded), result);
   };
-  const run = (p: Prepared): Maybe<FindResult> => runTask(p.task, p.guarded, () => finish(p.task.docs, p.sorted(), p.stats, p.merged));
+  const run = (p: Prepared): Maybe<FindResult> => runTask(p.task, p.guarded, () => finish(p.task.docs, p.sorted(), p.stats));
 
   /** What a plan's scan must still test, its intervals, and its range bracketed by type where that makes it exact. */
   const layout = (plan: IndexPlan): Layout => {
@@ -547,18 +546,18 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     stats.direction = plan.reverse ? 'backward' : 'forward';
     stats.intervals = intervals.length;
     const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
-    // Several intervals are merged by an in-memory sort once all are read: their matches are not in order before.
-    const ordered = fullySorted && intervals.length === 1;
-    const prepared = prepareScan(
+    // Several intervals each in the requested order are merged as they are read (very many: sorted in memory after).
+    const merging = sort !== null && fullySorted && intervals.length > 1 && intervals.length <= MAX_MERGED_INTERVALS;
+    stats.sortMerge = merging;
+    const ordered = fullySorted && (intervals.length === 1 || merging);
+    const state = { sort, need, fullySorted, stats, work: req.work };
+    return prepareScan(
       stats,
-      (docs) => indexSource(coll, plan, intervals, { sort, need, fullySorted, docs, stats, work: req.work }),
+      (docs) => (merging ? mergeSource(coll, plan, intervals, sort, { ...state, docs }) : indexSource(coll, plan, intervals, { ...state, docs })),
       rest,
       () => ordered,
       !sort || ordered,
     );
-    // Each interval stops after `need` matches in order: merging them sorts at most intervals × need documents.
-    prepared.merged = sort !== null && fullySorted && intervals.length > 1;
-    return prepared;
   };
   const execute = (plan: IndexPlan): Maybe<FindResult> => {
     const l = layout(plan);
@@ -567,7 +566,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   const runTrial = (trial: Trial): Maybe<FindResult> =>
     runTask(trial, trial.guarded, () => {
       const winner = trial.winner!;
-      return finish(winner.task.docs, winner.sorted(), winner.stats, winner.merged);
+      return finish(winner.task.docs, winner.sorted(), winner.stats);
     });
 
   let textWalk: IndexPlan | null = null;
@@ -675,8 +674,6 @@ interface Prepared {
   sorted: () => boolean;
   /** Whether its matches are results as soon as found (in order, or no order asked): a sort-providing plan's are. */
   streams: boolean;
-  /** Its intervals are each in order, to be merged. */
-  merged: boolean;
   guarded: boolean;
   /** The scan has reached its end. */
   done: boolean;
@@ -694,6 +691,8 @@ const TRIAL_RESULTS = 101;
 const TRIAL_WORKS = 10_000;
 const TRIAL_COLLECTION_FRACTION = 0.3;
 const CACHE_EVICTION_RATIO = 10;
+/** Beyond this many intervals, a sorted read sorts their matches in memory rather than merging the intervals. */
+const MAX_MERGED_INTERVALS = 64;
 /** A multikey count walks its keys in one turn: beyond this many, its documents are read in turns instead. */
 const MAX_COUNT_WALK = 100_000;
 
@@ -810,6 +809,62 @@ function collectionSource(coll: Collection, reverse: boolean, enough: () => bool
       if (r.done) return null;
       candidate.doc = r.value;
       return candidate;
+    },
+  };
+}
+
+/**
+ * MongoDB's SORT_MERGE: the entries of several intervals, each in the requested order, merged into that order by their
+ * sort keys (ties: the earlier interval first), so that the scan stops after `need` matches in all, as a single
+ * interval's does. Before the command gives up the thread, what remains of each interval is copied out of the index.
+ */
+function mergeSource(coll: Collection, plan: IndexPlan, intervals: unknown[][], sort: SortSpec, state: IndexScanState): CandidateSource {
+  const { index } = plan;
+  const { need, docs, stats, work } = state;
+  // Each sort key is an index field (bound or not) or the `_id` every entry carries.
+  const positions = sort.keys.map((k) => index.fields.indexOf(k.field));
+  const compare = (a: IndexEntry, b: IndexEntry) => {
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i];
+      const r = p < 0 ? compareBson(a.id, b.id) : compareBson(a.k[p], b.k[p], index.collator);
+      if (r !== 0) return r * sort.keys[i].dir;
+    }
+    return 0;
+  };
+  const streams = intervals.map((interval) => {
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high, plan.rangeRank);
+    let live: Iterator<IndexEntry> | null = index.entries.range(from, to, plan.reverse);
+    let copied: IndexEntry[] = [];
+    let at = 0;
+    return {
+      next(): IndexEntry | undefined {
+        if (!live) return at < copied.length ? copied[at++] : undefined;
+        const r = live.next();
+        return r.done ? undefined : r.value;
+      },
+      copy() {
+        if (!live) return;
+        copied = [];
+        for (let r = live.next(); !r.done; r = live.next()) copied.push(r.value);
+        at = 0;
+        live = null;
+      },
+    };
+  });
+  const heads = streams.map((s) => s.next());
+  return {
+    next() {
+      if (docs.length >= need) return null;
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) if (heads[i] && (best < 0 || compare(heads[i]!, heads[best]!) < 0)) best = i;
+      if (best < 0) return null;
+      const entry = heads[best]!;
+      heads[best] = streams[best].next();
+      if (++stats.keysExamined % DEADLINE_EVERY === 0) work?.checkDeadline();
+      return { ik: entry.ik, doc: coll.docs.get(entry.ik), entry };
+    },
+    detach() {
+      for (const s of streams) s.copy();
     },
   };
 }
