@@ -138,6 +138,23 @@ describe('embedded engine: the multi-planner (trials, plan cache) and counts fro
     expect(await count(query, 5)).toBe(5);
   });
 
+  it('counts each document once where a multikey field is not bound to one value, by its keys where it is', async () => {
+    const c = fx.db.collection<Loose>('multikey');
+    await c.createIndex({ g: 1, tags: 1 });
+    await c.insertMany(Array.from({ length: 60 }, (_, i) => ({ g: i % 2, tags: i % 3 === 0 ? ['x', 'y', 'z'] : i % 3 === 1 ? ['x'] : 'y' })));
+    const counted = async (query: Document) => {
+      const explained = (await fx.db.command({ explain: { count: 'multikey', query }, verbosity: 'executionStats' })) as Document;
+      const { n } = await fx.db.command({ count: 'multikey', query });
+      return { n, stage: explained.executionStats.executionStages.inputStage.stage, keys: explained.executionStats.totalKeysExamined };
+    };
+    // g alone: 30 documents behind 50 keys, walked and counted once each.
+    expect(await counted({ g: 0 })).toEqual({ n: 30, stage: 'COUNT_SCAN', keys: 50 });
+    // tags bound to one value: one key a document, counted by the interval's ends.
+    expect(await counted({ g: 0, tags: 'y' })).toEqual({ n: 20, stage: 'COUNT_SCAN', keys: 20 });
+    expect(await counted({ g: { $in: [0, 1] }, tags: 'x' })).toEqual({ n: 40, stage: 'COUNT_SCAN', keys: 40 });
+    expect((await counted({ g: 1, tags: { $in: ['x', 'y'] } })).n).toBe(30);
+  });
+
   it('brackets a range by its type: values of other types in the index are not counted', async () => {
     const c = fx.db.collection<Loose>('conversations');
     const odd = [{ createdAt: 'tomorrow' }, { createdAt: new Timestamp({ t: 1, i: 1 }) }, { createdAt: 7 }, { createdAt: null }, {}].map((d) => ({

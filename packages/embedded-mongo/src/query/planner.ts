@@ -513,7 +513,10 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   };
   /** A count its intervals answer: they hold exactly the matches (a multikey index's, each document's keys once). */
   const countable = (l: Layout) =>
-    req.countOnly === true && !text && Object.keys(l.rest).length === 0 && (!l.plan.index.multikey || keysIn(l) <= MAX_COUNT_WALK);
+    req.countOnly === true &&
+    !text &&
+    Object.keys(l.rest).length === 0 &&
+    (!l.plan.index.multikey || holdsEachOnce(l.plan, l.intervals) || keysIn(l) <= MAX_COUNT_WALK);
   /** MongoDB's COUNT_SCAN: counts the intervals' keys by their ends' ranks, or walks a multikey index's, reading no document. */
   const countFrom = (l: Layout): FindResult => {
     const { plan, intervals } = l;
@@ -521,7 +524,7 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
     stats.indexName = plan.index.name;
     stats.intervals = intervals.length;
     let total = 0;
-    if (!plan.index.multikey) {
+    if (!plan.index.multikey || holdsEachOnce(plan, intervals)) {
       total = keysIn(l);
       stats.keysExamined = total;
     } else {
@@ -811,6 +814,18 @@ function collectionSource(coll: Collection, reverse: boolean, enough: () => bool
       return candidate;
     },
   };
+}
+
+/**
+ * Whether a multikey index's intervals hold each document at most once: every field that has held an array is bound to
+ * a single point, so a document's keys there differ only in single-valued fields, which also tell the intervals apart.
+ */
+function holdsEachOnce(plan: IndexPlan, intervals: unknown[][]): boolean {
+  const { index } = plan;
+  if (index.wildcard) return false;
+  return index.multikeyFields.every(
+    (multikey, i) => !multikey || (i < plan.points.length && intervals.every((t) => compareBson(t[i], intervals[0][i], index.collator) === 0)),
+  );
 }
 
 /**
