@@ -85,7 +85,7 @@ describe('embedded engine: compound wildcard indexes (MongoDB 7 rules)', () => {
     await sameAsScan({ companyId: companies[0], 'attributes.labels': { $gt: 'a', $lte: 'l1' } });
   });
 
-  it('counts a path without arrays from the index alone, and a multikey one by its documents', async () => {
+  it('counts a path from the index alone, a multikey one each document once', async () => {
     const count = async (query: Document) => {
       const explained = (await fx.db.command({ explain: { count: 'records', query }, verbosity: 'executionStats' })) as Document;
       const { n } = await fx.db.command({ count: 'records', query });
@@ -97,10 +97,13 @@ describe('embedded engine: compound wildcard indexes (MongoDB 7 rules)', () => {
       expect(await count({ companyId: company, ...query })).toEqual({ n: scanned.length, stage: 'COUNT_SCAN', docsExamined: 0 });
     }
     const labelled = await sameAsScan({ companyId: company, 'attributes.labels': 'a' });
-    expect(await count({ companyId: company, 'attributes.labels': 'a' })).toEqual({
-      n: labelled.length,
-      stage: 'IXSCAN',
-      docsExamined: labelled.length,
+    // A multikey path's keys are de-duplicated by document, as MongoDB's COUNT_SCAN does: still no document read.
+    expect(await count({ companyId: company, 'attributes.labels': 'a' })).toEqual({ n: labelled.length, stage: 'COUNT_SCAN', docsExamined: 0 });
+    const either = await sameAsScan({ companyId: company, 'attributes.labels': { $in: ['a', 'l1'] } });
+    expect(await count({ companyId: company, 'attributes.labels': { $in: ['a', 'l1'] } })).toEqual({
+      n: either.length,
+      stage: 'COUNT_SCAN',
+      docsExamined: 0,
     });
     const queued = await sameAsScan({ companyId: company, 'attributes.plan': 'pro', status: 'queued' });
     expect((await count({ companyId: company, 'attributes.plan': 'pro', status: 'queued' })).n).toBe(queued.length);

@@ -17,10 +17,12 @@ function planStage(stats: ExecutionStats, keyPattern: Document | undefined): Doc
     return { stage: 'COUNT', inputStage: { stage: 'COUNT_SCAN', indexName: stats.indexName, keyPattern } };
   }
   if (stats.stage === 'IXSCAN') {
-    stage = {
-      stage: 'FETCH',
-      inputStage: { stage: 'IXSCAN', indexName: stats.indexName, keyPattern, direction: stats.direction, intervals: stats.intervals },
-    };
+    const scan = { stage: 'IXSCAN', indexName: stats.indexName, keyPattern, direction: stats.direction, intervals: stats.intervals };
+    // One index scan per interval, their orders merged, as MongoDB plans a sorted `$in`.
+    const input = stats.sortMerge
+      ? { stage: 'SORT_MERGE', inputStages: Array.from({ length: stats.intervals ?? 1 }, () => ({ ...scan, intervals: 1 })) }
+      : scan;
+    stage = { stage: 'FETCH', inputStage: input };
   } else {
     stage = { stage: stats.stage };
   }
@@ -30,8 +32,13 @@ function planStage(stats: ExecutionStats, keyPattern: Document | undefined): Doc
 function explainReply(ctx: CommandContext, name: string, stats: ExecutionStats | null, command: Document): Document {
   const keyPattern = stats?.indexName ? ctx.engine.collection(ctx.db, name)?.indexes.get(stats.indexName)?.spec.key : undefined;
   const winningPlan = stats ? planStage(stats, keyPattern as Document | undefined) : { stage: 'EOF' };
+  const indexes = ctx.engine.collection(ctx.db, name)?.indexes;
+  const rejectedPlans = (stats?.rejectedPlans ?? []).map((indexName) => ({
+    stage: 'FETCH',
+    inputStage: { stage: 'IXSCAN', indexName, keyPattern: indexes?.get(indexName)?.spec.key },
+  }));
   return {
-    queryPlanner: { namespace: `${ctx.db}.${name}`, winningPlan, rejectedPlans: [] },
+    queryPlanner: { namespace: `${ctx.db}.${name}`, winningPlan, rejectedPlans },
     executionStats: {
       executionSuccess: true,
       nReturned: stats?.nReturned ?? 0,

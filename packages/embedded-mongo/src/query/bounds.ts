@@ -110,15 +110,49 @@ export function pointCondition(cond: unknown): unknown[] | null {
  * field), so that every document the scan yields satisfies them: the rest of the filter (`residualFilter`) is all
  * that still needs testing. Points must be the condition's own (a field also bounded by an `$and` may scan others).
  */
-export function guaranteedFields(filter: Document, scanned: Map<string, unknown[]>, collator: Collator | null): Set<string> {
+export function guaranteedFields(filter: Document, scanned: Map<string, unknown[]>, collator: Collator | null, multikey = false): Set<string> {
   const out = new Set<string>();
   for (const [field, points] of scanned) {
     if (!Object.hasOwn(filter, field)) continue;
+    // A multikey index keys each element of an array, so an exact scalar equals a key exactly when the field or one
+    // of its elements equals it, which is the query's equality too. Not `null` there (an element without the field
+    // keys null in ways the query reads otherwise), nor paths with a position (`a.0`), which index and query read apart.
+    if (multikey && field.split('.').some((part) => /^\d+$/.test(part))) continue;
     // `null` matches a missing field too, which a single-valued index keys as null as well: exact for a scan too.
-    const own = pointCondition(filter[field]) ?? (isNullCondition(filter[field]) ? [null] : null);
+    const own = pointCondition(filter[field]) ?? (!multikey && isNullCondition(filter[field]) ? [null] : null);
     if (own && own.length === points.length && own.every((p, i) => compareBson(p, points[i], collator) === 0)) out.add(field);
   }
   return out;
+}
+
+/**
+ * A value whose range conditions a type-bracketed index range answers exactly: its BSON type rank, else null. Not
+ * numbers: the query matcher takes NaN as below every number for `$lt`/`$lte`, where an index range leaves it out.
+ */
+function exactRangeRank(v: unknown): number | null {
+  const rank = typeRank(v);
+  if (rank === 8) return 8;
+  if (rank === 10) return Number.isNaN((v as Date).getTime()) ? null : 10;
+  return null;
+}
+
+/**
+ * When `filter`'s own condition on `field` is nothing but the range a scan reads (`range`, taken from this very
+ * condition) over ObjectIds or dates: that type's rank. Every entry of the range, bracketed by that type as
+ * MongoDB brackets `$gt`/`$lt` (index `bounds` with a rank), then matches it on a single-valued index.
+ */
+export function guaranteedRange(filter: Document, field: string, range: { low?: Bound; high?: Bound }): number | null {
+  if (!Object.hasOwn(filter, field) || !isOperatorObject(filter[field])) return null;
+  let rank: number | null = null;
+  for (const [op, v] of Object.entries(filter[field])) {
+    const lower = op === '$gt' || op === '$gte';
+    if (!lower && op !== '$lt' && op !== '$lte') return null;
+    const r = exactRangeRank(v);
+    const side = lower ? range.low : range.high;
+    if (r === null || (rank !== null && r !== rank) || !side || side.value !== v || side.inclusive !== op.endsWith('e')) return null;
+    rank = r;
+  }
+  return rank;
 }
 
 const isNullCondition = (cond: unknown) =>

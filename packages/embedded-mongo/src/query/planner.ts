@@ -1,24 +1,27 @@
 /**
- * A small, honest query planner. It only narrows which documents are looked at; every candidate is still tested
- * against the filter, less the equality conditions its scan guarantees exactly (query/bounds.ts `guaranteedFields`),
- * so the plan never decides which documents match.
+ * A query planner after MongoDB's. It only narrows which documents are looked at; every candidate is still tested
+ * against the filter, less the conditions its scan guarantees exactly (query/bounds.ts `guaranteedFields`,
+ * `guaranteedRange`), so the plan never decides which documents match.
  *
  * - `_id` equality or a short `$in` of `_id`s: primary-map lookups (IDHACK).
- * - Otherwise the index with the longest prefix of equality-bound fields (`v`, `$eq`, `$in` expand into several
- *   point intervals), then optionally one range field (`$gt/$gte/$lt/$lte`). Among equals, an index whose next
- *   fields give the requested sort order (either direction) wins, because its scan can stop after skip+limit.
- * - With no bounds, an index that gives the sort order may still be walked so a limited sort stops early.
- * - Otherwise a collection scan.
+ * - Otherwise each eligible index gives a plan: its longest prefix of equality-bound fields (`v`, `$eq`, `$in` expand
+ *   into several point intervals), then optionally one range field (`$gt/$gte/$lt/$lte`), and how much of the
+ *   requested sort its next fields give (either direction). With no bounds, an index that gives the sort order still
+ *   gives a plan, so a limited sort can stop early. No plan: a collection scan.
+ * - One plan runs as it is. Among several, those another one dominates are dropped (`dominates`), then the rest run a
+ *   trial as MongoDB's multi-planner does (`Trial`): the most productive wins, so a plan that gives the sort and
+ *   stops after the limit beats one that must read and sort every match, and the reverse on small ranges. The
+ *   winner is cached per query shape (`CachedPlan`) and replanned when it turns out ten times costlier.
+ * - A count whose filter a plan's intervals hold exactly is counted from the index keys (COUNT_SCAN), without a trial.
  * Partial indexes only when the query implies their filter (query/implication.ts); sparse ones only when the bounds
- * exclude null; multikey ones never give a sort order and get single-sided range bounds. Among eligible indexes, the
- * one serving the most of the query wins (`betterPlan`).
+ * exclude null; multikey ones never give a sort order and get single-sided range bounds.
  */
 import type { Document } from 'bson';
-import { compareBson, hasStrings, idKey, isPlainObject } from '../bson-values.js';
+import { compareBson, hasStrings, idKey, isPlainObject, isRegexValue, typeRank } from '../bson-values.js';
 import { badValue } from '../errors.js';
 import type { Collection } from '../storage/collection.js';
 import { uniqueSorted, WILDCARD_PATH, WILDCARD_VALUE, type IndexEntry, type SecondaryIndex } from '../storage/secondary-index.js';
-import { fieldBounds, guaranteedFields, MAX_POINTS, pointMatcher, residualFilter, type Bound, type FieldBounds } from './bounds.js';
+import { fieldBounds, guaranteedFields, guaranteedRange, MAX_POINTS, pointMatcher, residualFilter, type Bound, type FieldBounds } from './bounds.js';
 import { sameCollation, type Collator } from './collation.js';
 import { impliesFilter, parseFilter, type FilterTree } from './implication.js';
 import { compileFilter, type Matcher } from './mingo.js';
@@ -67,6 +70,10 @@ export interface ExecutionStats {
   intervals?: number;
   /** True when results were sorted in memory rather than read in order from the index. */
   inMemorySort: boolean;
+  /** True when the index's intervals were each read in the requested order and merged (MongoDB's SORT_MERGE). */
+  sortMerge?: boolean;
+  /** The other plans the trial tried (their index names). */
+  rejectedPlans?: string[];
   keysExamined: number;
   docsExamined: number;
   nReturned: number;
@@ -83,6 +90,8 @@ interface IndexPlan {
   score: number;
   /** A wildcard index's plan: the field its path and value positions are bound to. */
   wildcardField?: string;
+  /** The range's open end stops at the edge of this BSON type's keys (see SecondaryIndex `bounds`). */
+  rangeRank?: number;
 }
 
 const excludesNull = (b: FieldBounds) =>
@@ -92,7 +101,13 @@ const excludesNull = (b: FieldBounds) =>
 
 /** Whether an interval's values compare the same under the index's collation as under the query's. */
 
-function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort: SortSpec | null, hinted: boolean, collator: Collator | null): IndexPlan | null {
+function planIndex(
+  index: SecondaryIndex,
+  bounds: Map<string, FieldBounds>,
+  sort: SortSpec | null,
+  hinted: boolean,
+  collator: Collator | null,
+): IndexPlan | null {
   // Under another collation than the query's, an index can serve neither string bounds nor a sort order.
   const collationMatches = sameCollation(index.collator, collator);
   const usable = (b: FieldBounds | undefined) => collationMatches || !b || ![...(b.points ?? []), b.low?.value, b.high?.value].some(hasStrings);
@@ -147,7 +162,8 @@ function planIndex(index: SecondaryIndex, bounds: Map<string, FieldBounds>, sort
  * Between two plans: the one that serves more of the query (more equality-bound fields, then a range, then the sort
  * order), then the smaller index (a partial or sparse one holds fewer entries to walk), then the one declared first.
  */
-const betterPlan = (p: IndexPlan, than: IndexPlan) => p.score > than.score || (p.score === than.score && p.index.entries.size < than.index.entries.size);
+const betterPlan = (p: IndexPlan, than: IndexPlan) =>
+  p.score > than.score || (p.score === than.score && p.index.entries.size < than.index.entries.size);
 
 const partialFilters = new WeakMap<SecondaryIndex, FilterTree>();
 
@@ -190,7 +206,14 @@ function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, 
   const { prefix, multikeyPaths } = index.wildcard!;
   const plans: IndexPlan[] = [];
   for (const [field, b] of bounds) {
-    if (field.startsWith('$') || (prefix !== '' && !field.startsWith(`${prefix}.`)) || (prefix === '' && field === '_id') || !excludesNull(b) || comparesContainer(b)) continue;
+    if (
+      field.startsWith('$') ||
+      (prefix !== '' && !field.startsWith(`${prefix}.`)) ||
+      (prefix === '' && field === '_id') ||
+      !excludesNull(b) ||
+      comparesContainer(b)
+    )
+      continue;
     // A path with an array anywhere on it (or under it) is multikey for this plan.
     const multikey = [...multikeyPaths].some((path) => path === field || field.startsWith(`${path}.`) || path.startsWith(`${field}.`));
     const view = Object.create(index, { multikey: { value: multikey } }) as SecondaryIndex;
@@ -203,24 +226,93 @@ function wildcardPlans(index: SecondaryIndex, bounds: Map<string, FieldBounds>, 
   return plans;
 }
 
-/** The eligible index that serves the most of the query (see `betterPlan`), or null for a collection scan. */
-function choosePlan(coll: Collection, filter: Document, sort: SortSpec | null, collator: Collator | null): IndexPlan | null {
+/** The query fields a plan's intervals bound (a wildcard plan's value position stands for its field). */
+function boundFields(plan: IndexPlan): Set<string> {
+  const { fields } = plan.index;
+  const n = plan.points.length + (plan.range ? 1 : 0);
+  const out = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    if (fields[i] === WILDCARD_PATH) continue;
+    out.add(fields[i] === WILDCARD_VALUE ? plan.wildcardField! : fields[i]);
+  }
+  return out;
+}
+
+/**
+ * Whether `p` is never worse than `than`: it bounds every field `than` bounds (so its intervals hold no more entries)
+ * and yields at least as much of the sort order. Such a `than` is not worth a trial.
+ */
+function dominates(p: IndexPlan, than: IndexPlan): boolean {
+  if (p.sortedKeys < than.sortedKeys || (p.index.multikey && !than.index.multikey)) return false;
+  // A partial or sparse index may hold fewer entries than its bounds suggest.
+  if (p.index !== than.index && (than.index.partial || than.index.sparse)) return false;
+  const mine = boundFields(p);
+  for (const field of boundFields(than)) if (!mine.has(field)) return false;
+  return true;
+}
+
+/**
+ * The eligible index plans worth trying, best first by `betterPlan` (empty: a collection scan). A plan that another
+ * one dominates is left out, as is the later of two that bound the same fields and give the same order.
+ */
+function candidatePlans(coll: Collection, filter: Document, sort: SortSpec | null, collator: Collator | null, only?: CachedPlan): IndexPlan[] {
   const bounds = fieldBounds(filter, collator);
-  let plan: IndexPlan | null = null;
+  const plans: IndexPlan[] = [];
   let query: FilterTree | undefined;
   for (const index of coll.indexes.values()) {
     // Hidden indexes are maintained (and enforce uniqueness) but never chosen; a partial index only when the
     // query implies its filter, so that it holds every document the query matches.
-    if (index.kind !== 'btree' || index.spec.hidden === true) continue;
+    if (index.kind !== 'btree' || index.spec.hidden === true || (only && index !== only.index)) continue;
     if (index.partial && !impliesFilter((query ??= parseFilter(filter)), partialFilterOf(index), collator, index.collator)) continue;
     if (index.wildcard) {
-      for (const p of wildcardPlans(index, bounds, sort, collator)) if (!plan || betterPlan(p, plan)) plan = p;
+      for (const p of wildcardPlans(index, bounds, sort, collator)) if (!only || p.wildcardField === only.wildcardField) plans.push(p);
       continue;
     }
     const p = planIndex(index, bounds, sort, false, collator);
-    if (p && (!plan || betterPlan(p, plan))) plan = p;
+    if (p) plans.push(p);
   }
-  return plan;
+  plans.sort((a, b) => (betterPlan(a, b) ? -1 : betterPlan(b, a) ? 1 : 0));
+  return plans.filter((p, i) => !plans.some((q, j) => q !== p && dominates(q, p) && (j < i || !dominates(p, q))));
+}
+
+/**
+ * MongoDB's plan cache, per collection: the plan a trial chose for a query's shape (its fields, operators and value
+ * types, the sort, whether it is limited or counted), and the works the trial took to choose it. It is dropped when
+ * an index is created, rebuilt or dropped, or when the chosen index becomes multikey; a cached plan that takes more
+ * than ten times those works is replanned (MongoDB's `internalQueryCacheEvictionRatio`).
+ */
+interface CachedPlan {
+  index: SecondaryIndex;
+  wildcardField?: string;
+  multikey: boolean;
+  works: number;
+}
+
+const MAX_CACHED_SHAPES = 500;
+const planCaches = new WeakMap<Collection, { version: number; shapes: Map<string, CachedPlan> }>();
+
+function planCacheOf(coll: Collection): Map<string, CachedPlan> {
+  let cache = planCaches.get(coll);
+  if (!cache || cache.version !== coll.indexVersion) planCaches.set(coll, (cache = { version: coll.indexVersion, shapes: new Map() }));
+  return cache.shapes;
+}
+
+/** A filter's shape: its structure with each value replaced by its type (and an `$in` by its values' types and size). */
+function shapeOf(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(shapeOf).join()}]`;
+  if (isPlainObject(v)) {
+    const parts = Object.entries(v).map(([k, x]) => {
+      if ((k === '$in' || k === '$nin') && Array.isArray(x)) {
+        const size = x.length < 2 ? String(x.length) : x.length > MAX_POINTS ? 'many' : 'n';
+        return `${JSON.stringify(k)}:${size}(${[...new Set(x.map(shapeOf))].sort().join()})`;
+      }
+      return `${JSON.stringify(k)}:${shapeOf(x)}`;
+    });
+    return `{${parts.join()}}`;
+  }
+  if (isRegexValue(v)) return 'r';
+  if (typeof v === 'number' && Number.isNaN(v)) return 'nan';
+  return v === null ? 'null' : String(typeRank(v));
 }
 
 /**
@@ -233,7 +325,7 @@ function walkBeatsCandidates(text: TextPlan, plan: IndexPlan, sort: SortSpec | n
   const { index } = plan;
   let range = 0;
   for (const interval of cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)))) {
-    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high, plan.rangeRank);
     range += index.entries.rank(to) - index.entries.rank(from);
   }
   const walk = text.expectedMatches === 0 ? range : Math.min(range, (need * range) / text.expectedMatches);
@@ -331,13 +423,20 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   const evalOptions = { collation: collator, variables: req.variables };
   const text = textSearch(coll, req.filter ?? {});
   const filter = text ? text.rest : (req.filter ?? {});
-  const compile = (rest: Document): Matcher | null => (Object.keys(rest).length ? (pointMatcher(rest, collator) ?? compileFilter(rest, evalOptions)) : null);
+  const compile = (rest: Document): Matcher | null =>
+    Object.keys(rest).length ? (pointMatcher(rest, collator) ?? compileFilter(rest, evalOptions)) : null;
   const sort = parseSort(req.sort);
   const skip = req.skip ?? 0;
   const need = req.limit ? skip + req.limit : Infinity;
-  const stats: ExecutionStats = { stage: 'EOF', inMemorySort: false, keysExamined: 0, docsExamined: 0, nReturned: 0 };
+  const newStats = (stage: ExecutionStats['stage']): ExecutionStats => ({
+    stage,
+    inMemorySort: false,
+    keysExamined: 0,
+    docsExamined: 0,
+    nReturned: 0,
+  });
   const scoreOf = text ? (doc: Document) => text.scores.get(doc) ?? 0 : undefined;
-  const finish = (docs: Document[], sorted: boolean): FindResult => {
+  const finish = (docs: Document[], sorted: boolean, stats: ExecutionStats): FindResult => {
     if (sort && !sorted) {
       // Many candidates of a small limited read (`$text`): keep the best ones rather than sort them all.
       docs = need < docs.length / 4 ? topDocuments(docs, sort, need, collator, scoreOf) : sortDocuments(docs, sort, collator, scoreOf);
@@ -349,34 +448,148 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
   };
   if (!coll) {
     compile(filter);
-    return finish([], true);
+    return finish([], true, newStats('EOF'));
   }
   /**
-   * Scans `source`, testing candidates with `rest` of the filter (and the `$text` search, if any); `sorted`: the scan
-   * yields the requested order.
+   * A scan of `source` with its own counters, testing candidates with `rest` of the filter (and the `$text` search,
+   * if any); `sorted`: the scan yields the requested order.
    */
-  const scan = (source: (docs: Document[]) => CandidateSource, rest: Document, sorted: () => boolean): Maybe<FindResult> => {
+  const prepareScan = (
+    stats: ExecutionStats,
+    source: (docs: Document[]) => CandidateSource,
+    rest: Document,
+    sorted: () => boolean,
+    streams: boolean,
+  ): Prepared => {
     const matcher = compile(rest);
     const task = new Scan(coll, source, matcher, () => (rest === filter ? matcher : compile(filter)), text, stats, req.work);
+    return { task, stats, sorted, streams, guarded: matcher?.guarded === true, done: false };
+  };
+  const runTask = (task: Task, guarded: boolean, result: () => FindResult): Maybe<FindResult> => {
     if (!req.work) {
       task.step(Infinity, Infinity);
-      return finish(task.docs, sorted());
+      return result();
     }
-    return then(req.work.run(task, matcher?.guarded === true), () => finish(task.docs, sorted()));
+    return then(req.work.run(task, guarded), result);
   };
+  const run = (p: Prepared): Maybe<FindResult> => runTask(p.task, p.guarded, () => finish(p.task.docs, p.sorted(), p.stats));
+
+  /** What a plan's scan must still test, its intervals, and its range bracketed by type where that makes it exact. */
+  const layout = (plan: IndexPlan): Layout => {
+    const { index, wildcardField } = plan;
+    const hashed = index.hashedField >= 0;
+    // Equality on the prefix fields is what the intervals hold (on a multikey index, for exact scalars only; see
+    // guaranteedFields). A wildcard plan's value position holds its field's values.
+    const keyField = (i: number) => (index.fields[i] === WILDCARD_VALUE && wildcardField ? wildcardField : index.fields[i]);
+    const prefix = new Map(hashed ? [] : plan.points.map((points, i) => [keyField(i), points]));
+    const guaranteed = guaranteedFields(filter, prefix, collator, index.multikey);
+    const { range } = plan;
+    let rangeRank: number | undefined;
+    if (range && !index.multikey && !hashed) {
+      const field = keyField(plan.points.length);
+      const rank = guaranteedRange(filter, field, range);
+      if (rank !== null) {
+        guaranteed.add(field);
+        rangeRank = rank;
+      }
+    }
+    const rest = withoutPartialConditions(
+      residualFilter(filter, guaranteed),
+      index.spec.partialFilterExpression as Document | undefined,
+      index.collator,
+      collator,
+    );
+    // Repeated `$in` values would read their documents twice.
+    const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
+    return { plan: { ...plan, range, rangeRank }, rest, intervals };
+  };
+  const keysIn = ({ plan, intervals }: Layout): number => {
+    let total = 0;
+    for (const interval of intervals) {
+      const [from, to] = plan.index.bounds(interval, plan.range?.low, plan.range?.high, plan.rangeRank);
+      total += plan.index.entries.rank(to) - plan.index.entries.rank(from);
+    }
+    return total;
+  };
+  /** A count its intervals answer: they hold exactly the matches (a multikey index's, each document's keys once). */
+  const countable = (l: Layout) =>
+    req.countOnly === true &&
+    !text &&
+    Object.keys(l.rest).length === 0 &&
+    (!l.plan.index.multikey || holdsEachOnce(l.plan, l.intervals) || keysIn(l) <= MAX_COUNT_WALK);
+  /** MongoDB's COUNT_SCAN: counts the intervals' keys by their ends' ranks, or walks a multikey index's, reading no document. */
+  const countFrom = (l: Layout): FindResult => {
+    const { plan, intervals } = l;
+    const stats = newStats('COUNT_SCAN');
+    stats.indexName = plan.index.name;
+    stats.intervals = intervals.length;
+    let total = 0;
+    if (!plan.index.multikey || holdsEachOnce(plan, intervals)) {
+      total = keysIn(l);
+      stats.keysExamined = total;
+    } else {
+      // A document holds a key per element: de-duplicated by record, as MongoDB's COUNT_SCAN does on a multikey index.
+      const seen = new Set<string>();
+      for (let i = 0; i < intervals.length && seen.size < need; i++) {
+        const [from, to] = plan.index.bounds(intervals[i], plan.range?.low, plan.range?.high, plan.rangeRank);
+        for (const entry of plan.index.entries.range(from, to, false)) {
+          stats.keysExamined++;
+          seen.add(entry.ik);
+          if (seen.size >= need) break;
+        }
+      }
+      total = seen.size;
+    }
+    stats.nReturned = Math.max(0, Math.min(total, need) - skip);
+    return { docs: [], stats, count: stats.nReturned };
+  };
+  const prepareIndex = ({ plan, rest, intervals }: Layout): Prepared => {
+    const stats = newStats('IXSCAN');
+    stats.indexName = plan.index.name;
+    stats.direction = plan.reverse ? 'backward' : 'forward';
+    stats.intervals = intervals.length;
+    const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
+    // Several intervals each in the requested order are merged as they are read (very many: sorted in memory after).
+    const merging = sort !== null && fullySorted && intervals.length > 1 && intervals.length <= MAX_MERGED_INTERVALS;
+    stats.sortMerge = merging;
+    const ordered = fullySorted && (intervals.length === 1 || merging);
+    const state = { sort, need, fullySorted, stats, work: req.work };
+    return prepareScan(
+      stats,
+      (docs) => (merging ? mergeSource(coll, plan, intervals, sort, { ...state, docs }) : indexSource(coll, plan, intervals, { ...state, docs })),
+      rest,
+      () => ordered,
+      !sort || ordered,
+    );
+  };
+  const execute = (plan: IndexPlan): Maybe<FindResult> => {
+    const l = layout(plan);
+    return countable(l) ? countFrom(l) : run(prepareIndex(l));
+  };
+  const runTrial = (trial: Trial): Maybe<FindResult> =>
+    runTask(trial, trial.guarded, () => {
+      const winner = trial.winner!;
+      return finish(winner.task.docs, winner.sorted(), winner.stats);
+    });
 
   let textWalk: IndexPlan | null = null;
   if (text) {
-    textWalk = req.hint === undefined && sort?.natural === undefined ? choosePlan(coll, filter, sort, collator) : null;
-    if (!textWalk || !walkBeatsCandidates(text, textWalk, sort, need)) {
-      stats.stage = 'TEXT';
-      return scan(() => textSource(coll, text), filter, () => false);
-    }
+    textWalk = req.hint === undefined && sort?.natural === undefined ? (candidatePlans(coll, filter, sort, collator)[0] ?? null) : null;
+    if (!textWalk || !walkBeatsCandidates(text, textWalk, sort, need))
+      return run(
+        prepareScan(
+          newStats('TEXT'),
+          () => textSource(coll, text),
+          filter,
+          () => false,
+          false,
+        ),
+      );
+    return execute(textWalk);
   }
 
-  const ids = req.hint === undefined && !text ? idLookups(coll, filter, collator) : null;
+  const ids = req.hint === undefined ? idLookups(coll, filter, collator) : null;
   if (ids) {
-    stats.stage = 'IDHACK';
     const seen = new Set<string>();
     const candidates: Candidate[] = [];
     for (const id of ids) {
@@ -386,55 +599,176 @@ export function findDocuments(coll: Collection | undefined, req: FindRequest): M
       seen.add(ik);
       candidates.push({ ik, doc });
     }
-    return scan(() => arraySource(candidates), residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator)), () => false);
+    const rest = residualFilter(filter, guaranteedFields(filter, new Map([['_id', ids]]), collator));
+    return run(
+      prepareScan(
+        newStats('IDHACK'),
+        () => arraySource(candidates),
+        rest,
+        () => false,
+        false,
+      ),
+    );
   }
 
-  let plan: IndexPlan | null = null;
   if (req.hint !== undefined && !(isPlainObject(req.hint) && '$natural' in req.hint)) {
-    plan = planIndex(chooseHinted(coll, req.hint), fieldBounds(filter, collator), sort, true, collator);
-  } else if (req.hint === undefined && sort?.natural === undefined) {
-    plan = textWalk ?? choosePlan(coll, filter, sort, collator);
+    return execute(planIndex(chooseHinted(coll, req.hint), fieldBounds(filter, collator), sort, true, collator)!);
   }
-
-  if (!plan) {
-    stats.stage = 'COLLSCAN';
-    const ordered = !sort || sort.natural !== undefined;
-    return scan((docs) => collectionSource(coll, sort?.natural === -1, () => ordered && docs.length >= need), filter, () => ordered);
-  }
-
-  const { index, wildcardField } = plan;
-  stats.stage = 'IXSCAN';
-  stats.indexName = index.name;
-  stats.direction = plan.reverse ? 'backward' : 'forward';
-  // Equality on the prefix fields of a single-valued index is what its intervals hold (a multikey index may hold
-  // an array's elements where the condition is about the whole array, and is tested in full). A wildcard plan's value
-  // position holds its field's values: a count on a path without arrays is counted from the index alone, as MongoDB's.
-  const keyField = (i: number) => (index.fields[i] === WILDCARD_VALUE && wildcardField ? wildcardField : index.fields[i]);
-  const prefix = new Map(index.multikey || index.hashedField >= 0 ? [] : plan.points.map((points, i) => [keyField(i), points]));
-  const residual = residualFilter(filter, guaranteedFields(filter, prefix, collator));
-  const rest = withoutPartialConditions(residual, index.spec.partialFilterExpression as Document | undefined, index.collator, collator);
-  // Repeated `$in` values would read their documents twice.
-  const intervals = cartesian(plan.points.map((points) => uniqueSorted(points, index.collator)));
-  stats.intervals = intervals.length;
-  if (req.countOnly && Object.keys(rest).length === 0 && !index.multikey && !text) {
-    // The intervals hold exactly the matches: count them by their ends' ranks (MongoDB's COUNT_SCAN), reading none.
-    let total = 0;
-    for (const interval of intervals) {
-      const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high);
-      total += index.entries.rank(to) - index.entries.rank(from);
+  if (req.hint === undefined && sort?.natural === undefined) {
+    // Plans under a collation are not cached: the shape would have to name it.
+    const cache = collator === null ? planCacheOf(coll) : null;
+    const shape = cache
+      ? `${shapeOf(filter)} ${JSON.stringify(req.sort ?? null)} ${need === Infinity ? 'all' : 'limited'} ${req.countOnly ? 'count' : 'read'}`
+      : '';
+    const target = Math.min(need, TRIAL_RESULTS);
+    const maxWorks = Math.max(TRIAL_WORKS, Math.ceil(TRIAL_COLLECTION_FRACTION * coll.docs.size));
+    /** The trial among every candidate plan; the winner is cached when there was a choice. */
+    const fullTrial = (layouts: Layout[]): Trial => {
+      const candidates = layouts.map(prepareIndex);
+      return new Trial(candidates, target, maxWorks, (winner, works) => {
+        if (!cache || candidates.length < 2) return;
+        if (cache.size >= MAX_CACHED_SHAPES) cache.delete(cache.keys().next().value!);
+        const { index, wildcardField } = layouts[candidates.indexOf(winner)].plan;
+        cache.set(shape, { index, wildcardField, multikey: index.multikey, works });
+      });
+    };
+    const cached = cache?.get(shape);
+    if (cached) {
+      const [plan] = cached.index.multikey === cached.multikey ? candidatePlans(coll, filter, sort, collator, cached) : [];
+      if (plan) {
+        const l = layout(plan);
+        if (countable(l)) return countFrom(l);
+        // The cached plan alone, until it has done ten times the trial's works; then a new trial among all.
+        return runTrial(
+          new Trial([prepareIndex(l)], target, Math.max(CACHE_EVICTION_RATIO * cached.works, target), undefined, () => {
+            cache!.delete(shape);
+            return fullTrial(candidatePlans(coll, filter, sort, collator).map(layout));
+          }),
+        );
+      }
+      cache!.delete(shape);
     }
-    stats.stage = 'COUNT_SCAN';
-    stats.keysExamined = total;
-    stats.nReturned = Math.max(0, Math.min(total, need) - skip);
-    return { docs: [], stats, count: stats.nReturned };
+    const layouts = candidatePlans(coll, filter, sort, collator).map(layout);
+    if (req.countOnly) {
+      const counted = layouts.find((l) => !l.plan.index.multikey && countable(l)) ?? layouts.find(countable);
+      if (counted) return countFrom(counted);
+    }
+    if (layouts.length === 1) return run(prepareIndex(layouts[0]));
+    if (layouts.length > 1) return runTrial(fullTrial(layouts));
   }
-  const fullySorted = !sort || plan.sortedKeys === sort.keys.length;
-  const chosen = plan;
-  return scan(
-    (docs) => indexSource(coll, chosen, intervals, { sort, need, fullySorted, docs, stats, work: req.work }),
-    rest,
-    () => fullySorted && intervals.length === 1,
+
+  const ordered = !sort || sort.natural !== undefined;
+  return run(
+    prepareScan(
+      newStats('COLLSCAN'),
+      (docs) => collectionSource(coll, sort?.natural === -1, () => ordered && docs.length >= need),
+      filter,
+      () => ordered,
+      false,
+    ),
   );
+}
+
+/** A candidate plan made ready to run: its scan with its own counters. */
+interface Prepared {
+  task: Scan;
+  stats: ExecutionStats;
+  /** Whether the scan's matches come out in the requested order (no in-memory sort). */
+  sorted: () => boolean;
+  /** Whether its matches are results as soon as found (in order, or no order asked): a sort-providing plan's are. */
+  streams: boolean;
+  guarded: boolean;
+  /** The scan has reached its end. */
+  done: boolean;
+}
+
+interface Layout {
+  plan: IndexPlan;
+  rest: Document;
+  intervals: unknown[][];
+}
+
+/** MongoDB's trial period: each candidate works until one has `internalQueryPlanEvaluationMaxResults` results or ends, ... */
+const TRIAL_RESULTS = 101;
+/** ... or each has done `internalQueryPlanEvaluationWorks`, or this fraction of the collection if more. */
+const TRIAL_WORKS = 10_000;
+const TRIAL_COLLECTION_FRACTION = 0.3;
+const CACHE_EVICTION_RATIO = 10;
+/** Beyond this many intervals, a sorted read sorts their matches in memory rather than merging the intervals. */
+const MAX_MERGED_INTERVALS = 64;
+/** A multikey count walks its keys in one turn: beyond this many, its documents are read in turns instead. */
+const MAX_COUNT_WALK = 100_000;
+
+const worksOf = (c: Prepared) => c.stats.keysExamined + c.stats.docsExamined;
+
+/**
+ * MongoDB's multi-planner, as a task: the candidates' scans take turns, one candidate document each, until one of
+ * them has `target` results in order or reaches its end, or all have done `maxWorks`. The winner is the most
+ * productive (results per work; a plan that must sort in memory has none before its end), with a bonus for having
+ * ended and, on ties, for giving the order, then the first candidate (the best by `betterPlan`); its scan then goes
+ * on where the trial left it, so the trial's work is kept. With `replan`, the single candidate is a cached plan: past
+ * `maxWorks` without deciding, a new trial (from `replan`) takes its place.
+ */
+class Trial implements Task {
+  winner: Prepared | null = null;
+  private at = 0;
+
+  constructor(
+    private candidates: Prepared[],
+    private readonly target: number,
+    private maxWorks: number,
+    private decided?: (winner: Prepared, works: number) => void,
+    private replan?: () => Trial,
+  ) {}
+
+  get guarded(): boolean {
+    return this.candidates.some((c) => c.guarded);
+  }
+
+  step(until: number, maxItems: number): boolean {
+    let items = 0;
+    while (!this.winner) {
+      for (; this.at < this.candidates.length; this.at++) {
+        const c = this.candidates[this.at];
+        if (c.done || worksOf(c) >= this.maxWorks) continue;
+        if (items >= maxItems || (items > 0 && (items & 15) === 0 && performance.now() >= until)) return false;
+        c.done = c.task.step(Infinity, 1);
+        items++;
+      }
+      this.at = 0;
+      this.decide();
+    }
+    if (this.winner.done) return true;
+    if (items >= maxItems) return false;
+    return (this.winner.done = this.winner.task.step(until, maxItems - items));
+  }
+
+  suspend(): void {
+    for (const c of this.winner ? [this.winner] : this.candidates) c.task.suspend();
+  }
+
+  private decide(): void {
+    const ended = this.candidates.some((c) => c.done || (c.streams && c.task.docs.length >= this.target));
+    if (!ended && this.candidates.some((c) => worksOf(c) < this.maxWorks)) return;
+    if (!ended && this.replan) {
+      const next = this.replan();
+      this.candidates = next.candidates;
+      this.maxWorks = next.maxWorks;
+      this.decided = next.decided;
+      this.replan = undefined;
+      return;
+    }
+    let best = this.candidates[0];
+    let bestScore = -1;
+    for (const c of this.candidates) {
+      const produced = c.streams || c.done ? c.task.docs.length : 0;
+      const score = produced / Math.max(1, worksOf(c)) + (c.done ? 1 : 0) + (c.streams ? 1e-4 : 0);
+      if (score > bestScore) [best, bestScore] = [c, score];
+    }
+    this.winner = best;
+    best.stats.rejectedPlans = this.candidates.filter((c) => c !== best).map((c) => c.stats.indexName!);
+    this.decided?.(best, worksOf(best));
+  }
 }
 
 /**
@@ -482,6 +816,74 @@ function collectionSource(coll: Collection, reverse: boolean, enough: () => bool
   };
 }
 
+/**
+ * Whether a multikey index's intervals hold each document at most once: every field that has held an array is bound to
+ * a single point, so a document's keys there differ only in single-valued fields, which also tell the intervals apart.
+ */
+function holdsEachOnce(plan: IndexPlan, intervals: unknown[][]): boolean {
+  const { index } = plan;
+  if (index.wildcard) return false;
+  return index.multikeyFields.every(
+    (multikey, i) => !multikey || (i < plan.points.length && intervals.every((t) => compareBson(t[i], intervals[0][i], index.collator) === 0)),
+  );
+}
+
+/**
+ * MongoDB's SORT_MERGE: the entries of several intervals, each in the requested order, merged into that order by their
+ * sort keys (ties: the earlier interval first), so that the scan stops after `need` matches in all, as a single
+ * interval's does. Before the command gives up the thread, what remains of each interval is copied out of the index.
+ */
+function mergeSource(coll: Collection, plan: IndexPlan, intervals: unknown[][], sort: SortSpec, state: IndexScanState): CandidateSource {
+  const { index } = plan;
+  const { need, docs, stats, work } = state;
+  // Each sort key is an index field (bound or not) or the `_id` every entry carries.
+  const positions = sort.keys.map((k) => index.fields.indexOf(k.field));
+  const compare = (a: IndexEntry, b: IndexEntry) => {
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i];
+      const r = p < 0 ? compareBson(a.id, b.id) : compareBson(a.k[p], b.k[p], index.collator);
+      if (r !== 0) return r * sort.keys[i].dir;
+    }
+    return 0;
+  };
+  const streams = intervals.map((interval) => {
+    const [from, to] = index.bounds(interval, plan.range?.low, plan.range?.high, plan.rangeRank);
+    let live: Iterator<IndexEntry> | null = index.entries.range(from, to, plan.reverse);
+    let copied: IndexEntry[] = [];
+    let at = 0;
+    return {
+      next(): IndexEntry | undefined {
+        if (!live) return at < copied.length ? copied[at++] : undefined;
+        const r = live.next();
+        return r.done ? undefined : r.value;
+      },
+      copy() {
+        if (!live) return;
+        copied = [];
+        for (let r = live.next(); !r.done; r = live.next()) copied.push(r.value);
+        at = 0;
+        live = null;
+      },
+    };
+  });
+  const heads = streams.map((s) => s.next());
+  return {
+    next() {
+      if (docs.length >= need) return null;
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) if (heads[i] && (best < 0 || compare(heads[i]!, heads[best]!) < 0)) best = i;
+      if (best < 0) return null;
+      const entry = heads[best]!;
+      heads[best] = streams[best].next();
+      if (++stats.keysExamined % DEADLINE_EVERY === 0) work?.checkDeadline();
+      return { ik: entry.ik, doc: coll.docs.get(entry.ik), entry };
+    },
+    detach() {
+      for (const s of streams) s.copy();
+    },
+  };
+}
+
 interface IndexScanState {
   sort: SortSpec | null;
   need: number;
@@ -502,7 +904,12 @@ function indexSource(coll: Collection, plan: IndexPlan, intervals: unknown[][], 
   const { index } = plan;
   const { sort, need, fullySorted, docs, stats, work } = state;
   // Index positions of the sort keys the scan yields in order, to find where a run of equal values ends.
-  const runFields = sort ? sort.keys.slice(0, plan.sortedKeys).map((k) => index.fields.indexOf(k.field)).filter((i) => i >= 0) : [];
+  const runFields = sort
+    ? sort.keys
+        .slice(0, plan.sortedKeys)
+        .map((k) => index.fields.indexOf(k.field))
+        .filter((i) => i >= 0)
+    : [];
   const sameRun = (a: IndexEntry, b: IndexEntry) => runFields.every((i) => compareBson(a.k[i], b.k[i], index.collator) === 0);
   const seen = index.multikey ? new Set<string>() : null;
   let next = 0;
@@ -513,7 +920,7 @@ function indexSource(coll: Collection, plan: IndexPlan, intervals: unknown[][], 
   let lastTaken: IndexEntry | null = null;
   const open = (): boolean => {
     if (next >= intervals.length || (next > 0 && !sort && docs.length >= need)) return false;
-    const [from, to] = index.bounds(intervals[next++], plan.range?.low, plan.range?.high);
+    const [from, to] = index.bounds(intervals[next++], plan.range?.low, plan.range?.high, plan.rangeRank);
     live = index.entries.range(from, to, plan.reverse);
     start = docs.length;
     lastTaken = null;

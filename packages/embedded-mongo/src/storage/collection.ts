@@ -43,6 +43,8 @@ export class Collection {
   /** Capped: BSON size of each stored document, and their total. */
   private readonly sizes: Map<string, number> | undefined;
   private bytes = 0;
+  /** Bumped whenever an index is created, rebuilt or dropped: plans cached for this collection are then stale. */
+  private indexChanges = 0;
 
   /** `recorder` receives every change (the engine's, or UNRECORDED for a scratch collection outside the engine). */
   constructor(
@@ -71,6 +73,10 @@ export class Collection {
 
   get indexes(): ReadonlyMap<string, Index> {
     return this.indexMap;
+  }
+
+  get indexVersion(): number {
+    return this.indexChanges;
   }
 
   get options(): Document {
@@ -215,6 +221,7 @@ export class Collection {
     const index = this.build(wanted, true);
     this.recorder.record({ op: 'createIndex', db: this.dbName, coll: this.name, spec: wanted });
     this.indexMap.set(index.name, index);
+    this.indexChanges++;
     return true;
   }
 
@@ -227,6 +234,7 @@ export class Collection {
     const index = this.build(spec, false);
     this.recorder.record({ op: 'putIndex', db: this.dbName, coll: this.name, spec });
     this.indexMap.set(index.name, index);
+    this.indexChanges++;
   }
 
   /** An index of every stored document, from its spec; with `unique`, throws the duplicate-key error of a violation. */
@@ -246,6 +254,7 @@ export class Collection {
     if (!this.indexMap.has(name)) throw new MongoCommandError(27, `index not found with name [${name}]`);
     this.recorder.record({ op: 'dropIndex', db: this.dbName, coll: this.name, name });
     this.indexMap.delete(name);
+    this.indexChanges++;
   }
 
   findIndexByKey(key: Document): Index | undefined {

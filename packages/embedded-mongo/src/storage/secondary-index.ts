@@ -5,7 +5,7 @@
  * are interpreted here; the planner decides when an index may serve a query.
  */
 import type { Document } from 'bson';
-import { compareBson, formatValue, isPlainObject, toNumber } from '../bson-values.js';
+import { compareBson, formatValue, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
@@ -90,6 +90,8 @@ export class SecondaryIndex {
   readonly entries: SortedList<IndexEntry>;
   /** Set once any document produced several keys (or an array key): such an index cannot provide a sort order. */
   multikey = false;
+  /** Per key position: set once a document held an array there (MongoDB's multikey paths; not kept for wildcards). */
+  readonly multikeyFields: boolean[];
   /**
    * A compound wildcard index: where its wildcard field's two key positions start (see WILDCARD_PATH), the path it
    * covers (`attributes` for `attributes.$**`, '' for `$**`), and the paths some document held an array at.
@@ -118,12 +120,14 @@ export class SecondaryIndex {
       if (key[field] === 'hashed' || key[field] === 'text') throw new MongoCommandError(67, 'A wildcard index field must be ascending or descending');
       if (spec.unique === true) throw new MongoCommandError(67, "Index type 'wildcard' does not support the unique option");
       if (spec.sparse === true) throw new MongoCommandError(67, "Index type 'wildcard' does not support the sparse option");
-      if (spec.expireAfterSeconds !== undefined) throw new MongoCommandError(67, "Index type 'wildcard' does not support the expireAfterSeconds option");
+      if (spec.expireAfterSeconds !== undefined)
+        throw new MongoCommandError(67, "Index type 'wildcard' does not support the expireAfterSeconds option");
       if (spec.wildcardProjection !== undefined) throw new MongoCommandError(67, 'wildcardProjection is not supported by the embedded engine');
     }
     // Each key position: a declared field, or the wildcard field's path and value.
     this.fields = declared.flatMap((f, i) => (i === position ? [WILDCARD_PATH, WILDCARD_VALUE] : [f]));
-    this.wildcard = position < 0 ? null : { position, prefix: declared[position] === '$**' ? '' : declared[position].slice(0, -4), multikeyPaths: new Set() };
+    this.wildcard =
+      position < 0 ? null : { position, prefix: declared[position] === '$**' ? '' : declared[position].slice(0, -4), multikeyPaths: new Set() };
     const illegal = declared.filter((f, i) => i !== position).find(dollar);
     if (illegal) throw new MongoCommandError(67, "Index key contains an illegal field name: field name starts with '$'.");
     this.hashedField = this.fields.findIndex((f) => key[f] === 'hashed');
@@ -133,11 +137,17 @@ export class SecondaryIndex {
       const n = typeof d === 'number' ? d : (d as { _bsontype?: string })?._bsontype ? toNumber(d) : Number.NaN;
       if (n === 1 || n === -1) return n;
       if (Number.isFinite(n) && n !== 0) return n > 0 ? 1 : -1;
-      throw new MongoCommandError(67, `Index type ${JSON.stringify(d)} of field '${f}' is not supported by the embedded engine (ascending, descending, hashed and text indexes)`);
+      throw new MongoCommandError(
+        67,
+        `Index type ${JSON.stringify(d)} of field '${f}' is not supported by the embedded engine (ascending, descending, hashed and text indexes)`,
+      );
     });
-    if (this.fields.filter((f) => key[f] === 'hashed').length > 1) throw new MongoCommandError(31303, 'A maximum of one index field is allowed to be hashed');
-    if (this.hashedField >= 0 && spec.unique === true) throw new MongoCommandError(16764, 'Currently hashed indexes cannot guarantee uniqueness. Use a regular index.');
+    if (this.fields.filter((f) => key[f] === 'hashed').length > 1)
+      throw new MongoCommandError(31303, 'A maximum of one index field is allowed to be hashed');
+    if (this.hashedField >= 0 && spec.unique === true)
+      throw new MongoCommandError(16764, 'Currently hashed indexes cannot guarantee uniqueness. Use a regular index.');
     this.paths = this.fields.map((f) => f.split('.'));
+    this.multikeyFields = this.fields.map(() => false);
     // The key of a wildcard index always lists several leaves per document: never read it without de-duplicating.
     if (this.wildcard) this.multikey = true;
     this.unique = spec.unique === true || this.name === '_id_' || spec.prepareUnique === true;
@@ -184,7 +194,9 @@ export class SecondaryIndex {
       if (leaves.length === 0) return null;
       // An array holding a value twice keys it once, as any multikey index does.
       leaves.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : compareBson(a[1], b[1], this.collator)));
-      const distinct = leaves.filter((leaf, i) => i === 0 || leaf[0] !== leaves[i - 1][0] || compareBson(leaf[1], leaves[i - 1][1], this.collator) !== 0);
+      const distinct = leaves.filter(
+        (leaf, i) => i === 0 || leaf[0] !== leaves[i - 1][0] || compareBson(leaf[1], leaves[i - 1][1], this.collator) !== 0,
+      );
       leaves.splice(0, leaves.length, ...distinct);
     }
     const perField = this.paths.map((parts, i) => {
@@ -193,6 +205,7 @@ export class SecondaryIndex {
       if (i === this.hashedField && r.multikey)
         throw new MongoCommandError(16766, `Error: hashed indexes do not currently support array values. Found array at path: ${this.fields[i]}`);
       multikey ||= r.multikey;
+      if (r.multikey) this.multikeyFields[i] = true;
       const values = r.values.map((v) => {
         if (v === undefined) return null;
         present = true;
@@ -254,17 +267,25 @@ export class SecondaryIndex {
     });
   }
 
-  /** Positions bounding the entries whose first key fields fall in an interval (see planner `Interval`). */
-  bounds(prefix: unknown[], low?: { value: unknown; inclusive: boolean }, high?: { value: unknown; inclusive: boolean }): [Position, Position] {
+  /**
+   * Positions bounding the entries whose first key fields fall in an interval (see planner `Interval`). With
+   * `rank`, a range's open end stops at the edge of that BSON type's values, as MongoDB brackets `$gt`/`$lt` by type.
+   */
+  bounds(
+    prefix: unknown[],
+    low?: { value: unknown; inclusive: boolean },
+    high?: { value: unknown; inclusive: boolean },
+    rank?: number,
+  ): [Position, Position] {
     const p = prefix.length;
     // In index order a descending field runs from high to low values.
     const [first, last] = this.dirs[p] === -1 ? [high, low] : [low, high];
-    const from = first
-      ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, first.value], p + 1), !first.inclusive)
-      : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), false);
-    const to = last
-      ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, last.value], p + 1), last.inclusive)
-      : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), true);
+    const open = (strict: boolean) =>
+      rank === undefined
+        ? this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p), strict)
+        : this.entries.seek((e) => this.compareKeyPrefix(e, prefix, p) || (typeRank(e.k[p]) - rank) * this.dirs[p], strict);
+    const from = first ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, first.value], p + 1), !first.inclusive) : open(false);
+    const to = last ? this.entries.seek((e) => this.compareKeyPrefix(e, [...prefix, last.value], p + 1), last.inclusive) : open(true);
     return [from, to];
   }
 }
