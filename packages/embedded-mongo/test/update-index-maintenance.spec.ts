@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { calculateObjectSize, type Document } from 'bson';
+import { calculateObjectSize, Double, type Document } from 'bson';
 import { checkSize } from '../src/commands/validation.js';
 import { applyUpdate } from '../src/query/update.js';
 import { UNRECORDED } from '../src/storage/changes.js';
@@ -83,6 +83,27 @@ describe('embedded engine: index maintenance on update', () => {
     ]);
     coll.replace(next, updated(next, { $pull: { items: { sku: 'a' } } }));
     expect(entries(coll, 'items.sku')).toEqual([[['c'], 1]]);
+  });
+
+  it('touches only the keys that differ: a push adds one entry, a key equal in order but not in type is replaced', () => {
+    const coll = collectionWith({ key: { 'held.at': 1 } });
+    const doc = { _id: 1, held: [{ at: 1 }, { at: 2 }, { at: 3 }] };
+    coll.insert(doc);
+    const stored = () => {
+      const list = index(coll, 'held.at').entries;
+      return [...list.range({ b: 0, i: 0 }, list.end, false)];
+    };
+    const before = stored();
+    const pushed = updated(doc, { $push: { held: { at: 4 } } });
+    coll.replace(doc, pushed);
+    const after = stored();
+    expect(after.map((e) => e.k)).toEqual([[1], [2], [3], [4]]);
+    // The three entries that stayed are the very ones stored before.
+    expect(after.slice(0, 3).every((entry, i) => entry === before[i])).toBe(true);
+    coll.replace(pushed, updated(pushed, { $set: { 'held.1.at': 2.5, 'held.2.at': new Double(3) } }));
+    const retyped = stored();
+    expect(retyped.map((e) => e.k)).toEqual([[1], [2.5], [new Double(3)], [4]]);
+    expect(retyped[2].k[0]).toBeInstanceOf(Double);
   });
 
   it('updates the entries of a wildcard subtree, and only for a change under it', () => {

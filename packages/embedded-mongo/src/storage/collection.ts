@@ -146,8 +146,11 @@ export class Collection {
       const newKeys = keys.get(index) ?? null;
       const oldKeys = index.keysOf(oldDoc);
       if (sameKeys(oldKeys, newKeys)) continue;
-      index.remove(oldDoc, ik, oldKeys);
-      index.add(newDoc, ik, newKeys);
+      if (index instanceof SecondaryIndex) index.rekey(newDoc, ik, oldKeys, newKeys);
+      else {
+        index.remove(oldDoc, ik, oldKeys);
+        index.add(newDoc, ik, newKeys);
+      }
     }
     this.rowKeys?.set(newDoc, ik);
     this.documents.set(ik, newDoc);

@@ -5,7 +5,7 @@
  * are interpreted here; the planner decides when an index may serve a query.
  */
 import type { Document } from 'bson';
-import { compareBson, formatValue, isPlainObject, toNumber, typeRank } from '../bson-values.js';
+import { compareBson, formatValue, identical, isPlainObject, toNumber, typeRank } from '../bson-values.js';
 import { MongoCommandError } from '../errors.js';
 import { parseCollation, type Collator } from '../query/collation.js';
 import { compileFilter, type Matcher } from '../query/mingo.js';
@@ -237,6 +237,28 @@ export class SecondaryIndex {
   remove(doc: Document, ik: string, keys = this.keysOf(doc)): void {
     if (!keys) return;
     for (const k of keys) this.entries.delete({ k, id: doc._id, ik });
+  }
+
+  /**
+   * Moves a document's entries from its previous keys to its new ones, touching only the keys that differ: a value
+   * pushed to an indexed array adds its one entry instead of removing and adding the whole array's. A key equal in
+   * order but not identical (an int become a double, a string its collation folds alike) is replaced.
+   */
+  rekey(doc: Document, ik: string, oldKeys: unknown[][] | null, newKeys: unknown[][] | null): void {
+    const entriesOf = (keys: unknown[][] | null) => (keys ?? []).map((k): IndexEntry => ({ k, id: doc._id, ik }));
+    const compare = (a: IndexEntry, b: IndexEntry) => this.entries.compare(a, b);
+    const before = entriesOf(oldKeys).sort(compare);
+    const after = entriesOf(newKeys).sort(compare);
+    let i = 0;
+    let j = 0;
+    while (i < before.length || j < after.length) {
+      const order = i === before.length ? 1 : j === after.length ? -1 : compare(before[i], after[j]);
+      if (order === 0 && identical(before[i].k, after[j].k)) {
+        i++;
+        j++;
+      } else if (order <= 0) this.entries.delete(before[i++]);
+      else this.entries.insert(after[j++]);
+    }
   }
 
   /** For a unique index: the first key of `doc` already held by another document (`ik` excluded), else null. */

@@ -19,7 +19,7 @@ export class SortedList<T> {
   private blocks: T[][] = [];
   private count = 0;
 
-  constructor(private readonly compare: (a: T, b: T) => number) {}
+  constructor(readonly compare: (a: T, b: T) => number) {}
 
   get size(): number {
     return this.count;
