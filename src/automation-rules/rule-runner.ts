@@ -126,14 +126,21 @@ export class RuleRunner {
       depth: firing.triggerDepth + 1,
     };
     const { run, resumed } = await this.runs.claim(companyId, claim, this.clock.now());
-    return this.resume(companyId, rule, run, resumed);
+    return this.resume(companyId, rule, run, resumed, resumed ? undefined : conversation);
   }
 
   /**
    * Carries a `running` run to its end; `uncertain`: its next action may have been applied by a run that died.
-   * Answers the conversation as the run left it (null once it is gone).
+   * `read`: the conversation as the run's trigger found it, which its first action starts from instead of reading it
+   * again. Answers the conversation as the run left it (null once it is gone).
    */
-  private async resume(companyId: CompanyId, rule: Stored<AutomationRule>, run: StoredRun, uncertain: boolean): Promise<Stored<Conversation> | null> {
+  private async resume(
+    companyId: CompanyId,
+    rule: Stored<AutomationRule>,
+    run: StoredRun,
+    uncertain: boolean,
+    read?: Stored<Conversation>,
+  ): Promise<Stored<Conversation> | null> {
     const conversationId = run.conversationId.toHexString();
     if (run.outcome !== 'running') return this.conversationRecords.findById(companyId, conversationId);
     if (run.depth > MAX_RULE_DEPTH) {
@@ -149,9 +156,10 @@ export class RuleRunner {
       if (rule.stopOnError && results.some((done) => done.status === 'failed')) result = { type: action.type, status: 'skipped' };
       else if (uncertain && index === run.actions.length && (await this.wasApplied(companyId, conversationId, action, keys)))
         result = { type: action.type, status: 'ok' };
-      else result = await this.perform(companyId, run, conversationId, action, { ...keys, cause });
+      else result = await this.perform(companyId, index === run.actions.length && read ? read : conversationId, run, action, { ...keys, cause });
       results.push(result);
-      await this.runs.recordAction(companyId, run._id, index, result);
+      // The last one is recorded by `finish`; a crash before it leaves that action uncertain, checked on resuming.
+      if (index < rule.actions.length - 1) await this.runs.recordAction(companyId, run._id, index, result);
     }
     return this.finish(companyId, run, results, results.some((result) => result.status === 'failed') ? 'failed' : 'applied');
   }
@@ -169,13 +177,13 @@ export class RuleRunner {
 
   private async perform(
     companyId: CompanyId,
+    conversation: string | Stored<Conversation>,
     run: StoredRun,
-    conversationId: string,
     action: RuleAction,
     options: { eventId: string; dedupeKey: string; cause: EventCause },
   ): Promise<RunActionResult> {
     try {
-      await this.apply(companyId, run, conversationId, action, options);
+      await this.apply(companyId, run, conversation, action, options);
       return { type: action.type, status: 'ok' };
     } catch (error) {
       if (!(error instanceof HttpException))
@@ -184,21 +192,23 @@ export class RuleRunner {
     }
   }
 
+  /** Applies one action; `conversation` is its id, or (the run's first action) the record its trigger read. */
   private async apply(
     companyId: CompanyId,
     run: StoredRun,
-    id: string,
+    conversation: string | Stored<Conversation>,
     action: RuleAction,
     options: { eventId: string; dedupeKey: string; cause: EventCause },
   ): Promise<void> {
     const { cause } = options;
     const ruleId = run.ruleId.toHexString();
+    const id = typeof conversation === 'string' ? conversation : conversation._id.toHexString();
     switch (action.type) {
       case 'assign_team':
         await this.transfers.toTeam(companyId, id, action.teamId as string, { kind: 'rule', id: ruleId }, { cause });
         return;
       case 'assign_agent':
-        await this.conversations.assign(companyId, id, action.agentId as string, { kind: 'flow', id: null }, { cause });
+        await this.conversations.assign(companyId, conversation, action.agentId as string, { kind: 'flow', id: null }, { cause });
         return;
       case 'handoff':
         await this.conversations.handOff(companyId, id, { eventId: options.eventId, cause });
@@ -207,10 +217,10 @@ export class RuleRunner {
         await this.conversations.setPriority(companyId, id, action.priority as Priority, { cause });
         return;
       case 'add_tags':
-        await this.conversations.addTags(companyId, id, action.tags as string[], { cause });
+        await this.conversations.addTags(companyId, conversation, action.tags as string[], { cause });
         return;
       case 'remove_tags':
-        await this.conversations.removeTags(companyId, id, action.tags as string[], { cause });
+        await this.conversations.removeTags(companyId, conversation, action.tags as string[], { cause });
         return;
       case 'set_attribute':
         await this.conversations.update(companyId, id, { attributes: { [action.key as string]: action.value } }, { cause });
@@ -227,7 +237,10 @@ export class RuleRunner {
         return;
       }
       case 'close':
-        await this.conversations.close(companyId, id, (action.reason as string | undefined) ?? undefined, { eventId: options.eventId, cause });
+        await this.conversations.close(companyId, conversation, (action.reason as string | undefined) ?? undefined, {
+          eventId: options.eventId,
+          cause,
+        });
         return;
       case 'run_flow': {
         const flow = await this.flows.findById(companyId, action.flowId as string);

@@ -137,7 +137,7 @@ export class ConversationsService {
     actor: AssignmentActor,
     options: AssignOptions & { transfer?: boolean } = {},
   ): Promise<ConversationView> {
-    const current = typeof conversationOrId === 'string' ? await this.findStored(companyId, conversationOrId) : conversationOrId;
+    const current = await this.storedOf(companyId, conversationOrId);
     const id = current._id.toHexString();
     assertAssignable(current.status);
     const agent = typeof agentOrId === 'string' ? await this.agents.findById(companyId, agentOrId) : agentOrId;
@@ -192,8 +192,8 @@ export class ConversationsService {
    * `bot|queued|human → closed`; the agent stays recorded, the contact's next message opens a new conversation. A
    * snooze ends with it, without a `conversation.unsnoozed`: `conversation.closed` says it all.
    */
-  async close(companyId: CompanyId, id: string, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
-    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+  async close(companyId: CompanyId, conversationOrId: string | Stored<Conversation>, reason?: string, options: EventOptions = {}): Promise<ConversationView> {
+    const updated = await this.change(companyId, await this.storedOf(companyId, conversationOrId), (conversation) => {
       assertTransition(conversation.status, 'closed');
       const closedAt = this.clock.now();
       return {
@@ -259,8 +259,8 @@ export class ConversationsService {
   }
 
   /** Adds tags, keeping the ones the conversation has (no duplicates); 400 past MAX_TAGS in all. */
-  async addTags(companyId: CompanyId, id: string, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
-    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+  async addTags(companyId: CompanyId, conversationOrId: string | Stored<Conversation>, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
+    const updated = await this.change(companyId, await this.storedOf(companyId, conversationOrId), (conversation) => {
       const merged = mergeTags(conversation.tags, tags);
       if (merged.length === conversation.tags.length) return null;
       return { expected: {}, set: { tags: merged }, events: (after) => updatedEvents(conversation, after, null) };
@@ -269,9 +269,9 @@ export class ConversationsService {
   }
 
   /** Removes tags (those it does not have are ignored). */
-  async removeTags(companyId: CompanyId, id: string, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
+  async removeTags(companyId: CompanyId, conversationOrId: string | Stored<Conversation>, tags: string[], options: EventOptions = {}): Promise<ConversationView> {
     const removed = new Set(normalizeTags(tags));
-    const updated = await this.change(companyId, await this.findStored(companyId, id), (conversation) => {
+    const updated = await this.change(companyId, await this.storedOf(companyId, conversationOrId), (conversation) => {
       const kept = conversation.tags.filter((tag) => !removed.has(tag));
       if (kept.length === conversation.tags.length) return null;
       return { expected: {}, set: { tags: kept }, events: (after) => updatedEvents(conversation, after, null) };
@@ -346,6 +346,14 @@ export class ConversationsService {
       }
       current = now;
     }
+  }
+
+  /**
+   * The conversation given, or read by its id. A record read earlier may be stale: a change made from it fails its
+   * conditional write and reads it again (`change`).
+   */
+  private async storedOf(companyId: CompanyId, conversationOrId: string | Stored<Conversation>): Promise<Stored<Conversation>> {
+    return typeof conversationOrId === 'string' ? this.findStored(companyId, conversationOrId) : conversationOrId;
   }
 
   private notFound(id: string): NotFoundException {
