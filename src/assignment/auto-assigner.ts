@@ -1,5 +1,6 @@
 import { HttpException, Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
+import pMap from 'p-map';
 import { AgentsRepository } from '../agents/agents.repository.js';
 import type { ConversationView } from '../conversations/conversation.view.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
@@ -123,13 +124,13 @@ export class AutoAssigner {
     while (pool.some((candidate) => candidate.openConversations < candidate.capacity)) {
       // Whole records: `assign` works from them (a record changed meanwhile fails its conditional write and is read again).
       const rows = await this.queues.queuePage(companyId, queue.teamId, after, QUEUE_PAGE);
-      let next = 0;
-      const decide = async () => {
-        while (next < rows.length) if (await this.route(companyId, queue, pool, rows[next++], pass)) assigned += 1;
-      };
-      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(DECISIONS_IN_FLIGHT, rows.length) }, decide));
-      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+      await pMap(
+        rows,
+        async (row) => {
+          if (await this.route(companyId, queue, pool, row, pass)) assigned += 1;
+        },
+        { concurrency: DECISIONS_IN_FLIGHT, stopOnError: false },
+      );
       if (rows.length < QUEUE_PAGE) break;
       const last = rows[rows.length - 1];
       after = { priority: last.priority, queuedAt: last.queuedAt!, id: last._id };

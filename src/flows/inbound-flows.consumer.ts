@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import pMap from 'p-map';
 import { AutoReplies } from '../auto-replies/auto-replies.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
@@ -10,6 +11,9 @@ import { FlowRunner, triggerKeyOf } from './flow-runner.js';
 import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
 import { InboundFlows } from './inbound-flows.js';
 import { scanText } from './keyword-match.js';
+
+/** Conversations of a batch whose messages are handled at once. */
+const CONVERSATIONS_AT_ONCE = 8;
 
 /** The most flows one inbound message runs. */
 export const MAX_FLOWS_PER_MESSAGE = 10;
@@ -24,7 +28,7 @@ export const MAX_FLOWS_PER_MESSAGE = 10;
  * auto-replies go first, so that the contact reads them before a flow's answer; each is sent once (AutoReplies).
  */
 @Injectable()
-@ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 10 })
+@ConsumesEvents({ name: 'inbound-flows', types: ['message.received'], batchSize: 50 })
 export class InboundFlowsConsumer implements EventHandler {
   constructor(
     private readonly flows: InboundFlows,
@@ -39,10 +43,19 @@ export class InboundFlowsConsumer implements EventHandler {
     const received = events.filter((event): event is DomainEvent<'message.received'> => event.type === 'message.received');
     if (received.length === 0) return;
     const flows = await this.flows.of(companyId);
-    for (const event of received) {
-      await this.autoReplies.replyTo(companyId, event);
-      if (flows.length > 0) await this.runFlows(companyId, flows, event);
-    }
+    const byConversation = new Map<string, DomainEvent<'message.received'>[]>();
+    for (const event of received) byConversation.set(event.data.conversation.id, [...(byConversation.get(event.data.conversation.id) ?? []), event]);
+    // Conversations are independent: their messages are answered side by side, each one's in log order.
+    await pMap(
+      byConversation.values(),
+      async (messages) => {
+        for (const event of messages) {
+          await this.autoReplies.replyTo(companyId, event);
+          if (flows.length > 0) await this.runFlows(companyId, flows, event);
+        }
+      },
+      { concurrency: CONVERSATIONS_AT_ONCE, stopOnError: false },
+    );
   }
 
   private async runFlows(companyId: string, flows: Stored<Flow>[], event: DomainEvent<'message.received'>): Promise<void> {

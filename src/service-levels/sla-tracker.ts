@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
+import pMap from 'p-map';
 import type { BusinessCalendar } from '../business-hours/business-calendar.js';
 import { BusinessHoursService } from '../business-hours/business-hours.service.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
@@ -32,6 +33,8 @@ type SlaEvent = Extract<AnyDomainEvent, { type: (typeof SLA_EVENTS)[number] }>;
 
 /** Writes of one conversation's SLA tried before the batch fails (and is retried by the consumer). */
 const WRITE_ATTEMPTS = 5;
+/** Conversations of a batch whose clocks are applied at once. */
+const CONVERSATIONS_AT_ONCE = 8;
 
 const NO_TARGETS = { firstResponseSeconds: null, nextResponseSeconds: null, resolutionSeconds: null, warnBeforeSeconds: null, businessHoursOnly: false };
 
@@ -85,7 +88,11 @@ export class SlaTracker {
       policies: () => (policies ??= mayMatch ? Promise.resolve(active) : this.policies.active(companyId)),
       calendar: await this.businessHours.calendar(companyId),
     };
-    for (const [id, conversationEvents] of byConversation) await this.applyTo(companyId, toObjectId(id), conversationEvents, context);
+    // Conversations are independent: their clocks are computed side by side, each one's events in log order.
+    await pMap(byConversation, ([id, conversationEvents]) => this.applyTo(companyId, toObjectId(id), conversationEvents, context), {
+      concurrency: CONVERSATIONS_AT_ONCE,
+      stopOnError: false,
+    });
   }
 
   /**
