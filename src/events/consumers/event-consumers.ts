@@ -173,7 +173,7 @@ export class EventConsumers implements OnModuleInit {
   }
 
   private async failed(lane: ConsumerLane, turn: LaneTurn, consumer: EventConsumer, events: AnyDomainEvent[], error: unknown): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = failureText(error);
     const failures = lane.failures + 1;
     const failing = events[0];
     if (failing && failures >= MAX_CONSUMER_FAILURES) {
@@ -185,4 +185,10 @@ export class EventConsumers implements OnModuleInit {
     const retryAt = new Date(Date.now() + retryDelayMs(failures, consumer.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS));
     await turn.release(retryAt, { failures, lastError: message });
   }
+}
+
+/** What a failed turn says; a batch handled conversation by conversation (p-map) fails with each failure's message. */
+function failureText(error: unknown): string {
+  if (error instanceof AggregateError) return [...new Set(error.errors.map(failureText))].join('; ');
+  return error instanceof Error ? error.message : String(error);
 }
