@@ -16,12 +16,12 @@ import { TestClock } from '../support/test-clock.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
- * The issue's proof (500 conversations to 20 agents; see docs/routing.md for the size run here): conversations queued
+ * The issue's proof (500 conversations to 20 agents; 480 here, twice the agents' room): conversations queued
  * concurrently through two processes, one killed with `kill -9` halfway. The agents have room for half of them, so a
  * backlog waits until they close what they hold.
  */
 const AGENTS = 20;
-const CAPACITY = 1;
+const CAPACITY = 12;
 const CONVERSATIONS = 2 * AGENTS * CAPACITY;
 /** Requests in flight to each process while queueing. */
 const CONCURRENCY = 8;
