@@ -1,11 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import type { QueryFilter, Types } from 'mongoose';
-import type { Agent } from '../agents/agent.schema.js';
 import { AgentsRepository } from '../agents/agents.repository.js';
-import { attributeChanges, type AttributePatch } from '../attributes/attribute-values.js';
 import { AttributeDefinitionsService } from '../attributes/attribute-definitions.service.js';
-import type { FieldChanges } from '../events/domain-events.js';
-import type { PendingEvent } from '../events/pending-event.schema.js';
 import { RequestValidationException } from '../common/errors/request-validation.exception.js';
 import { parseObjectId, toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -14,16 +10,21 @@ import { stageEvent } from '../events/pending-event.schema.js';
 import { Clock } from '../lanes/clock.js';
 import {
   CHANGE_ATTEMPTS,
+  patched,
   queuedEvent,
   queueEntry,
   transferredEvent,
   stillMatches,
+  updatedEvents,
+  type Assignee,
+  type AssignmentActor,
   type AssignOptions,
+  type ConversationChanges,
   type EventOptions,
   type PlannedChange,
 } from './conversation-changes.js';
 import { assertAssignable, assertTransition } from './conversation-transitions.js';
-import type { AssignerKind, Conversation, Priority } from './conversation.schema.js';
+import type { Conversation, Priority } from './conversation.schema.js';
 import { ConversationView } from './conversation.view.js';
 import { ConversationsRepository } from './conversations.repository.js';
 import { ReadMarkersRepository } from './read-markers.repository.js';
@@ -31,47 +32,7 @@ import { wakeFields } from './snooze/snooze-changes.js';
 import { mergeTags, normalizeTags } from '../tags/tags.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
 
-export type { AssignOptions, EventOptions } from './conversation-changes.js';
-
-/** Who assigns: an agent through the API, a flow step, or automatic assignment (id null). */
-/** An agent as `assign` needs it: routing passes the one whose room it just reserved (active, read in that write). */
-export type Assignee = Pick<Stored<Agent>, '_id' | 'isActive'>;
-
-export interface AssignmentActor {
-  kind: AssignerKind;
-  id: string | null;
-}
-
-export interface ConversationChanges {
-  priority?: Priority;
-  tags?: string[];
-  subject?: string | null;
-  status?: 'queued';
-  /** Merged; null removes a key (checked against the company's conversation attribute definitions). */
-  attributes?: Record<string, unknown>;
-  /** A team of the company, or null for the company queue: a move between queues, with `conversation.transferred`. */
-  teamId?: string | null;
-  requiredSkills?: string[];
-}
-
-/** The attributes after `patch`. */
-function patched(attributes: Record<string, unknown> | null | undefined, patch: AttributePatch): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...(attributes ?? {}), ...patch.set };
-  for (const key of patch.unset) delete merged[key];
-  return merged;
-}
-
-/** `conversation.updated` when subject, tags or attributes changed (none otherwise). */
-function updatedEvents(before: Stored<Conversation>, after: Stored<Conversation>, patch: AttributePatch | null): PendingEvent[] {
-  const changes: FieldChanges = {};
-  if ((before.subject ?? null) !== (after.subject ?? null)) changes.subject = [before.subject ?? null, after.subject ?? null];
-  if (JSON.stringify(before.tags ?? []) !== JSON.stringify(after.tags ?? [])) changes.tags = [before.tags ?? [], after.tags ?? []];
-  if (String(before.teamId ?? null) !== String(after.teamId ?? null)) changes.teamId = [before.teamId ? String(before.teamId) : null, after.teamId ? String(after.teamId) : null];
-  if (JSON.stringify(before.requiredSkills ?? []) !== JSON.stringify(after.requiredSkills ?? [])) changes.requiredSkills = [before.requiredSkills ?? [], after.requiredSkills ?? []];
-  if (patch) Object.assign(changes, attributeChanges(before.attributes, patch));
-  if (Object.keys(changes).length === 0) return [];
-  return [stageEvent('conversation.updated', { conversation: ConversationView.from(after), changes }, { occurredAt: after.updatedAt })];
-}
+export type { AssignOptions, Assignee, AssignmentActor, ConversationChanges, EventOptions } from './conversation-changes.js';
 
 /**
  * The conversation rules. Status changes follow conversation-transitions.ts and are applied with
