@@ -76,9 +76,10 @@ const UNMATCHED_ROUTE = '(unmatched)';
  * never the path itself). Two clock reads and one listener per request.
  */
 function httpMetricsMiddleware(metrics: Metrics): RequestHandler {
-  return (request, response, next) => {
+  // Named, so that a CPU profile tells their share (npm run bench:metrics).
+  return function timeHttpRequest(request, response, next) {
     const start = performance.now();
-    response.once('finish', () => {
+    response.once('finish', function observeHttpRequest() {
       const route = (request.route as { path?: string } | undefined)?.path;
       metrics.observeHttp(route === undefined ? UNMATCHED_ROUTE : request.baseUrl + route, request.method, response.statusCode, (performance.now() - start) / 1000);
     });
