@@ -156,9 +156,38 @@ describe('/v1/audit-log', () => {
     await t.http.delete(`/v1/flows/${flow.body.id}`).set(acme.auth).expect(200);
     await entryOf('flow.deleted', flow.body.id);
 
-    // Every entry stored, raw: no password, no secret, no key, no hash of either.
+    // A rule's conditions and actions may hold a contact's e-mail or phone: named, never shown.
+    const contactEmail = uniqueEmail('rule-contact');
+    const rule = await t.http
+      .post('/v1/automation-rules')
+      .set(acme.auth)
+      .send({
+        name: 'Escalate',
+        trigger: { event: 'message.received' },
+        conditions: { field: 'status', op: 'eq', value: 'queued' },
+        actions: [{ type: 'send_message', text: `Write to ${contactEmail}` }],
+      })
+      .expect(201);
+    expect(await entryOf('automation_rule.created', rule.body.id)).toMatchObject({
+      actor: { type: 'agent', id: acme.agentId },
+      target: { type: 'automation_rule', id: rule.body.id },
+      changes: { name: [null, 'Escalate'], conditions: [null, null], actions: [null, null], isActive: [null, true] },
+    });
+    await t.http
+      .patch(`/v1/automation-rules/${rule.body.id}`)
+      .set(acme.auth)
+      .send({ isActive: false, actions: [{ type: 'send_message', text: `Call ${contactEmail} back` }] })
+      .expect(200);
+    expect((await entryOf('automation_rule.updated', rule.body.id)).changes).toEqual({ isActive: [true, false], actions: [null, null] });
+    await t.http.delete(`/v1/automation-rules/${rule.body.id}`).set(acme.auth).expect(200);
+    expect(await entryOf('automation_rule.deleted', rule.body.id)).toMatchObject({
+      target: { type: 'automation_rule', id: rule.body.id },
+      changes: null,
+    });
+
+    // Every entry stored, raw: no password, no secret, no key, no hash of either, no contact's e-mail.
     const raw = JSON.stringify(await stored(acme));
-    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key])
+    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key, contactEmail])
       expect(raw).not.toContain(secret);
     expect(raw).not.toMatch(/passwordHash|keyHash|scrypt/);
     // Nothing of acme's reaches globex's log.
@@ -186,6 +215,17 @@ describe('/v1/audit-log', () => {
     await t.http.patch(`/v1/agents/${acme.agentId}`).set(agent.auth).send({ role: 'agent' }).expect(403);
     await t.http.patch('/v1/settings').set(acme.auth).send({ timezone: 'Mars/Olympus' }).expect(400);
     await t.http.delete('/v1/flows/000000000000000000000000').set(acme.auth).expect(404);
+    await t.http
+      .post('/v1/automation-rules')
+      .set(acme.auth)
+      .send({ name: 'Bad', trigger: { event: 'no.such_event' }, actions: [{ type: 'close' }] })
+      .expect(400);
+    await t.http
+      .post('/v1/automation-rules')
+      .set(agent.auth)
+      .send({ name: 'Not mine', trigger: { event: 'message.received' }, actions: [{ type: 'close' }] })
+      .expect(403);
+    await t.http.delete('/v1/automation-rules/000000000000000000000000').set(acme.auth).expect(404);
     // A change that is refused never leaves a pending entry either: the sweep has nothing to chain.
     await t.app.get(AuditTrail).sweep(new Date(Date.now() + 60_000));
     expect((await stored(acme)).length).toBe(before);
