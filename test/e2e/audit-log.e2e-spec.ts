@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Types } from 'mongoose';
+import { Agent } from '../../src/agents/agent.schema.js';
 import { AuditLogEntry } from '../../src/audit/audit-log.schema.js';
 import { AuditTrail } from '../../src/audit/audit-trail.js';
 import { Channel } from '../../src/channels/channel.schema.js';
@@ -13,6 +15,7 @@ interface Entry {
   actor: { type: string; id: string | null; name: string | null };
   target: { type: string; id: string };
   changes: Record<string, [unknown, unknown]> | null;
+  at: string;
   requestId: string | null;
   ip: string | null;
 }
@@ -194,13 +197,49 @@ describe('/v1/audit-log', () => {
     expect((await entries(globex)).filter((entry) => entry.action !== 'auth.login')).toEqual([]);
   });
 
-  it('records logins and failed logins with the e-mail tried', async () => {
+  it('records logins and failed logins with the e-mail tried, each in one write on the agent', async () => {
+    const agents = t.model<Agent>(Agent.name).collection;
+    const trace = async () => {
+      const row = await agents.findOne({ _id: new Types.ObjectId(agent.agentId) });
+      return {
+        lastLoginAt: row?.lastLoginAt,
+        loginCount: row?.loginCount,
+        lastFailedLoginAt: row?.lastFailedLoginAt,
+        failedLoginCount: row?.failedLoginCount,
+      };
+    };
+    const start = await trace();
+    expect(start.loginCount).toBeGreaterThanOrEqual(1); // addAgent logged it in
+
     await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'not the password' }).expect(401);
+    const afterFailure = await trace();
+    expect(afterFailure).toMatchObject({ loginCount: start.loginCount, failedLoginCount: (start.failedLoginCount ?? 0) + 1 });
+    expect(afterFailure.lastFailedLoginAt).toBeInstanceOf(Date);
     const failed = await entryOf('auth.login_failed', agent.email);
     expect(failed).toMatchObject({ actor: { type: 'agent', id: agent.agentId }, target: { type: 'login', id: agent.email } });
     expect(JSON.stringify(failed)).not.toContain('not the password');
-    await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(200);
-    await entryOf('auth.login', agent.agentId);
+
+    const login = await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(200);
+    expect(login.body.agent).not.toHaveProperty('lastLoginAt');
+    expect(login.body.agent).not.toHaveProperty('loginCount');
+    const afterLogin = await trace();
+    expect(afterLogin).toMatchObject({ loginCount: start.loginCount! + 1, failedLoginCount: afterFailure.failedLoginCount });
+    expect(afterLogin.lastLoginAt!.getTime()).toBeGreaterThan(start.lastLoginAt!.getTime());
+    const logins = await waitFor(async () => {
+      const found = (await entries(acme, '&action=auth.login')).filter((entry) => entry.target.id === agent.agentId);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(new Date(logins[0].at).getTime()).toBe(afterLogin.lastLoginAt!.getTime());
+
+    // An e-mail no agent logs in with changes nothing and records nothing.
+    const before = (await stored(acme)).length;
+    await t.http
+      .post('/v1/auth/login')
+      .send({ email: uniqueEmail('nobody'), password: 'whatever it is' })
+      .expect(401);
+    await t.app.get(AuditTrail).sweep(new Date(Date.now() + 60_000));
+    expect((await stored(acme)).length).toBe(before);
+    expect(await trace()).toEqual(afterLogin);
   });
 
   it('writes no entry for a refused change', async () => {
