@@ -105,8 +105,10 @@ export class AutomationRulesService {
   /** Its timers already set find no rule when they fire, and do nothing; its runs stay until they expire. */
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedAutomationRuleView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.rules.deleteOne(companyId, { _id }))) throw this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'automation_rule.deleted', { type: 'automation_rule', id: _id.toHexString() }));
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'automation_rule.deleted', { type: 'automation_rule', id: _id.toHexString() });
+    if (!(await this.rules.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.rules.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 
