@@ -99,11 +99,10 @@ export class AuditTrail implements OnModuleInit {
     await this.append(companyId, entries);
     const documents = this.connection.collection(collection);
     const mine = { _id: docId, companyId: toObjectId(companyId) };
-    const after = await documents.findOneAndUpdate(
-      mine,
-      { $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } } } as never,
-      { returnDocument: 'after', projection: { removedAt: 1, pendingAudit: 1 } },
-    );
+    const after = await documents.findOneAndUpdate(mine, { $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } } } as never, {
+      returnDocument: 'after',
+      projection: { removedAt: 1, pendingAudit: 1 },
+    });
     if (after?.removedAt && !(after.pendingAudit as unknown[] | undefined)?.length) {
       await documents.deleteOne({ ...mine, removedAt: { $exists: true }, ...NOTHING_PENDING });
     }
