@@ -17,8 +17,8 @@ const SWEEP_EVERY_MS = 5_000;
 const SWEEP_BATCH = 500;
 /** Appenders of one company in other processes took the next number: read the head again and retry. */
 const APPEND_ATTEMPTS = 50;
-/** A document whose every entry is in the log. */
-const NOTHING_PENDING = { 'pendingAudit.0': { $exists: false } };
+/** A document whose every audit entry, and every event it may carry (see EventSource), is in its log. */
+const NOTHING_PENDING = { 'pendingAudit.0': { $exists: false }, 'pendingEvents.0': { $exists: false } };
 
 /**
  * Chains audit entries into the audit log. A change is written with its entry (the document's `pendingAudit`,
@@ -93,7 +93,7 @@ export class AuditTrail implements OnModuleInit {
 
   /**
    * Appends the entries, pulls them from their document, and deletes the document if it is marked removed and
-   * carries no other entry (TenantRepository.removeAudited): its removal is done once its entry is in the log.
+   * carries nothing else pending (TenantRepository.removeAudited): its removal is done once its entry is in the log.
    */
   private async chained(companyId: string, collection: string, docId: Types.ObjectId, entries: StagedAuditEntry[]): Promise<void> {
     await this.append(companyId, entries);
@@ -101,9 +101,10 @@ export class AuditTrail implements OnModuleInit {
     const mine = { _id: docId, companyId: toObjectId(companyId) };
     const after = await documents.findOneAndUpdate(mine, { $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } } } as never, {
       returnDocument: 'after',
-      projection: { removedAt: 1, pendingAudit: 1 },
+      projection: { removedAt: 1, pendingAudit: 1, pendingEvents: 1 },
     });
-    if (after?.removedAt && !(after.pendingAudit as unknown[] | undefined)?.length) {
+    // One still carrying events is left to the sweep, once the relay has logged them.
+    if (after?.removedAt && !(after.pendingAudit as unknown[] | undefined)?.length && !(after.pendingEvents as unknown[] | undefined)?.length) {
       await documents.deleteOne({ ...mine, removedAt: { $exists: true }, ...NOTHING_PENDING });
     }
   }
