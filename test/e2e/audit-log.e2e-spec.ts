@@ -70,6 +70,12 @@ describe('/v1/audit-log', () => {
     });
     await t.http.delete(`/v1/agents/${newAgent.body.id}`).set(acme.auth).expect(200);
     expect((await entryOf('agent.deactivated', newAgent.body.id)).changes).toMatchObject({ isActive: [true, false] });
+    // A deactivated agent's login is refused, and recorded with its trace on the agent.
+    await t.http.post('/v1/auth/login').send({ email: newAgent.body.email, password: 'another secret password 99' }).expect(401);
+    expect(await entryOf('auth.login_failed', newAgent.body.email)).toMatchObject({ actor: { type: 'agent', id: newAgent.body.id } });
+    const deactivated = await t.model<Agent>(Agent.name).collection.findOne({ _id: new Types.ObjectId(newAgent.body.id as string) });
+    expect(deactivated).toMatchObject({ failedLoginCount: 1, lastFailedLoginAt: expect.any(Date) });
+    expect(deactivated?.loginCount).toBeUndefined();
 
     const key = await t.http
       .post('/v1/api-keys')
