@@ -199,7 +199,7 @@ export class TenantRepository<T> {
     const freed = freedFieldOf(this.model.schema);
     const set: Record<string, unknown> = { removedAt: entry.at };
     if (freed) set[freed] = `removed:${filter._id.toHexString()}`;
-    // No validator runs on the mark: the freed value is no valid key on purpose.
+    // No validator runs on the mark: the freed value need not be a valid key (a shortCode's pattern refuses ':').
     return (await this.model
       .findOneAndUpdate(this.scope(companyId, filter), { $set: set, $push: { pendingAudit: entry } } as UpdateQuery<T>, {
         returnDocument: 'before',
