@@ -68,6 +68,20 @@ export class Agent extends EventSource {
   @Prop({ type: Number, default: 0 })
   loadTotal: number;
 
+  /** Login tracking (AgentsRepository.recordLogin): written with each login's audit entry, shown by no view. */
+  @Prop({ type: Date })
+  lastLoginAt?: Date;
+
+  @Prop({ type: Number })
+  loginCount?: number;
+
+  /** A wrong password or a deactivated agent (AgentsRepository.recordFailedLogin). */
+  @Prop({ type: Date })
+  lastFailedLoginAt?: Date;
+
+  @Prop({ type: Number })
+  failedLoginCount?: number;
+
   @Prop({ type: Object, default: () => ({}) })
   loadByChannel: Record<string, number>;
 }

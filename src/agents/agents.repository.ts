@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, QueryFilter, Types } from 'mongoose';
+import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
 import type { StagedAuditEntry } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
@@ -91,8 +91,25 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
   }
 
   /** The same password at a higher cost (login upgrades old hashes): not a change the API shows, updatedAt stays. */
-  async replacePasswordHash(companyId: CompanyId, agentId: Types.ObjectId, passwordHash: string): Promise<void> {
-    await this.model.updateOne(this.scope(companyId, { _id: agentId }), { $set: { passwordHash } }, { timestamps: false }).exec();
+  /**
+   * A login's trace on the agent, written with its `auth.login` entry (and, when given, the password stored again at
+   * today's cost) in one write. Through the driver: it changes nothing an access check reads (the token version stays),
+   * so the access cache (AGENT_WRITES) stays warm, and it is no edit of the agent (`updatedAt` stays). False when the
+   * agent is gone.
+   */
+  async recordLogin(companyId: CompanyId, agentId: Types.ObjectId, entry: StagedAuditEntry, passwordHash?: string): Promise<boolean> {
+    const set = passwordHash === undefined ? { lastLoginAt: entry.at } : { lastLoginAt: entry.at, passwordHash };
+    return this.writeAsIs(companyId, agentId, withAudit({ $set: set, $inc: { loginCount: 1 } }, entry));
+  }
+
+  /** A refused login's trace (wrong password, or a deactivated agent), written with its `auth.login_failed` entry. */
+  async recordFailedLogin(companyId: CompanyId, agentId: Types.ObjectId, entry: StagedAuditEntry): Promise<boolean> {
+    return this.writeAsIs(companyId, agentId, withAudit({ $set: { lastFailedLoginAt: entry.at }, $inc: { failedLoginCount: 1 } }, entry));
+  }
+
+  private async writeAsIs(companyId: CompanyId, agentId: Types.ObjectId, update: UpdateQuery<Agent>): Promise<boolean> {
+    const result = await this.model.collection.updateOne(this.scope(companyId, { _id: agentId }) as never, update as never);
+    return result.matchedCount === 1;
   }
 
   async countActiveAdmins(companyId: CompanyId): Promise<number> {

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { auditedPlugin } from '../audit/audited.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const ATTRIBUTE_MODELS = ['contact', 'conversation'] as const;
@@ -46,5 +47,6 @@ export class AttributeDefinition {
 export const AttributeDefinitionSchema = SchemaFactory.createForClass(AttributeDefinition);
 AttributeDefinitionSchema.plugin(tenantScopePlugin);
 AttributeDefinitionSchema.plugin(auditedPlugin);
+AttributeDefinitionSchema.plugin(removablePlugin, { freed: 'key' });
 // Unique keys per model (409); every read is a company's definitions of one model, in key order.
 AttributeDefinitionSchema.index({ companyId: 1, model: 1, key: 1 }, { unique: true });

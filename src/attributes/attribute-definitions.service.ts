@@ -136,11 +136,9 @@ export class AttributeDefinitionsService {
     const removed: AttributeValuesRemoved = { companyId: toObjectId(String(companyId)), model: existing.model, key: existing.key };
     await this.emitter.emitAsync(ATTRIBUTE_VALUES_REMOVED, removed);
     // Two DELETEs at once both get here: only the one that removed it records the removal.
-    if (await this.definitions.deleteOne(companyId, { _id: existing._id })) {
-      await this.audit.record(
-        companyId,
-        stageAudit(origin, 'attribute_definition.deleted', { type: 'attribute_definition', id: existing._id.toHexString() }),
-      );
+    const entry = stageAudit(origin, 'attribute_definition.deleted', { type: 'attribute_definition', id: existing._id.toHexString() });
+    if (await this.definitions.removeAudited(companyId, { _id: existing._id }, entry)) {
+      this.audit.written(companyId, this.definitions.collectionName, existing._id, [entry]);
     }
     return { id: existing._id.toHexString(), deleted: true };
   }

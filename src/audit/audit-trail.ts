@@ -5,6 +5,7 @@ import { Types, type Connection, type Model } from 'mongoose';
 import { AppConfig } from '../config/app-config.js';
 import { duplicateInsertIndexes, isDuplicateKeyError } from '../database/mongo-errors.js';
 import { toObjectId } from '../database/object-id.js';
+import { isRemovable } from '../database/tenancy/removable.plugin.js';
 import { ScheduledJobs } from '../lanes/scheduled-jobs.js';
 import type { StagedAuditEntry } from './audit-entry.js';
 import { chainHash } from './audit-chain.js';
@@ -16,6 +17,8 @@ const SWEEP_EVERY_MS = 5_000;
 const SWEEP_BATCH = 500;
 /** Appenders of one company in other processes took the next number: read the head again and retry. */
 const APPEND_ATTEMPTS = 50;
+/** A document whose every audit entry, and every event it may carry (see EventSource), is in its log. */
+const NOTHING_PENDING = { 'pendingAudit.0': { $exists: false }, 'pendingEvents.0': { $exists: false } };
 
 /**
  * Chains audit entries into the audit log. A change is written with its entry (the document's `pendingAudit`,
@@ -57,17 +60,13 @@ export class AuditTrail implements OnModuleInit {
   }
 
   /**
-   * Appends an entry that no stored document carries (a login, a removal), resolving once it is in the log.
+   * Chains every entry pending since PENDING_GRACE_MS before `now`, and finishes the removals marked as long ago
+   * whose entries are all in the log (a process died between its pull and its delete); answers how many entries.
    */
-  async record(companyId: string | Types.ObjectId, entry: StagedAuditEntry): Promise<void> {
-    await this.append(String(companyId), [entry]);
-  }
-
-  /** Chains every entry pending since PENDING_GRACE_MS before `now`; answers how many. */
   async sweep(now: Date): Promise<number> {
     const before = new Date(now.getTime() - PENDING_GRACE_MS);
     let count = 0;
-    for (const collection of this.auditedCollections()) {
+    for (const { collection, removable } of this.auditedCollections()) {
       const rows = await this.connection
         .collection(collection)
         .find(
@@ -80,22 +79,34 @@ export class AuditTrail implements OnModuleInit {
         await this.chained(String(row.companyId), collection, row._id as Types.ObjectId, entries);
         count += entries.length;
       }
+      if (removable) await this.connection.collection(collection).deleteMany({ removedAt: { $lte: before }, ...NOTHING_PENDING });
     }
     return count;
   }
 
-  private auditedCollections(): string[] {
+  private auditedCollections(): { collection: string; removable: boolean }[] {
     return this.connection.modelNames().flatMap((name) => {
       const model = this.connection.model(name);
-      return model.schema.path('pendingAudit') ? [model.collection.collectionName] : [];
+      return model.schema.path('pendingAudit') ? [{ collection: model.collection.collectionName, removable: isRemovable(model.schema) }] : [];
     });
   }
 
+  /**
+   * Appends the entries, pulls them from their document, and deletes the document if it is marked removed and
+   * carries nothing else pending (TenantRepository.removeAudited): its removal is done once its entry is in the log.
+   */
   private async chained(companyId: string, collection: string, docId: Types.ObjectId, entries: StagedAuditEntry[]): Promise<void> {
     await this.append(companyId, entries);
-    await this.connection.collection(collection).updateOne({ _id: docId, companyId: toObjectId(companyId) }, {
-      $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } },
-    } as never);
+    const documents = this.connection.collection(collection);
+    const mine = { _id: docId, companyId: toObjectId(companyId) };
+    const after = await documents.findOneAndUpdate(mine, { $pull: { pendingAudit: { id: { $in: entries.map((entry) => entry.id) } } } } as never, {
+      returnDocument: 'after',
+      projection: { removedAt: 1, pendingAudit: 1, pendingEvents: 1 },
+    });
+    // One still carrying events is left to the sweep, once the relay has logged them.
+    if (after?.removedAt && !(after.pendingAudit as unknown[] | undefined)?.length && !(after.pendingEvents as unknown[] | undefined)?.length) {
+      await documents.deleteOne({ ...mine, removedAt: { $exists: true }, ...NOTHING_PENDING });
+    }
   }
 
   private append(companyId: string, entries: StagedAuditEntry[]): Promise<void> {

@@ -13,7 +13,7 @@ import type { LoginDto } from './dto/login.dto.js';
 import type { LoginResponseDto, RegisterResponseDto } from './dto/auth-response.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
 import { PasswordHasher } from './password-hasher.js';
-import { SYSTEM_ORIGIN, stageAudit, type AuditOrigin } from '../audit/audit-entry.js';
+import { SYSTEM_ORIGIN, stageAudit, type AuditOrigin, type StagedAuditEntry } from '../audit/audit-entry.js';
 import { AuditTrail } from '../audit/audit-trail.js';
 
 /**
@@ -75,15 +75,16 @@ export class AuthService {
     const passwordMatches = await this.passwords.verify(dto.password, agent?.passwordHash);
     if (!agent) throw new UnauthorizedException('Invalid e-mail or password');
     const self = { ...origin, actor: { type: 'agent' as const, id: agent._id.toHexString() } };
+    // Each outcome is one write on the agent, carrying its entry (no second round trip for the audit log).
     if (!passwordMatches || !agent.isActive) {
-      await this.audit.record(agent.companyId, stageAudit(self, 'auth.login_failed', { type: 'login', id: dto.email.trim().toLowerCase() }));
+      const entry = stageAudit(self, 'auth.login_failed', { type: 'login', id: dto.email.trim().toLowerCase() });
+      if (await this.agents.recordFailedLogin(agent.companyId, agent._id, entry)) this.written(agent, entry);
       throw new UnauthorizedException(passwordMatches ? 'This agent is deactivated' : 'Invalid e-mail or password');
     }
-    await this.audit.record(agent.companyId, stageAudit(self, 'auth.login', { type: 'agent', id: agent._id.toHexString() }));
-    if (agent.passwordHash && this.passwords.needsRehash(agent.passwordHash)) {
-      // The password is at hand only now: store it again at today's cost (the token version stays).
-      await this.agents.replacePasswordHash(agent.companyId, agent._id, await this.passwords.hash(dto.password));
-    }
+    const entry = stageAudit(self, 'auth.login', { type: 'agent', id: agent._id.toHexString() });
+    // The password is at hand only now: an old hash is stored again at today's cost, in the same write.
+    const rehashed = agent.passwordHash && this.passwords.needsRehash(agent.passwordHash) ? await this.passwords.hash(dto.password) : undefined;
+    if (await this.agents.recordLogin(agent.companyId, agent._id, entry, rehashed)) this.written(agent, entry);
     return this.issueFor(agent);
   }
 
@@ -95,6 +96,10 @@ export class AuthService {
     const agent = await this.agents.findLoginCandidate(email);
     if (!agent?.isActive) return null;
     return this.issueFor(agent);
+  }
+
+  private written(agent: Stored<Agent>, entry: StagedAuditEntry): void {
+    this.audit.written(agent.companyId, this.agents.collectionName, agent._id, [entry]);
   }
 
   private issueFor(agent: Stored<Agent>): LoginResponseDto {

@@ -1,4 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { auditedPlugin } from '../audit/audited.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const MAX_RULES_PER_COMPANY = 200;
@@ -77,6 +79,8 @@ export class AutomationRule {
 
 export const AutomationRuleSchema = SchemaFactory.createForClass(AutomationRule);
 AutomationRuleSchema.plugin(tenantScopePlugin);
+AutomationRuleSchema.plugin(auditedPlugin);
+AutomationRuleSchema.plugin(removablePlugin);
 AutomationRuleSchema.index({ companyId: 1, _id: -1 });
 // The cache's cheap check: the company's latest change (AutomationRuleCache), and its active rules.
 AutomationRuleSchema.index({ companyId: 1, updatedAt: -1 });

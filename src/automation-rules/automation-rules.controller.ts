@@ -6,6 +6,8 @@ import { RequireRole } from '../auth/decorators/require-role.decorator.js';
 import { ApiProblemResponses, notFound } from '../common/errors/api-error-responses.js';
 import { ApiPageResponse, type Page } from '../common/pagination/page.js';
 import { PageQueryDto } from '../common/pagination/page-query.dto.js';
+import type { AuditOrigin } from '../audit/audit-entry.js';
+import { AuditOriginOf } from '../audit/audit-origin.decorator.js';
 import { AutomationRuleView, DeletedAutomationRuleView } from './automation-rule.view.js';
 import { AutomationRulesService, RuleTestView } from './automation-rules.service.js';
 import { AutomationRunView } from './automation-run.view.js';
@@ -57,8 +59,12 @@ export class AutomationRulesController {
   @ApiOperation({ summary: 'Create an automation rule (supervisor, admin)', description: FIELDS })
   @ApiCreatedResponse({ type: AutomationRuleView })
   @ApiProblemResponses(403)
-  create(@CurrentAgent() agent: AgentPrincipal, @Body() dto: CreateAutomationRuleDto): Promise<AutomationRuleView> {
-    return this.rules.create(agent.companyId, dto);
+  create(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Body() dto: CreateAutomationRuleDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<AutomationRuleView> {
+    return this.rules.create(agent.companyId, dto, origin);
   }
 
   @Post(':id/test')
@@ -81,8 +87,13 @@ export class AutomationRulesController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: AutomationRuleView })
   @ApiProblemResponses(403, notFound('Automation rule', ID_PARAM.example))
-  update(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @Body() dto: UpdateAutomationRuleDto): Promise<AutomationRuleView> {
-    return this.rules.update(agent.companyId, id, dto);
+  update(
+    @CurrentAgent() agent: AgentPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateAutomationRuleDto,
+    @AuditOriginOf() origin: AuditOrigin,
+  ): Promise<AutomationRuleView> {
+    return this.rules.update(agent.companyId, id, dto, origin);
   }
 
   @Delete(':id')
@@ -92,7 +103,7 @@ export class AutomationRulesController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: DeletedAutomationRuleView })
   @ApiProblemResponses(403, notFound('Automation rule', ID_PARAM.example))
-  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string): Promise<DeletedAutomationRuleView> {
-    return this.rules.remove(agent.companyId, id);
+  remove(@CurrentAgent() agent: AgentPrincipal, @Param('id') id: string, @AuditOriginOf() origin: AuditOrigin): Promise<DeletedAutomationRuleView> {
+    return this.rules.remove(agent.companyId, id, origin);
   }
 }

@@ -6,6 +6,10 @@ import { canTransition } from '../conversations/conversation-transitions.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { assertSnoozable } from '../conversations/snooze/snooze-changes.js';
+import { Types } from 'mongoose';
+import { changesMade, stageAudit, type AuditChanges, type AuditOrigin } from '../audit/audit-entry.js';
+import { withAudit } from '../audit/audited.js';
+import { AuditTrail } from '../audit/audit-trail.js';
 import { parseObjectId } from '../database/object-id.js';
 import { insertWithinCap } from '../database/tenancy/insert-within-cap.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
@@ -42,6 +46,7 @@ export class AutomationRulesService {
     private readonly teams: TeamsRepository,
     private readonly agents: AgentsRepository,
     private readonly flows: FlowsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(companyId: CompanyId, query: PageQueryDto): Promise<Page<AutomationRuleView>> {
@@ -52,7 +57,7 @@ export class AutomationRulesService {
     return AutomationRuleView.from(await this.stored(companyId, id));
   }
 
-  async create(companyId: CompanyId, dto: CreateAutomationRuleDto): Promise<AutomationRuleView> {
+  async create(companyId: CompanyId, dto: CreateAutomationRuleDto, origin: AuditOrigin): Promise<AutomationRuleView> {
     const record: Partial<AutomationRule> = {
       name: dto.name,
       isActive: dto.isActive ?? true,
@@ -62,17 +67,20 @@ export class AutomationRulesService {
       stopOnError: dto.stopOnError ?? false,
       version: 1,
     };
+    const _id = new Types.ObjectId();
+    const entry = stageAudit(origin, 'automation_rule.created', { type: 'automation_rule', id: _id.toHexString() }, ruleChanges(null, record));
     const created = await insertWithinCap({
       cap: MAX_RULES_PER_COMPANY,
       count: () => this.rules.count(companyId),
-      insert: () => this.rules.create(companyId, record),
+      insert: () => this.rules.create(companyId, { _id, ...record, pendingAudit: [entry] } as Partial<AutomationRule>),
       undo: async (rule) => void (await this.rules.deleteOne(companyId, { _id: rule._id })),
     });
     if (!created) throw new BadRequestException(`A company can have at most ${MAX_RULES_PER_COMPANY} automation rules`);
+    this.audit.written(companyId, this.rules.collectionName, _id, [entry]);
     return AutomationRuleView.from(created);
   }
 
-  async update(companyId: CompanyId, id: string, dto: UpdateAutomationRuleDto): Promise<AutomationRuleView> {
+  async update(companyId: CompanyId, id: string, dto: UpdateAutomationRuleDto, origin: AuditOrigin): Promise<AutomationRuleView> {
     const current = await this.stored(companyId, id);
     const set: Partial<AutomationRule> = {};
     if (dto.name !== undefined) set.name = dto.name;
@@ -82,15 +90,25 @@ export class AutomationRulesService {
     if (dto.actions !== undefined) set.actions = await this.checks.actions(companyId, dto.actions);
     if (dto.stopOnError !== undefined) set.stopOnError = dto.stopOnError;
     if (Object.keys(set).length === 0) return AutomationRuleView.from(current);
-    const updated = await this.rules.updateOne(companyId, { _id: current._id }, { $set: set, $inc: { version: 1 } });
+    const entry = stageAudit(
+      origin,
+      'automation_rule.updated',
+      { type: 'automation_rule', id: current._id.toHexString() },
+      ruleChanges(current, set),
+    );
+    const updated = await this.rules.updateOne(companyId, { _id: current._id }, withAudit({ $set: set, $inc: { version: 1 } }, entry));
     if (!updated) throw this.notFound(id);
+    this.audit.written(companyId, this.rules.collectionName, current._id, [entry]);
     return AutomationRuleView.from(updated);
   }
 
   /** Its timers already set find no rule when they fire, and do nothing; its runs stay until they expire. */
-  async remove(companyId: CompanyId, id: string): Promise<DeletedAutomationRuleView> {
+  async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedAutomationRuleView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.rules.deleteOne(companyId, { _id }))) throw this.notFound(id);
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'automation_rule.deleted', { type: 'automation_rule', id: _id.toHexString() });
+    if (!(await this.rules.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.rules.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 
@@ -155,4 +173,9 @@ export class AutomationRulesService {
   private notFound(id: string): never {
     throw new NotFoundException(`Automation rule ${id} not found`);
   }
+}
+
+/** Conditions and actions may compare with or write a contact's e-mail or phone: named, never shown. */
+function ruleChanges(current: Partial<AutomationRule> | null, fields: Partial<AutomationRule>): AuditChanges {
+  return changesMade(current, fields, { namesOnly: ['conditions', 'actions'] });
 }

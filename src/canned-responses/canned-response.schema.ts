@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { auditedPlugin } from '../audit/audited.js';
 
@@ -24,5 +25,6 @@ export class CannedResponse {
 export const CannedResponseSchema = SchemaFactory.createForClass(CannedResponse);
 CannedResponseSchema.plugin(tenantScopePlugin);
 CannedResponseSchema.plugin(auditedPlugin);
+CannedResponseSchema.plugin(removablePlugin, { freed: 'shortCode' });
 // Unique short codes; the list's order and its keyset; a shortCode prefix search is a range of it.
 CannedResponseSchema.index({ companyId: 1, shortCode: 1 }, { unique: true });

@@ -83,8 +83,10 @@ export class CannedResponsesService {
 
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedCannedResponseView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.responses.deleteOne(companyId, { _id }))) throw this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'canned_response.deleted', { type: 'canned_response', id: _id.toHexString() }));
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'canned_response.deleted', { type: 'canned_response', id: _id.toHexString() });
+    if (!(await this.responses.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.responses.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 

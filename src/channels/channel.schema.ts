@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, type Types } from 'mongoose';
 import { writeGenerationOf } from '../database/caching/write-generation.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { auditedPlugin } from '../audit/audited.js';
 
@@ -48,6 +49,7 @@ export class Channel {
 export const ChannelSchema = SchemaFactory.createForClass(Channel);
 ChannelSchema.plugin(tenantScopePlugin);
 ChannelSchema.plugin(auditedPlugin);
+ChannelSchema.plugin(removablePlugin, { freed: 'key' });
 /** Bumped by every write to channels in this process: ChannelsRepository's cache follows it. */
 export const CHANNEL_WRITES = writeGenerationOf(ChannelSchema);
 // One record per key; also the per-company read of every channel the cache makes, in key order.

@@ -106,8 +106,10 @@ export class ChannelsService {
   /** Its conversations stay, and behave as on a key without a record from then on (no reply window). */
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedChannelView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.channels.deleteOne(companyId, { _id }))) throw this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'channel.deleted', { type: 'channel', id: _id.toHexString() }));
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'channel.deleted', { type: 'channel', id: _id.toHexString() });
+    if (!(await this.channels.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.channels.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Priority } from '../conversations/conversation.schema.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { auditedPlugin } from '../audit/audited.js';
@@ -62,6 +63,7 @@ export class Flow {
 export const FlowSchema = SchemaFactory.createForClass(Flow);
 FlowSchema.plugin(tenantScopePlugin);
 FlowSchema.plugin(auditedPlugin);
+FlowSchema.plugin(removablePlugin);
 FlowSchema.index({ companyId: 1, _id: -1 });
 FlowSchema.index({ companyId: 1, isActive: 1, _id: -1 });
 // The flows an inbound message may trigger, in creation order.

@@ -78,8 +78,10 @@ export class FlowsService {
   /** Its past executions stay: they are the history analytics counts. */
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedFlowView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.flows.deleteOne(companyId, { _id }))) this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'flow.deleted', { type: 'flow', id: _id.toHexString() }));
+    if (!_id) this.notFound(id);
+    const entry = stageAudit(origin, 'flow.deleted', { type: 'flow', id: _id.toHexString() });
+    if (!(await this.flows.removeAudited(companyId, { _id }, entry))) this.notFound(id);
+    this.audit.written(companyId, this.flows.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 

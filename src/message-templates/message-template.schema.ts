@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { EventSource, indexPendingEvents } from '../events/pending-event.schema.js';
 import { auditedPlugin } from '../audit/audited.js';
@@ -49,6 +50,7 @@ export class MessageTemplate extends EventSource {
 export const MessageTemplateSchema = SchemaFactory.createForClass(MessageTemplate);
 MessageTemplateSchema.plugin(tenantScopePlugin);
 MessageTemplateSchema.plugin(auditedPlugin);
+MessageTemplateSchema.plugin(removablePlugin, { freed: 'name' });
 indexPendingEvents(MessageTemplateSchema);
 // One template per channel, name and language; also the lookup of a send by name.
 MessageTemplateSchema.index({ companyId: 1, channel: 1, name: 1, language: 1 }, { unique: true });

@@ -88,8 +88,10 @@ export class MessageTemplatesService {
   /** Messages already sent with it keep what they sent. */
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedMessageTemplateView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.templates.deleteOne(companyId, { _id }))) throw this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'template.deleted', { type: 'template', id: _id.toHexString() }));
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'template.deleted', { type: 'template', id: _id.toHexString() });
+    if (!(await this.templates.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.templates.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 

@@ -77,8 +77,10 @@ export class SlaPoliciesService {
 
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedSlaPolicyView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.policies.deleteOne(companyId, { _id }))) this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'sla_policy.deleted', { type: 'sla_policy', id: _id.toHexString() }));
+    if (!_id) this.notFound(id);
+    const entry = stageAudit(origin, 'sla_policy.deleted', { type: 'sla_policy', id: _id.toHexString() });
+    if (!(await this.policies.removeAudited(companyId, { _id }, entry))) this.notFound(id);
+    this.audit.written(companyId, this.policies.collectionName, _id, [entry]);
     return { id: _id.toHexString(), deleted: true };
   }
 

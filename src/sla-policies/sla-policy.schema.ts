@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import type { Priority } from '../conversations/conversation.schema.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { auditedPlugin } from '../audit/audited.js';
 
@@ -45,6 +46,7 @@ export class SlaPolicy {
 export const SlaPolicySchema = SchemaFactory.createForClass(SlaPolicy);
 SlaPolicySchema.plugin(tenantScopePlugin);
 SlaPolicySchema.plugin(auditedPlugin);
+SlaPolicySchema.plugin(removablePlugin);
 SlaPolicySchema.index({ companyId: 1, _id: -1 });
 // The active policies a conversation is matched against, oldest first.
 SlaPolicySchema.index({ companyId: 1, isActive: 1, _id: 1 });

@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, type Types } from 'mongoose';
 import { auditedPlugin } from '../audit/audited.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 
 export const TEAM_STRATEGIES = ['round_robin', 'least_busy', 'manual'] as const;
@@ -46,6 +47,7 @@ export class Team {
 export const TeamSchema = SchemaFactory.createForClass(Team);
 TeamSchema.plugin(tenantScopePlugin);
 TeamSchema.plugin(auditedPlugin);
+TeamSchema.plugin(removablePlugin, { freed: 'name' });
 TeamSchema.index({ companyId: 1, name: 1 }, { unique: true });
 TeamSchema.index({ companyId: 1, _id: -1 });
 // An agent's teams (GET /v1/agents/:id) and the teams a deactivated agent leaves.

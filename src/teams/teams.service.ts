@@ -91,8 +91,10 @@ export class TeamsService {
   /** Its waiting conversations go to the company queue (`teamId: null`); overflows into it are cleared. */
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin): Promise<DeletedTeamView> {
     const _id = parseObjectId(id);
-    if (!_id || !(await this.teams.deleteOne(companyId, { _id }))) throw this.notFound(id);
-    await this.audit.record(companyId, stageAudit(origin, 'team.deleted', { type: 'team', id: _id.toHexString() }));
+    if (!_id) throw this.notFound(id);
+    const entry = stageAudit(origin, 'team.deleted', { type: 'team', id: _id.toHexString() });
+    if (!(await this.teams.removeAudited(companyId, { _id }, entry))) throw this.notFound(id);
+    this.audit.written(companyId, this.teams.collectionName, _id, [entry]);
     await this.teams.updateMany(companyId, { 'overflow.teamId': _id }, { $set: { overflow: null } });
     await this.conversations.updateMany(companyId, { teamId: _id, isOpen: true }, { $set: { teamId: null }, $inc: { revision: 1 } });
     await this.nudgeRouting(companyId);

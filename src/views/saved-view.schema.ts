@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { SchemaTypes, type Types } from 'mongoose';
 import { auditedPlugin } from '../audit/audited.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { FilterModel } from '../filters/index.js';
 
@@ -37,5 +38,6 @@ export class SavedView {
 export const SavedViewSchema = SchemaFactory.createForClass(SavedView);
 SavedViewSchema.plugin(tenantScopePlugin);
 SavedViewSchema.plugin(auditedPlugin);
+SavedViewSchema.plugin(removablePlugin);
 // The views an agent sees: the company's, and its own private ones; each also counted against its cap.
 SavedViewSchema.index({ companyId: 1, visibility: 1, ownerId: 1, _id: 1 });

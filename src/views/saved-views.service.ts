@@ -103,8 +103,13 @@ export class SavedViewsService {
 
   async remove(agent: AgentPrincipal, id: string, origin: AuditOrigin): Promise<DeletedSavedViewView> {
     const view = await this.writable(agent, id);
-    if (!(await this.views.deleteOne(agent.companyId, { _id: view._id }))) throw notFound(id);
-    if (audited(view)) await this.audit.record(agent.companyId, stageAudit(origin, 'view.deleted', { type: 'view', id: view._id.toHexString() }));
+    if (!audited(view)) {
+      if (!(await this.views.deleteOne(agent.companyId, { _id: view._id }))) throw notFound(id);
+    } else {
+      const entry = stageAudit(origin, 'view.deleted', { type: 'view', id: view._id.toHexString() });
+      if (!(await this.views.removeAudited(agent.companyId, { _id: view._id }, entry))) throw notFound(id);
+      this.audit.written(agent.companyId, this.views.collectionName, view._id, [entry]);
+    }
     return { id: view._id.toHexString(), deleted: true };
   }
 

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { LaneFields } from '../lanes/lane.schema.js';
+import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from './webhook-events.js';
 import { auditedPlugin } from '../audit/audited.js';
@@ -58,6 +59,7 @@ export class Webhook extends LaneFields {
 export const WebhookSchema = SchemaFactory.createForClass(Webhook);
 WebhookSchema.plugin(tenantScopePlugin);
 WebhookSchema.plugin(auditedPlugin);
+WebhookSchema.plugin(removablePlugin);
 WebhookSchema.index({ companyId: 1, _id: -1 });
 // The fan-out: the active webhooks of a company subscribed to either name of an event.
 WebhookSchema.index({ companyId: 1, isActive: 1, events: 1 });

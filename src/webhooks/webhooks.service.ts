@@ -149,13 +149,15 @@ export class WebhooksService {
   async remove(companyId: CompanyId, id: string, origin: AuditOrigin, scope: ChannelScope = null): Promise<DeletedWebhookView> {
     const _id = scope === null ? parsePublicId(WEBHOOK_ID_PREFIX, id) : (await this.getStored(companyId, id, scope))._id;
     if (!_id) throw new NotFoundException(`Webhook ${id} not found`);
-    await this.discard(companyId, _id, id);
-    await this.audit.record(companyId, stageAudit(origin, 'webhook.deleted', { type: 'webhook', id: webhookPublicId(_id) }));
+    const entry = stageAudit(origin, 'webhook.deleted', { type: 'webhook', id: webhookPublicId(_id) });
+    if (!(await this.webhooks.removeAudited(companyId, { _id }, entry))) throw new NotFoundException(`Webhook ${id} not found`);
+    this.audit.written(companyId, this.webhooks.collectionName, _id, [entry]);
+    await this.deliveries.deleteMany(companyId, { webhookId: _id });
     return { id, deleted: true };
   }
 
-  private async discard(companyId: CompanyId, _id: Types.ObjectId, id: string = String(_id)): Promise<void> {
-    if (!(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${id} not found`);
+  private async discard(companyId: CompanyId, _id: Types.ObjectId): Promise<void> {
+    if (!(await this.webhooks.deleteOne(companyId, { _id }))) throw new NotFoundException(`Webhook ${String(_id)} not found`);
     await this.deliveries.deleteMany(companyId, { webhookId: _id });
   }
 }

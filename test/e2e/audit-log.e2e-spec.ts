@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Types } from 'mongoose';
+import { Agent } from '../../src/agents/agent.schema.js';
 import { AuditLogEntry } from '../../src/audit/audit-log.schema.js';
 import { AuditTrail } from '../../src/audit/audit-trail.js';
 import { Channel } from '../../src/channels/channel.schema.js';
@@ -13,6 +15,7 @@ interface Entry {
   actor: { type: string; id: string | null; name: string | null };
   target: { type: string; id: string };
   changes: Record<string, [unknown, unknown]> | null;
+  at: string;
   requestId: string | null;
   ip: string | null;
 }
@@ -67,6 +70,12 @@ describe('/v1/audit-log', () => {
     });
     await t.http.delete(`/v1/agents/${newAgent.body.id}`).set(acme.auth).expect(200);
     expect((await entryOf('agent.deactivated', newAgent.body.id)).changes).toMatchObject({ isActive: [true, false] });
+    // A deactivated agent's login is refused, and recorded with its trace on the agent.
+    await t.http.post('/v1/auth/login').send({ email: newAgent.body.email, password: 'another secret password 99' }).expect(401);
+    expect(await entryOf('auth.login_failed', newAgent.body.email)).toMatchObject({ actor: { type: 'agent', id: newAgent.body.id } });
+    const deactivated = await t.model<Agent>(Agent.name).collection.findOne({ _id: new Types.ObjectId(newAgent.body.id as string) });
+    expect(deactivated).toMatchObject({ failedLoginCount: 1, lastFailedLoginAt: expect.any(Date) });
+    expect(deactivated?.loginCount).toBeUndefined();
 
     const key = await t.http
       .post('/v1/api-keys')
@@ -156,22 +165,87 @@ describe('/v1/audit-log', () => {
     await t.http.delete(`/v1/flows/${flow.body.id}`).set(acme.auth).expect(200);
     await entryOf('flow.deleted', flow.body.id);
 
-    // Every entry stored, raw: no password, no secret, no key, no hash of either.
+    // A rule's conditions and actions may hold a contact's e-mail or phone: named, never shown.
+    const contactEmail = uniqueEmail('rule-contact');
+    const rule = await t.http
+      .post('/v1/automation-rules')
+      .set(acme.auth)
+      .send({
+        name: 'Escalate',
+        trigger: { event: 'message.received' },
+        conditions: { field: 'status', op: 'eq', value: 'queued' },
+        actions: [{ type: 'send_message', text: `Write to ${contactEmail}` }],
+      })
+      .expect(201);
+    expect(await entryOf('automation_rule.created', rule.body.id)).toMatchObject({
+      actor: { type: 'agent', id: acme.agentId },
+      target: { type: 'automation_rule', id: rule.body.id },
+      changes: { name: [null, 'Escalate'], conditions: [null, null], actions: [null, null], isActive: [null, true] },
+    });
+    await t.http
+      .patch(`/v1/automation-rules/${rule.body.id}`)
+      .set(acme.auth)
+      .send({ isActive: false, actions: [{ type: 'send_message', text: `Call ${contactEmail} back` }] })
+      .expect(200);
+    expect((await entryOf('automation_rule.updated', rule.body.id)).changes).toEqual({ isActive: [true, false], actions: [null, null] });
+    await t.http.delete(`/v1/automation-rules/${rule.body.id}`).set(acme.auth).expect(200);
+    expect(await entryOf('automation_rule.deleted', rule.body.id)).toMatchObject({
+      target: { type: 'automation_rule', id: rule.body.id },
+      changes: null,
+    });
+
+    // Every entry stored, raw: no password, no secret, no key, no hash of either, no contact's e-mail.
     const raw = JSON.stringify(await stored(acme));
-    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key])
+    for (const secret of [password, 'another secret password 99', hook.body.secret, key.body.key, manager.body.key, contactEmail])
       expect(raw).not.toContain(secret);
     expect(raw).not.toMatch(/passwordHash|keyHash|scrypt/);
     // Nothing of acme's reaches globex's log.
     expect((await entries(globex)).filter((entry) => entry.action !== 'auth.login')).toEqual([]);
   });
 
-  it('records logins and failed logins with the e-mail tried', async () => {
+  it('records logins and failed logins with the e-mail tried, each in one write on the agent', async () => {
+    const agents = t.model<Agent>(Agent.name).collection;
+    const trace = async () => {
+      const row = await agents.findOne({ _id: new Types.ObjectId(agent.agentId) });
+      return {
+        lastLoginAt: row?.lastLoginAt,
+        loginCount: row?.loginCount,
+        lastFailedLoginAt: row?.lastFailedLoginAt,
+        failedLoginCount: row?.failedLoginCount,
+      };
+    };
+    const start = await trace();
+    expect(start.loginCount).toBeGreaterThanOrEqual(1); // addAgent logged it in
+
     await t.http.post('/v1/auth/login').send({ email: agent.email, password: 'not the password' }).expect(401);
+    const afterFailure = await trace();
+    expect(afterFailure).toMatchObject({ loginCount: start.loginCount, failedLoginCount: (start.failedLoginCount ?? 0) + 1 });
+    expect(afterFailure.lastFailedLoginAt).toBeInstanceOf(Date);
     const failed = await entryOf('auth.login_failed', agent.email);
     expect(failed).toMatchObject({ actor: { type: 'agent', id: agent.agentId }, target: { type: 'login', id: agent.email } });
     expect(JSON.stringify(failed)).not.toContain('not the password');
-    await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(200);
-    await entryOf('auth.login', agent.agentId);
+
+    const login = await t.http.post('/v1/auth/login').send({ email: agent.email, password: agent.password }).expect(200);
+    expect(login.body.agent).not.toHaveProperty('lastLoginAt');
+    expect(login.body.agent).not.toHaveProperty('loginCount');
+    const afterLogin = await trace();
+    expect(afterLogin).toMatchObject({ loginCount: start.loginCount! + 1, failedLoginCount: afterFailure.failedLoginCount });
+    expect(afterLogin.lastLoginAt!.getTime()).toBeGreaterThan(start.lastLoginAt!.getTime());
+    const logins = await waitFor(async () => {
+      const found = (await entries(acme, '&action=auth.login')).filter((entry) => entry.target.id === agent.agentId);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(new Date(logins[0].at).getTime()).toBe(afterLogin.lastLoginAt!.getTime());
+
+    // An e-mail no agent logs in with changes nothing and records nothing.
+    const before = (await stored(acme)).length;
+    await t.http
+      .post('/v1/auth/login')
+      .send({ email: uniqueEmail('nobody'), password: 'whatever it is' })
+      .expect(401);
+    await t.app.get(AuditTrail).sweep(new Date(Date.now() + 60_000));
+    expect((await stored(acme)).length).toBe(before);
+    expect(await trace()).toEqual(afterLogin);
   });
 
   it('writes no entry for a refused change', async () => {
@@ -186,6 +260,17 @@ describe('/v1/audit-log', () => {
     await t.http.patch(`/v1/agents/${acme.agentId}`).set(agent.auth).send({ role: 'agent' }).expect(403);
     await t.http.patch('/v1/settings').set(acme.auth).send({ timezone: 'Mars/Olympus' }).expect(400);
     await t.http.delete('/v1/flows/000000000000000000000000').set(acme.auth).expect(404);
+    await t.http
+      .post('/v1/automation-rules')
+      .set(acme.auth)
+      .send({ name: 'Bad', trigger: { event: 'no.such_event' }, actions: [{ type: 'close' }] })
+      .expect(400);
+    await t.http
+      .post('/v1/automation-rules')
+      .set(agent.auth)
+      .send({ name: 'Not mine', trigger: { event: 'message.received' }, actions: [{ type: 'close' }] })
+      .expect(403);
+    await t.http.delete('/v1/automation-rules/000000000000000000000000').set(acme.auth).expect(404);
     // A change that is refused never leaves a pending entry either: the sweep has nothing to chain.
     await t.app.get(AuditTrail).sweep(new Date(Date.now() + 60_000));
     expect((await stored(acme)).length).toBe(before);

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Types } from 'mongoose';
 import { AuditLogEntry } from '../../src/audit/audit-log.schema.js';
 import { AuditTrail } from '../../src/audit/audit-trail.js';
+import { CannedResponse } from '../../src/canned-responses/canned-response.schema.js';
+import { Team } from '../../src/teams/team.schema.js';
+import { Webhook } from '../../src/webhooks/webhook.schema.js';
 import { addAgent, twoCompanies, uniqueEmail, type TestAgentLogin, type TestCompany } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 import { waitFor } from '../support/wait-for.js';
@@ -151,6 +155,82 @@ describe('audit log of teams, attributes, views and merges', () => {
     });
     const raw = JSON.stringify((await stored(acme)).filter((entry) => entry.action.startsWith('contact.')));
     for (const value of [person.name, person.email, person.phone]) expect(raw).not.toContain(value);
+  });
+
+  it('removes by a mark carrying the entry: gone at once, its key free, deleted once the entry is chained', async () => {
+    const cases = [
+      { path: '/v1/teams', body: { name: 'Night shift' }, model: Team.name, action: 'team.deleted' },
+      {
+        path: '/v1/canned-responses',
+        body: { shortCode: 'bye', title: 'Bye', content: 'Goodbye!' },
+        model: CannedResponse.name,
+        action: 'canned_response.deleted',
+      },
+      {
+        path: '/v1/webhooks',
+        body: { url: 'https://hooks.example.com/removed', events: ['CHAT_SENT'] },
+        model: Webhook.name,
+        action: 'webhook.deleted',
+      },
+    ];
+    for (const { path, body, model, action } of cases) {
+      const first = await t.http.post(path).set(acme.auth).send(body).expect(201);
+      const id = first.body.id as string;
+      await t.http.delete(`${path}/${id}`).set(acme.auth).expect(200);
+      // Gone for the API as soon as the DELETE answered, and its unique key free for a record made right away.
+      await t.http.get(`${path}/${id}`).set(acme.auth).expect(404);
+      await t.http.delete(`${path}/${id}`).set(acme.auth).expect(404);
+      expect((await t.http.get(path).set(acme.auth).expect(200)).body.data.map((row: { id: string }) => row.id)).not.toContain(id);
+      const again = await t.http.post(path).set(acme.auth).send(body).expect(201);
+      expect(again.body.id).not.toBe(id);
+      expect(await entryOf(action, id)).toMatchObject({ actor: byAdmin(), changes: null });
+      // The record itself is deleted once its entry is in the log.
+      const rawId = new Types.ObjectId(model === Webhook.name ? id.replace(/^wh_/, '') : id);
+      const documents = t.model(model).collection;
+      await waitFor(async () => (await documents.countDocuments({ _id: rawId })) === 0, { message: `${model} ${id} deleted` });
+    }
+    expect((await t.http.get('/v1/audit-log/verify').set(acme.auth).expect(200)).body.ok).toBe(true);
+  });
+
+  it('finishes a removal left marked by a process that died, chaining its entry once', async () => {
+    const teams = t.model<Team>(Team.name).collection;
+    const companyId = new Types.ObjectId(acme.companyId);
+    const longAgo = new Date(Date.now() - 60_000);
+    const marked = new Types.ObjectId();
+    const entry = {
+      id: 'aud_markedbeforecrash0001',
+      at: longAgo,
+      actor: { type: 'agent', id: acme.agentId },
+      action: 'team.deleted',
+      target: { type: 'team', id: marked.toHexString() },
+      changes: null,
+      requestId: null,
+      ip: null,
+    };
+    const team = {
+      companyId,
+      memberIds: [],
+      strategy: 'round_robin',
+      maxWaitSeconds: null,
+      overflow: null,
+      isActive: true,
+      createdAt: longAgo,
+      updatedAt: longAgo,
+    };
+    await teams.insertOne({ ...team, _id: marked, name: `removed:${marked.toHexString()}`, removedAt: longAgo, pendingAudit: [entry] });
+    // Died after its entry was chained and pulled, before the delete.
+    const chained = new Types.ObjectId();
+    await teams.insertOne({ ...team, _id: chained, name: `removed:${chained.toHexString()}`, removedAt: longAgo, pendingAudit: [] });
+    await t.http.get(`/v1/teams/${marked.toHexString()}`).set(acme.auth).expect(404);
+
+    const trail = t.app.get(AuditTrail);
+    expect(await trail.sweep(new Date())).toBeGreaterThanOrEqual(1);
+    await trail.sweep(new Date());
+    expect(await teams.countDocuments({ _id: { $in: [marked, chained] } })).toBe(0);
+    const logged = await t.model<AuditLogEntry>(AuditLogEntry.name).find({ companyId: acme.companyId, _id: entry.id }).lean();
+    expect(logged).toHaveLength(1);
+    expect(await entryOf('team.deleted', marked.toHexString())).toMatchObject({ id: entry.id, actor: byAdmin() });
+    expect((await t.http.get('/v1/audit-log/verify').set(acme.auth).expect(200)).body.ok).toBe(true);
   });
 
   it('records nothing for a refused change', async () => {

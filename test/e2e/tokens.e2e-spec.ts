@@ -141,6 +141,8 @@ describe('password hashes', () => {
     const upgraded = await agents.findOne({ _id: company.agentId, companyId: company.companyId }).select('+passwordHash').lean();
     expect(upgraded?.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(upgraded?.passwordHash).not.toBe(legacy);
+    // Stored again by the login's own write, which counts it.
+    expect(upgraded?.loginCount).toBe(1);
     // The same password, so the session stays: the token of that login works and the next login too.
     await t.http.get('/v1/agents').set('Authorization', `Bearer ${login.body.accessToken}`).expect(200);
     await t.http.post('/v1/auth/login').send({ email: company.email, password: company.password }).expect(200);

@@ -4,6 +4,8 @@ import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import type { Page } from '../../common/pagination/page.js';
 import { isDuplicateKeyError } from '../mongo-errors.js';
 import { parseObjectId, toObjectId } from '../object-id.js';
+import type { StagedAuditEntry } from '../../audit/audit-entry.js';
+import { freedFieldOf, isRemovable } from './removable.plugin.js';
 import { MissingTenantFilterError } from './tenant-scope.plugin.js';
 
 /** The tenant: always the company id of the authenticated principal, never a value from the request body. */
@@ -23,9 +25,15 @@ export interface FindOptions<T> {
  * The one place where a company's data is read and written. Every method takes the company id
  * first and adds it to the filter (after the caller's filter, so it cannot be overridden); the
  * tenant-scope plugin refuses any query that bypasses this class without it. Reads are `lean()`.
+ * Records marked removed (removablePlugin) are out of reach of every method.
  */
 export class TenantRepository<T> {
-  constructor(protected readonly model: Model<T>) {}
+  /** Records marked removed (removablePlugin) are left out of every read and write made here. */
+  private readonly removable: boolean;
+
+  constructor(protected readonly model: Model<T>) {
+    this.removable = isRemovable(model.schema);
+  }
 
   /** Where the records are stored (what an audit entry written with a change names, see AuditTrail). */
   get collectionName(): string {
@@ -42,9 +50,10 @@ export class TenantRepository<T> {
     return toObjectId(companyId);
   }
 
-  /** The filter within the company (see `tenant`). */
+  /** The filter within the company (see `tenant`), among the records not marked removed. */
   protected scope(companyId: CompanyId, filter: QueryFilter<T> = {}): QueryFilter<T> {
-    return { ...filter, companyId: this.tenant(companyId) } as QueryFilter<T>;
+    const scoped = { ...filter, companyId: this.tenant(companyId) };
+    return (this.removable ? { ...scoped, removedAt: { $exists: false } } : scoped) as QueryFilter<T>;
   }
 
   /** A malformed id finds nothing, like a missing one. */
@@ -179,6 +188,27 @@ export class TenantRepository<T> {
     return result.deletedCount === 1;
   }
 
+  /**
+   * Removes the record `filter` matches with its audit entry in ONE write (removablePlugin): marks it `removedAt`,
+   * writes `entry` into its `pendingAudit`, and frees its unique key, so that from then on it is gone for every
+   * method here and a record of the same key can be created. AuditTrail deletes it once the entry is in the log.
+   * Answers the record as it was, or null when none matched.
+   */
+  async removeAudited(companyId: CompanyId, filter: QueryFilter<T> & { _id: Types.ObjectId }, entry: StagedAuditEntry): Promise<Stored<T> | null> {
+    if (!this.removable) throw new Error(`${this.model.modelName} records are not removable with an audit entry (removablePlugin)`);
+    const freed = freedFieldOf(this.model.schema);
+    const set: Record<string, unknown> = { removedAt: entry.at };
+    if (freed) set[freed] = `removed:${filter._id.toHexString()}`;
+    // No validator runs on the mark: the freed value need not be a valid key (a shortCode's pattern refuses ':').
+    return (await this.model
+      .findOneAndUpdate(this.scope(companyId, filter), { $set: set, $push: { pendingAudit: entry } } as UpdateQuery<T>, {
+        returnDocument: 'before',
+        runValidators: false,
+      })
+      .lean()
+      .exec()) as Stored<T> | null;
+  }
+
   async deleteMany(companyId: CompanyId, filter: QueryFilter<T>): Promise<number> {
     const result = await this.model.deleteMany(this.scope(companyId, filter)).exec();
     return result.deletedCount;
@@ -189,8 +219,8 @@ export class TenantRepository<T> {
     const [first, ...rest] = pipeline;
     const head: PipelineStage[] =
       first && '$match' in first
-        ? [{ $match: { ...first.$match, companyId: this.tenant(companyId) } }, ...rest]
-        : [{ $match: { companyId: this.tenant(companyId) } }, ...pipeline];
+        ? [{ $match: this.scope(companyId, first.$match as QueryFilter<T>) }, ...rest]
+        : [{ $match: this.scope(companyId) }, ...pipeline];
     return this.model.aggregate<R>(head).exec();
   }
 }

@@ -32,8 +32,9 @@ export class WebhookDeliveryLanes implements OnModuleInit {
     private readonly worker: LaneWorker,
     private readonly runner: LaneRunner,
   ) {
-    // The whole webhook, secret included, for active webhooks only: a paused one keeps its deliveries waiting.
-    this.store = new LaneStore(model, { eligible: { isActive: true } });
+    // The whole webhook, secret included, for active webhooks only: a paused one keeps its deliveries waiting, and
+    // one being removed (removablePlugin: marked until its audit entry is chained) has none left.
+    this.store = new LaneStore(model, { eligible: { isActive: true, removedAt: { $exists: false } } });
     // An attempt lasts at most the timeout; the lease leaves as much again for the writes around it.
     this.leaseMs = 2 * config.webhookTimeoutMs + 1000;
   }
