@@ -50,14 +50,15 @@ export class AttributeDefinitionsService {
 
   /** The model's definitions by key (archived ones included): what values and filters are checked against. */
   async rulesOf(companyId: CompanyId, model: AttributeModel): Promise<Map<string, AttributeRule>> {
-    const rows = await this.definitions.find(companyId, { model }, { projection: RULE_FIELDS });
+    const rows = await this.definitions.findPlain(companyId, { model }, { projection: RULE_FIELDS });
     return new Map(rows.map((row) => [row.key, ruleOf(row)]));
   }
 
   /** rulesOf every model, in one read. */
   async rulesByModel(companyId: CompanyId): Promise<Record<AttributeModel, Map<string, AttributeRule>>> {
     const byModel: Record<AttributeModel, Map<string, AttributeRule>> = { conversation: new Map(), contact: new Map() };
-    const rows = await this.definitions.find(companyId, {}, { projection: { model: 1, ...RULE_FIELDS } });
+    // Through the driver alone (nothing to cast): every filter parsed reads them.
+    const rows = await this.definitions.findPlain(companyId, {}, { projection: { model: 1, ...RULE_FIELDS } });
     for (const row of rows) byModel[row.model].set(row.key, ruleOf(row));
     return byModel;
   }

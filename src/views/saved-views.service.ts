@@ -152,8 +152,8 @@ export class SavedViewsService {
   private async visible(agent: AgentPrincipal): Promise<Stored<SavedView>[]> {
     const me = toObjectId(agent.agentId);
     const [company, mine] = await Promise.all([
-      this.views.find(agent.companyId, { visibility: 'company' }, { sort: { _id: 1 } }),
-      this.views.find(agent.companyId, { visibility: 'private', ownerId: me }, { sort: { _id: 1 } }),
+      this.views.findPlain(agent.companyId, { visibility: 'company' }, { sort: { _id: 1 } }),
+      this.views.findPlain(agent.companyId, { visibility: 'private', ownerId: me }, { sort: { _id: 1 } }),
     ]);
     return [...company, ...mine];
   }
@@ -161,7 +161,8 @@ export class SavedViewsService {
   /** A view the agent sees; another agent's private view is a 404, like a missing one. */
   private async existing(agent: AgentPrincipal, id: string): Promise<Stored<SavedView>> {
     const _id = parseObjectId(id);
-    const view = _id ? await this.views.findOne(agent.companyId, { _id }) : null;
+    // Through the driver alone (nothing to cast): read on every page of the view.
+    const view = _id ? await this.views.findOnePlain(agent.companyId, { _id }) : null;
     if (!view || (view.visibility === 'private' && !view.ownerId.equals(agent.agentId))) throw notFound(id);
     return view;
   }
