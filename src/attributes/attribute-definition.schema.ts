@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { auditedPlugin } from '../audit/audited.js';
 import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
+import { writeGenerationOf } from '../database/caching/write-generation.js';
 
 export const ATTRIBUTE_MODELS = ['contact', 'conversation'] as const;
 export type AttributeModel = (typeof ATTRIBUTE_MODELS)[number];
@@ -48,5 +49,7 @@ export const AttributeDefinitionSchema = SchemaFactory.createForClass(AttributeD
 AttributeDefinitionSchema.plugin(tenantScopePlugin);
 AttributeDefinitionSchema.plugin(auditedPlugin);
 AttributeDefinitionSchema.plugin(removablePlugin, { freed: 'key' });
+/** Writes of this process to the definitions: the rules cached from them are read again (AttributeDefinitionsRepository). */
+export const ATTRIBUTE_DEFINITION_WRITES = writeGenerationOf(AttributeDefinitionSchema);
 // Unique keys per model (409); every read is a company's definitions of one model, in key order.
 AttributeDefinitionSchema.index({ companyId: 1, model: 1, key: 1 }, { unique: true });

@@ -50,16 +50,13 @@ export class AttributeDefinitionsService {
 
   /** The model's definitions by key (archived ones included): what values and filters are checked against. */
   async rulesOf(companyId: CompanyId, model: AttributeModel): Promise<Map<string, AttributeRule>> {
-    const rows = await this.definitions.findPlain(companyId, { model }, { projection: RULE_FIELDS });
-    return new Map(rows.map((row) => [row.key, ruleOf(row)]));
+    return (await this.rulesByModel(companyId))[model];
   }
 
-  /** rulesOf every model, in one read. */
+  /** rulesOf every model, from one (cached) read. */
   async rulesByModel(companyId: CompanyId): Promise<Record<AttributeModel, Map<string, AttributeRule>>> {
     const byModel: Record<AttributeModel, Map<string, AttributeRule>> = { conversation: new Map(), contact: new Map() };
-    // Through the driver alone (nothing to cast): every filter parsed reads them.
-    const rows = await this.definitions.findPlain(companyId, {}, { projection: { model: 1, ...RULE_FIELDS } });
-    for (const row of rows) byModel[row.model].set(row.key, ruleOf(row));
+    for (const row of await this.definitions.rules(companyId)) byModel[row.model].set(row.key, ruleOf(row));
     return byModel;
   }
 
@@ -174,9 +171,6 @@ function optionsFor(type: AttributeType, options: string[] | undefined): string[
   }
   return options ?? [];
 }
-
-/** What a rule is made of: the fields rulesOf reads. */
-const RULE_FIELDS = { key: 1, type: 1, options: 1, archived: 1 };
 
 function ruleOf(row: Pick<AttributeDefinition, 'key' | 'type' | 'options' | 'archived'>): AttributeRule {
   return { key: row.key, type: row.type, options: row.options ?? [], archived: row.archived ?? false };
