@@ -4,6 +4,7 @@ import { auditedPlugin } from '../audit/audited.js';
 import { removablePlugin } from '../database/tenancy/removable.plugin.js';
 import { tenantScopePlugin } from '../database/tenancy/tenant-scope.plugin.js';
 import type { FilterModel } from '../filters/index.js';
+import { writeGenerationOf } from '../database/caching/write-generation.js';
 
 export const VIEW_VISIBILITIES = ['private', 'company'] as const;
 export type ViewVisibility = (typeof VIEW_VISIBILITIES)[number];
@@ -39,5 +40,7 @@ export const SavedViewSchema = SchemaFactory.createForClass(SavedView);
 SavedViewSchema.plugin(tenantScopePlugin);
 SavedViewSchema.plugin(auditedPlugin);
 SavedViewSchema.plugin(removablePlugin);
+/** Writes of this process to the views: a view cached for its pages is read again (SavedViewsRepository). */
+export const SAVED_VIEW_WRITES = writeGenerationOf(SavedViewSchema);
 // The views an agent sees: the company's, and its own private ones; each also counted against its cap.
 SavedViewSchema.index({ companyId: 1, visibility: 1, ownerId: 1, _id: 1 });

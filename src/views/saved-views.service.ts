@@ -115,7 +115,7 @@ export class SavedViewsService {
 
   /** One page of what the view finds, as the searches answer it. */
   async results(agent: AgentPrincipal, id: string, query: ViewResultsQueryDto): Promise<Page<AgentConversationView | ContactView>> {
-    const view = await this.existing(agent, id);
+    const view = await this.existing(agent, id, true);
     const request = { filter: view.filter, limit: query.limit, cursor: query.cursor };
     return view.model === 'conversation'
       ? this.search.conversations(agent, { ...request, sort: view.sort as ConversationSort })
@@ -159,10 +159,10 @@ export class SavedViewsService {
   }
 
   /** A view the agent sees; another agent's private view is a 404, like a missing one. */
-  private async existing(agent: AgentPrincipal, id: string): Promise<Stored<SavedView>> {
+  private async existing(agent: AgentPrincipal, id: string, forPages = false): Promise<Stored<SavedView>> {
     const _id = parseObjectId(id);
-    // Through the driver alone (nothing to cast): read on every page of the view.
-    const view = _id ? await this.views.findOnePlain(agent.companyId, { _id }) : null;
+    // A page of the view reads it from memory; a change, or the view itself, reads what is stored.
+    const view = !_id ? null : forPages ? await this.views.forPages(agent.companyId, _id) : await this.views.findOnePlain(agent.companyId, { _id });
     if (!view || (view.visibility === 'private' && !view.ownerId.equals(agent.agentId))) throw notFound(id);
     return view;
   }

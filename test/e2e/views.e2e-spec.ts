@@ -75,6 +75,9 @@ describe('/v1/views', () => {
     const results = await t.http.get(`${path}/results`).set(agent.auth).expect(200);
     expect(results.body.data.map((c: { channel: string; attributes: unknown }) => [c.channel, c.attributes])).toEqual([['web', { vip: true }]]);
     expect(results.body.nextCursor).toBeNull();
+    // Read from memory now: still another agent's private view (404), and nothing for another company.
+    await t.http.get(`${path}/results`).set(other.auth).expect(404);
+    await t.http.get(`${path}/results`).set(globex.auth).expect(404);
     const searched = await t.http
       .post('/v1/conversations/search')
       .set(agent.auth)
@@ -89,6 +92,7 @@ describe('/v1/views', () => {
       nextCursor: expect.any(String),
     });
     expect((await t.http.delete(path).set(agent.auth).expect(200)).body).toEqual({ id: created.body.id, deleted: true });
+    await t.http.get(`${path}/results`).set(agent.auth).expect(404);
     expect(await stored()).toEqual([]);
   });
 
