@@ -39,9 +39,9 @@ function serviceCounting(conversations: Record<string, Counted>, contacts: Recor
   const definitionReads: unknown[] = [];
   const attributes = new AttributeDefinitionsService(
     {
-      find: async (_company: unknown, filter: { model?: string }) => {
-        definitionReads.push(filter);
-        return definitions.filter((row) => filter.model === undefined || row.model === filter.model);
+      rules: async (company: unknown) => {
+        definitionReads.push(company);
+        return definitions;
       },
     } as never,
     {} as never,
@@ -54,7 +54,7 @@ function serviceCounting(conversations: Record<string, Counted>, contacts: Recor
     return Math.min(counts[value] as number, cap);
   };
   const service = new SavedViewsService(
-    { find: async (_company: unknown, filter: { visibility: string }) => (filter.visibility === 'company' ? views : []) } as never,
+    { findPlain: async (_company: unknown, filter: { visibility: string }) => (filter.visibility === 'company' ? views : []) } as never,
     new FilterCompiler(attributes, {} as never, new Clock()),
     {} as never,
     { countUpTo: countUpTo(conversations) } as never,
