@@ -12,7 +12,7 @@ import {
   type AttributeType,
 } from './attribute-definition.schema.js';
 import { AttributeDefinitionView, DeletedAttributeDefinitionView } from './attribute-definition.view.js';
-import { AttributeDefinitionsRepository } from './attribute-definitions.repository.js';
+import { AttributeDefinitionsRepository, type RulesByModel } from './attribute-definitions.repository.js';
 import {
   ATTRIBUTE_VALUES_REMOVED,
   checkAttributePatch,
@@ -49,15 +49,13 @@ export class AttributeDefinitionsService {
   }
 
   /** The model's definitions by key (archived ones included): what values and filters are checked against. */
-  async rulesOf(companyId: CompanyId, model: AttributeModel): Promise<Map<string, AttributeRule>> {
-    return (await this.rulesByModel(companyId))[model];
+  async rulesOf(companyId: CompanyId, model: AttributeModel): Promise<ReadonlyMap<string, AttributeRule>> {
+    return (await this.definitions.rules(companyId))[model];
   }
 
   /** rulesOf every model, from one (cached) read. */
-  async rulesByModel(companyId: CompanyId): Promise<Record<AttributeModel, Map<string, AttributeRule>>> {
-    const byModel: Record<AttributeModel, Map<string, AttributeRule>> = { conversation: new Map(), contact: new Map() };
-    for (const row of await this.definitions.rules(companyId)) byModel[row.model].set(row.key, ruleOf(row));
-    return byModel;
+  rulesByModel(companyId: CompanyId): Promise<RulesByModel> {
+    return this.definitions.rules(companyId);
   }
 
   /** Checks an `attributes` patch of a record of `model` (400 naming each key that does not fit). */
@@ -170,8 +168,4 @@ function optionsFor(type: AttributeType, options: string[] | undefined): string[
     throw new RequestValidationException([{ field: 'options', message: `options are for list attributes only; this one is ${type}` }]);
   }
   return options ?? [];
-}
-
-function ruleOf(row: Pick<AttributeDefinition, 'key' | 'type' | 'options' | 'archived'>): AttributeRule {
-  return { key: row.key, type: row.type, options: row.options ?? [], archived: row.archived ?? false };
 }

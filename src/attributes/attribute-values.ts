@@ -71,7 +71,11 @@ export function storedValueOf(rule: Pick<AttributeRule, 'type' | 'options'>, val
  * Checks an `attributes` patch against the model's definitions: every key defined and not archived, every value of
  * its type (`null` removes the key). 400 naming each key (`attributes.<key>`) otherwise.
  */
-export function checkAttributePatch(model: AttributeModel, rules: Map<string, AttributeRule>, input: Record<string, unknown>): AttributePatch {
+export function checkAttributePatch(
+  model: AttributeModel,
+  rules: ReadonlyMap<string, AttributeRule>,
+  input: Record<string, unknown>,
+): AttributePatch {
   const patch: AttributePatch = { set: {}, unset: [] };
   const problems: FieldProblem[] = [];
   for (const [key, value] of Object.entries(input)) {

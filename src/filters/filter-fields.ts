@@ -107,8 +107,8 @@ function attributeField(name: string, rule: AttributeRule, contact: boolean): Fi
 /** The attribute definitions a filter is checked against: the model's own, and (conversations) its contacts'. */
 export interface FilterSchema {
   model: FilterModel;
-  attributes: Map<string, AttributeRule>;
-  contactAttributes?: Map<string, AttributeRule>;
+  attributes: ReadonlyMap<string, AttributeRule>;
+  contactAttributes?: ReadonlyMap<string, AttributeRule>;
 }
 
 /** The field `name` means for `schema`'s model, or null when it is none. */

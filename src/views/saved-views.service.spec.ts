@@ -32,10 +32,8 @@ function serviceCounting(conversations: Record<string, Counted>, contacts: Recor
     ...Object.entries(conversations).map(([value, counted]) => viewOf('conversation', 'tier', value, counted)),
     ...Object.entries(contacts).map(([value, counted]) => viewOf('contact', 'plan', value, counted)),
   ];
-  const definitions = [
-    { model: 'conversation', key: 'tier', type: 'text' },
-    { model: 'contact', key: 'plan', type: 'text' },
-  ];
+  const rule = (key: string) => ({ key, type: 'text', options: [], archived: false });
+  const definitions = { conversation: new Map([['tier', rule('tier')]]), contact: new Map([['plan', rule('plan')]]) };
   const definitionReads: unknown[] = [];
   const attributes = new AttributeDefinitionsService(
     {
