@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, QueryFilter, Types, UpdateQuery } from 'mongoose';
+import type { Model, QueryFilter, Types } from 'mongoose';
 import type { StagedAuditEntry } from '../audit/audit-entry.js';
 import { withAudit } from '../audit/audited.js';
 import { CROSS_TENANT } from '../database/tenancy/tenant-scope.plugin.js';
@@ -90,7 +90,6 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
     return updated !== null;
   }
 
-  /** The same password at a higher cost (login upgrades old hashes): not a change the API shows, updatedAt stays. */
   /**
    * A login's trace on the agent, written with its `auth.login` entry (and, when given, the password stored again at
    * today's cost) in one write. Through the driver: it changes nothing an access check reads (the token version stays),
@@ -99,17 +98,13 @@ export class AgentsRepository extends EventSourceRepository<Agent> {
    */
   async recordLogin(companyId: CompanyId, agentId: Types.ObjectId, entry: StagedAuditEntry, passwordHash?: string): Promise<boolean> {
     const set = passwordHash === undefined ? { lastLoginAt: entry.at } : { lastLoginAt: entry.at, passwordHash };
-    return this.writeAsIs(companyId, agentId, withAudit({ $set: set, $inc: { loginCount: 1 } }, entry));
+    return (await this.updateAsIs(companyId, { _id: agentId }, withAudit({ $set: set, $inc: { loginCount: 1 } }, entry))) !== null;
   }
 
   /** A refused login's trace (wrong password, or a deactivated agent), written with its `auth.login_failed` entry. */
   async recordFailedLogin(companyId: CompanyId, agentId: Types.ObjectId, entry: StagedAuditEntry): Promise<boolean> {
-    return this.writeAsIs(companyId, agentId, withAudit({ $set: { lastFailedLoginAt: entry.at }, $inc: { failedLoginCount: 1 } }, entry));
-  }
-
-  private async writeAsIs(companyId: CompanyId, agentId: Types.ObjectId, update: UpdateQuery<Agent>): Promise<boolean> {
-    const result = await this.model.collection.updateOne(this.scope(companyId, { _id: agentId }) as never, update as never);
-    return result.matchedCount === 1;
+    const update = withAudit({ $set: { lastFailedLoginAt: entry.at }, $inc: { failedLoginCount: 1 } }, entry);
+    return (await this.updateAsIs(companyId, { _id: agentId }, update)) !== null;
   }
 
   async countActiveAdmins(companyId: CompanyId): Promise<number> {
