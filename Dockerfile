@@ -38,8 +38,14 @@ FROM node:24-trixie-slim AS runtime
 # doubled on builds without pointer compression), which kept ~70 MiB more resident after a load. 32 was cheaper in
 # CPU on Node.js 24 but took the full bench's RSS on Node.js 20 from 230 to 301 MiB (docs/performance.md). In
 # NODE_OPTIONS, so a deployment can set its own; `npm start` and the bench pass the same flag.
+# glibc's allocator: two arenas instead of eight per core, and blocks of 64 KiB or more (the driver's socket reads) in
+# maps of their own, returned on free instead of held in a fragmented heap. Together with HEAP_GROWTH_PERCENT=100 they
+# took the app's RSS after the bench's load from 355-372 to 289 MiB, for no measurable CPU (docs/performance.md).
+# The bench starts the app with the same two (bench/lib/app.mjs).
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=16
+    NODE_OPTIONS=--max-semi-space-size=16 \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=65536
 WORKDIR /app
 # Files stay owned by root (read-only for the app); the process runs as the image's unprivileged `node` user.
 COPY --from=deps /app/node_modules ./node_modules

@@ -26,6 +26,8 @@ async function startEngineProcess(dataDir, nodeArgs, cpu) {
 
 /** The Node.js flags the app runs with in production (the Dockerfile's NODE_OPTIONS) and under `npm start`. */
 export const APP_NODE_FLAGS = ['--max-semi-space-size=16'];
+/** The allocator's settings the Dockerfile gives the app in production (glibc reads them when the process starts). */
+export const APP_ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 /**
  * The built app (dist/main.js) on the servers' core, as in production but for: no request log, no demo
@@ -46,6 +48,7 @@ export async function startApp({ nodeArgs = [], engineProcess = false, engineNod
     THROTTLE_LIMIT: '1000000000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     EMBEDDED_DATA_DIR: dataDir ?? 'memory',
+    ...APP_ALLOCATOR_ENV,
     ...(separate ? { MONGODB_URI: separate.uri } : {}),
     ...extraEnv,
   };

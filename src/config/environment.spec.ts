@@ -51,7 +51,7 @@ describe('loadAppConfig', () => {
       eventStreamKeepAliveMs: 15_000,
       eventStreamMaxBufferBytes: 1024 * 1024,
       eventStreamAuthCheckMs: 5_000,
-      heapGrowthPercent: 150,
+      heapGrowthPercent: 100,
     });
     expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(DEFAULT_EMBEDDED_DATA_DIR).toBe(resolve('data')); // jest runs in the project's directory

@@ -21,7 +21,7 @@ const MAX_IDEMPOTENCY_TTL_HOURS = 720;
 /** An upload no message refers to is kept at most 30 days: it is a hand-over, not storage. */
 const MAX_MEDIA_UPLOAD_TTL_HOURS = 720;
 /** The old generation may grow to 2.5× what the last full collection kept (docs/performance.md, "Memory"). */
-const DEFAULT_HEAP_GROWTH_PERCENT = 150;
+const DEFAULT_HEAP_GROWTH_PERCENT = 100;
 /** `data/` beside the project, wherever the process was started from. */
 export const DEFAULT_EMBEDDED_DATA_DIR = join(PROJECT_ROOT, 'data');
 const IN_MEMORY = 'memory';

@@ -46,8 +46,9 @@ describe('applyHeapGrowth', () => {
   });
 });
 
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
 describe('the young generation bound', () => {
-  const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
   const dockerFlag = /NODE_OPTIONS=(--max-semi-space-size=\d+)/.exec(read('Dockerfile'))?.[1];
 
   it('is one flag in the Dockerfile, `npm start` and the bench', () => {
@@ -63,5 +64,14 @@ describe('the young generation bound', () => {
     // 32 when bounded, though V8 may count a page or two more for a moment (34 seen under a loaded CI run); its next
     // growth step would be 64, and without the flag Node.js 24 reaches 128.
     expect(newSpaceMiB).toBeLessThan(64);
+  });
+});
+
+describe('the allocator settings', () => {
+  it('are the same in the Dockerfile and the bench', () => {
+    const dockerAllocator = Object.fromEntries([...read('Dockerfile').matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+    expect(dockerAllocator).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' });
+    const benchAllocator = /export const APP_ALLOCATOR_ENV = (\{[^}]*\});/.exec(read('bench/lib/app.mjs'))?.[1];
+    expect(benchAllocator && Object.fromEntries([...benchAllocator.matchAll(/(\w+): '([^']*)'/g)].map((match) => [match[1], match[2]]))).toEqual(dockerAllocator);
   });
 });

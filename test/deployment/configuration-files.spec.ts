@@ -53,8 +53,11 @@ const NOT_IN_COMPOSE: Record<string, string> = {
   DEMO_SEED: 'the embedded engine only; the stack runs MongoDB',
 };
 
-/** Documented, but Node.js's own (NODE_OPTIONS), or read before the configuration (ENV_FILE, which names its file). */
-const NODE_VARIABLES = ['ENV_FILE', 'NODE_OPTIONS'];
+/**
+ * Documented, but the runtime's own (Node.js's NODE_OPTIONS, glibc's allocator settings, which the Docker image sets),
+ * or read before the configuration (ENV_FILE, which names its file).
+ */
+const NODE_VARIABLES = ['ENV_FILE', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'NODE_OPTIONS'];
 
 /** `.env.example`'s variables: each `NAME=value` line, commented out or not, with its value. */
 function exampleVariables(): Map<string, string> {
@@ -63,13 +66,13 @@ function exampleVariables(): Map<string, string> {
 }
 
 describe('the configuration variables, the docs and docker-compose.yml agree', () => {
-  it('docs/configuration.md lists exactly the variables the app reads (and Node.js\'s own NODE_OPTIONS)', () => {
+  it('docs/configuration.md lists exactly the variables the app reads (and the runtime\'s own)', () => {
     expect(documentedVariables()).toEqual([...variablesRead(), ...NODE_VARIABLES].sort());
   });
 
   it('.env.example lists every documented variable, and its values as written make a valid configuration', () => {
     const example = exampleVariables();
-    expect([...example.keys()].sort()).toEqual(documentedVariables().filter((name) => name !== 'NODE_OPTIONS' && name !== 'ENV_FILE'));
+    expect([...example.keys()].sort()).toEqual(documentedVariables().filter((name) => !NODE_VARIABLES.includes(name)));
     const uncommented = Object.fromEntries([...example].filter(([, value]) => value !== ''));
     expect(() => loadAppConfig(uncommented)).not.toThrow();
   });
