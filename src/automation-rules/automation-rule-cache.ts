@@ -14,7 +14,8 @@ export interface LoadedRule {
   readsContact: boolean;
 }
 
-interface CompanyRules {
+/** A company's active rules: those of each event, and those of a time trigger. */
+export interface CompanyRules {
   stamp: string;
   byEvent: Map<string, LoadedRule[]>;
   timers: LoadedRule[];

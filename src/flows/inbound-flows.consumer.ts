@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import pMap from 'p-map';
 import { AutoReplies } from '../auto-replies/auto-replies.js';
 import { ConversationsService } from '../conversations/conversations.service.js';
 import { ConsumesEvents, type EventHandler } from '../events/consumers/consumes-events.decorator.js';
+import { byConversation, eachConversation } from '../events/consumers/conversation-batches.js';
 import type { AnyDomainEvent, DomainEvent } from '../events/domain-events.js';
 import type { Stored } from '../database/tenancy/tenant-repository.js';
 import type { Flow } from './flow.schema.js';
@@ -11,9 +11,6 @@ import { FlowRunner, triggerKeyOf } from './flow-runner.js';
 import { FlowTriggerMatcher } from './flow-trigger-matcher.js';
 import { InboundFlows } from './inbound-flows.js';
 import { scanText } from './keyword-match.js';
-
-/** Conversations of a batch whose messages are handled at once. */
-const CONVERSATIONS_AT_ONCE = 8;
 
 /** The most flows one inbound message runs. */
 export const MAX_FLOWS_PER_MESSAGE = 10;
@@ -43,19 +40,13 @@ export class InboundFlowsConsumer implements EventHandler {
     const received = events.filter((event): event is DomainEvent<'message.received'> => event.type === 'message.received');
     if (received.length === 0) return;
     const flows = await this.flows.of(companyId);
-    const byConversation = new Map<string, DomainEvent<'message.received'>[]>();
-    for (const event of received) byConversation.set(event.data.conversation.id, [...(byConversation.get(event.data.conversation.id) ?? []), event]);
     // Conversations are independent: their messages are answered side by side, each one's in log order.
-    await pMap(
-      byConversation.values(),
-      async (messages) => {
-        for (const event of messages) {
-          await this.autoReplies.replyTo(companyId, event);
-          if (flows.length > 0) await this.runFlows(companyId, flows, event);
-        }
-      },
-      { concurrency: CONVERSATIONS_AT_ONCE, stopOnError: false },
-    );
+    await eachConversation(byConversation(received, (event) => event.data.conversation.id), async (_id, messages) => {
+      for (const event of messages) {
+        await this.autoReplies.replyTo(companyId, event);
+        if (flows.length > 0) await this.runFlows(companyId, flows, event);
+      }
+    });
   }
 
   private async runFlows(companyId: string, flows: Stored<Flow>[], event: DomainEvent<'message.received'>): Promise<void> {

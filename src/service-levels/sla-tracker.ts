@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Types } from 'mongoose';
-import pMap from 'p-map';
 import type { BusinessCalendar } from '../business-hours/business-calendar.js';
 import { BusinessHoursService } from '../business-hours/business-hours.service.js';
 import type { Conversation } from '../conversations/conversation.schema.js';
@@ -8,6 +7,7 @@ import { ConversationView } from '../conversations/conversation.view.js';
 import { ConversationsRepository } from '../conversations/conversations.repository.js';
 import { toObjectId } from '../database/object-id.js';
 import type { CompanyId, Stored } from '../database/tenancy/tenant-repository.js';
+import { byConversation, eachConversation } from '../events/consumers/conversation-batches.js';
 import type { AnyDomainEvent, DomainEventName } from '../events/domain-events.js';
 import { stageEvent, type PendingEvent } from '../events/pending-event.schema.js';
 import { MessagesRepository } from '../messages/messages.repository.js';
@@ -33,8 +33,6 @@ type SlaEvent = Extract<AnyDomainEvent, { type: (typeof SLA_EVENTS)[number] }>;
 
 /** Writes of one conversation's SLA tried before the batch fails (and is retried by the consumer). */
 const WRITE_ATTEMPTS = 5;
-/** Conversations of a batch whose clocks are applied at once. */
-const CONVERSATIONS_AT_ONCE = 8;
 
 const NO_TARGETS = { firstResponseSeconds: null, nextResponseSeconds: null, resolutionSeconds: null, warnBeforeSeconds: null, businessHoursOnly: false };
 
@@ -64,24 +62,19 @@ export class SlaTracker {
   ) {}
 
   async apply(companyId: string, events: AnyDomainEvent[]): Promise<void> {
-    const byConversation = new Map<string, SlaEvent[]>();
-    for (const event of events) {
-      if (!(SLA_EVENTS as readonly string[]).includes(event.type)) continue;
-      const slaEvent = event as SlaEvent;
-      const id = slaEvent.data.conversation.id;
-      byConversation.set(id, [...(byConversation.get(id) ?? []), slaEvent]);
-    }
-    if (byConversation.size === 0) return;
+    const slaEvents = events.filter((event): event is SlaEvent => (SLA_EVENTS as readonly string[]).includes(event.type));
+    const grouped = byConversation(slaEvents, (event) => event.data.conversation.id);
+    if (grouped.size === 0) return;
     // Only conversations with an SLA, or that may take one now (opened, priority changed, and the company has an
     // active policy), are read one by one.
-    const withSla = await this.conversations.withSla(companyId, [...byConversation.keys()].map(toObjectId));
+    const withSla = await this.conversations.withSla(companyId, [...grouped.keys()].map(toObjectId));
     const matching = (event: SlaEvent) => event.type === 'conversation.created' || event.type === 'conversation.priority_changed';
-    const mayMatch = [...byConversation].some(([id, conversationEvents]) => !withSla.has(id) && conversationEvents.some(matching));
+    const mayMatch = [...grouped].some(([id, conversationEvents]) => !withSla.has(id) && conversationEvents.some(matching));
     const active = mayMatch ? await this.policies.active(companyId) : [];
-    for (const [id, conversationEvents] of byConversation) {
-      if (!withSla.has(id) && (active.length === 0 || !conversationEvents.some(matching))) byConversation.delete(id);
+    for (const [id, conversationEvents] of grouped) {
+      if (!withSla.has(id) && (active.length === 0 || !conversationEvents.some(matching))) grouped.delete(id);
     }
-    if (byConversation.size === 0) return;
+    if (grouped.size === 0) return;
     let policies: Promise<Stored<SlaPolicy>[]> | undefined;
     const context: CompanyContext = {
       // A priority change of a conversation with an SLA may need them when none was read above.
@@ -89,10 +82,7 @@ export class SlaTracker {
       calendar: await this.businessHours.calendar(companyId),
     };
     // Conversations are independent: their clocks are computed side by side, each one's events in log order.
-    await pMap(byConversation, ([id, conversationEvents]) => this.applyTo(companyId, toObjectId(id), conversationEvents, context), {
-      concurrency: CONVERSATIONS_AT_ONCE,
-      stopOnError: false,
-    });
+    await eachConversation(grouped, (id, conversationEvents) => this.applyTo(companyId, toObjectId(id), conversationEvents, context));
   }
 
   /**
