@@ -72,6 +72,8 @@ describe('the allocator settings', () => {
     const dockerAllocator = Object.fromEntries([...read('Dockerfile').matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
     expect(dockerAllocator).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' });
     const benchAllocator = /export const APP_ALLOCATOR_ENV = (\{[^}]*\});/.exec(read('bench/lib/app.mjs'))?.[1];
-    expect(benchAllocator && Object.fromEntries([...benchAllocator.matchAll(/(\w+): '([^']*)'/g)].map((match) => [match[1], match[2]]))).toEqual(dockerAllocator);
+    expect(benchAllocator && Object.fromEntries([...benchAllocator.matchAll(/(\w+): '([^']*)'/g)].map((match) => [match[1], match[2]]))).toEqual(
+      dockerAllocator,
+    );
   });
 });

@@ -7,12 +7,7 @@ interface Event {
 
 describe('a batch by conversation', () => {
   it('groups events by conversation in log order, leaving out those of none', () => {
-    const events: Event[] = [
-      { id: 1, conversation: 'a' },
-      { id: 2, conversation: 'b' },
-      { id: 3 },
-      { id: 4, conversation: 'a' },
-    ];
+    const events: Event[] = [{ id: 1, conversation: 'a' }, { id: 2, conversation: 'b' }, { id: 3 }, { id: 4, conversation: 'a' }];
     const groups = byConversation(events, (event) => event.conversation);
     expect([...groups].map(([id, group]) => [id, group.map((event) => event.id)])).toEqual([
       ['a', [1, 4]],
