@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MongoClient, ObjectId, type Db } from 'mongodb';
 import request from 'supertest';
+import { CONVERSATIONS_AT_ONCE } from '../../src/events/consumers/conversation-batches.js';
 import { PendingEventSweep, PENDING_EVENT_GRACE_MS } from '../../src/events/pending-event-sweep.js';
 import { startDeployment, type ApiProcess, type Deployment } from '../support/deployment.js';
 import { settle } from '../support/event-log.js';
@@ -8,9 +9,16 @@ import { createApiKey, registerCompany, uniqueEmail, type TestCompany } from '..
 import { waitFor } from '../support/wait-for.js';
 
 const DATABASE = 'rulescrash';
-const EVENTS = 8;
-/** How long the polls try to catch a run between an action's effect and its record before killing anyway. */
-const AIM_MS = 5_000;
+/**
+ * More conversations than the consumer takes at once: the first ones run side by side and end together, so only
+ * those started as they end leave a window where some runs are done and others under way.
+ */
+const EVENTS = CONVERSATIONS_AT_ONCE + 4;
+/**
+ * How long the polls try to catch a run between an action's effect and its record before killing anyway: short, as
+ * the runs side by side all end within a second or two.
+ */
+const AIM_MS = 300;
 /** The texts each run leaves once: the rule's messages and notes, and the flow's message (the flow runs twice). */
 const ONCE_PER_RUN = { First: 1, Second: 1, Third: 1, Noted: 1, 'Noted again': 1, 'From the flow': 2 };
 
@@ -83,14 +91,16 @@ describe('automation rules across a kill -9', () => {
     );
     // Aimed between an action and the run's record of it: the polls look for the effect of the action a running run has
     // not recorded yet (its message or flow run); failing that for a few seconds, any moment some runs are done and
-    // one is under way.
+    // others under way. A poll takes about 100 ms while the runs go on side by side, so it ends by checking that two
+    // are still under way: one still is when the kill lands.
     let aimUntil = 0;
     await waitFor(
       async () => {
         if ((await runs.countDocuments({ companyId, outcome: 'applied' })) < 2) return false;
         if ((await runs.countDocuments({ companyId, outcome: 'running', 'actions.0': { $exists: true } })) === 0) return false;
         aimUntil ||= Date.now() + AIM_MS;
-        return (await unrecordedEffects(companyId)) > 0 || Date.now() > aimUntil;
+        const aimed = (await unrecordedEffects(companyId)) > 0 || Date.now() > aimUntil;
+        return aimed && (await runs.countDocuments({ companyId, outcome: 'running' })) >= 2;
       },
       { timeoutMs: 30_000, intervalMs: 5, message: 'runs to be under way' },
     );
