@@ -5454,7 +5454,49 @@ export interface components {
          */
         Filter: components["schemas"]["FilterCondition"] | components["schemas"]["FilterAnd"] | components["schemas"]["FilterOr"];
     };
-    responses: never;
+    responses: {
+        /** @description The database is unreachable for now: send the same request again after Retry-After */
+        DatabaseUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "The database is unavailable; try again shortly",
+                 *       "instance": "/v1/conversations/6650f0c2a1b2c3d4e5f60718",
+                 *       "statusCode": 503,
+                 *       "error": "Service Unavailable",
+                 *       "message": "The database is unavailable; try again shortly",
+                 *       "requestId": "2b1f0c8e-4a5d-4a8e-9b7e-0f1e2d3c4b5a"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+            };
+        };
+        /** @description The database is unreachable for now: send the same request again after Retry-After */
+        ExternalDatabaseUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": "The database is unavailable; try again shortly"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExternalErrorDto"];
+            };
+        };
+    };
     parameters: {
         /**
          * @description Makes this POST safe to retry (IETF draft-ietf-httpapi-idempotency-key-header, as Stripe does it): 1 to 255
@@ -5710,6 +5752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AuditLogController_verify_v1: {
@@ -5885,6 +5928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AuthController_register_v1: {
@@ -6084,6 +6128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AuthController_login_v1: {
@@ -6261,6 +6306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ApiKeysController_list_v1: {
@@ -6443,6 +6489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ApiKeysController_create_v1: {
@@ -6752,6 +6799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ApiKeysController_revoke_v1: {
@@ -6957,6 +7005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AttributeDefinitionsController_list_v1: {
@@ -7107,6 +7156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AttributeDefinitionsController_create_v1: {
@@ -7416,6 +7466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AttributeDefinitionsController_get_v1: {
@@ -7593,6 +7644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AttributeDefinitionsController_remove_v1: {
@@ -7798,6 +7850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AttributeDefinitionsController_update_v1: {
@@ -8063,6 +8116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_list_v1: {
@@ -8224,6 +8278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_create_v1: {
@@ -8505,6 +8560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_duplicates_v1: {
@@ -8656,6 +8712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_get_v1: {
@@ -8861,6 +8918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_remove_v1: {
@@ -9094,6 +9152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactsController_update_v1: {
@@ -9415,6 +9474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactMergesController_merge_v1: {
@@ -9780,6 +9840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ContactMergesController_undo_v1: {
@@ -10059,6 +10120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_list_v1: {
@@ -10233,6 +10295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_start_v1: {
@@ -10517,6 +10580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_counts_v1: {
@@ -10664,6 +10728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_get_v1: {
@@ -10841,6 +10906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_update_v1: {
@@ -11106,6 +11172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_markRead_v1: {
@@ -11417,6 +11484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_assign_v1: {
@@ -11728,6 +11796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationsController_close_v1: {
@@ -12039,6 +12108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationSnoozeController_snooze_v1: {
@@ -12350,6 +12420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationSnoozeController_unsnooze_v1: {
@@ -12601,6 +12672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ConversationBulkController_bulkAction_v1: {
@@ -12882,6 +12954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SearchController_conversations_v1: {
@@ -13166,6 +13239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SearchController_contacts_v1: {
@@ -13450,6 +13524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_list_v1: {
@@ -13597,6 +13672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_create_v1: {
@@ -13906,6 +13982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_counts_v1: {
@@ -14053,6 +14130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_get_v1: {
@@ -14230,6 +14308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_remove_v1: {
@@ -14435,6 +14514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_update_v1: {
@@ -14700,6 +14780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SavedViewsController_results_v1: {
@@ -14883,6 +14964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessagesController_list_v1: {
@@ -15073,6 +15155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessagesController_send_v1: {
@@ -15387,6 +15470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ProactiveMessagesController_send_v1: {
@@ -15671,6 +15755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     DeliveryReceiptsController_report: {
@@ -15938,6 +16023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     CannedResponsesController_list_v1: {
@@ -16097,6 +16183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     CannedResponsesController_create_v1: {
@@ -16410,6 +16497,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     CannedResponsesController_get_v1: {
@@ -16587,6 +16675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     CannedResponsesController_remove_v1: {
@@ -16796,6 +16885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     CannedResponsesController_update_v1: {
@@ -17093,6 +17183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TranscriptsController_transcript_v1: {
@@ -17282,6 +17373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ChannelsController_list_v1: {
@@ -17436,6 +17528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ChannelsController_create_v1: {
@@ -17749,6 +17842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ChannelsController_get_v1: {
@@ -17926,6 +18020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ChannelsController_remove_v1: {
@@ -18135,6 +18230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ChannelsController_update_v1: {
@@ -18404,6 +18500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessageTemplatesController_list_v1: {
@@ -18562,6 +18659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessageTemplatesController_create_v1: {
@@ -18875,6 +18973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessageTemplatesController_get_v1: {
@@ -19052,6 +19151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MessageTemplatesController_remove_v1: {
@@ -19261,6 +19361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ExternalMessageTemplatesController_list: {
@@ -19412,6 +19513,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalMessageTemplatesController_get: {
@@ -19576,6 +19678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalMessageTemplatesController_report: {
@@ -19807,6 +19910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     InboundMessagesController_receive: {
@@ -20062,6 +20166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     MediaController_send_v1: {
@@ -20364,6 +20469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     MediaController_download_v1: {
@@ -20563,6 +20669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SignedMediaController_downloadSigned_v1: {
@@ -20760,6 +20867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ExternalMediaController_upload: {
@@ -21014,6 +21122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalMediaController_download: {
@@ -21192,6 +21301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     AgentsController_list_v1: {
@@ -21349,6 +21459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentsController_create_v1: {
@@ -21658,6 +21769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentsController_me_v1: {
@@ -21805,6 +21917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentsController_get_v1: {
@@ -21982,6 +22095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentsController_deactivate_v1: {
@@ -22215,6 +22329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AgentsController_update_v1: {
@@ -22508,6 +22623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsController_list_v1: {
@@ -22662,6 +22778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsController_create_v1: {
@@ -22975,6 +23092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsController_get_v1: {
@@ -23152,6 +23270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsController_remove_v1: {
@@ -23361,6 +23480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsController_update_v1: {
@@ -23658,6 +23778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SettingsController_get_v1: {
@@ -23805,6 +23926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SettingsController_update_v1: {
@@ -24040,6 +24162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     BusinessHoursController_status_v1: {
@@ -24187,6 +24310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_list_v1: {
@@ -24343,6 +24467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_create_v1: {
@@ -24652,6 +24777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_get_v1: {
@@ -24829,6 +24955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_replace_v1: {
@@ -25094,6 +25221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_remove_v1: {
@@ -25299,6 +25427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     FlowsController_execute_v1: {
@@ -25610,6 +25739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_list_v1: {
@@ -25764,6 +25894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_create_v1: {
@@ -26077,6 +26208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_get_v1: {
@@ -26254,6 +26386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_remove_v1: {
@@ -26463,6 +26596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_update_v1: {
@@ -26732,6 +26866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_runs_v1: {
@@ -26916,6 +27051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AutomationRulesController_test_v1: {
@@ -27259,6 +27395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SlaPoliciesController_list_v1: {
@@ -27415,6 +27552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SlaPoliciesController_create_v1: {
@@ -27728,6 +27866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SlaPoliciesController_get_v1: {
@@ -27905,6 +28044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SlaPoliciesController_remove_v1: {
@@ -28114,6 +28254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SlaPoliciesController_update_v1: {
@@ -28383,6 +28524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     CsatController_submit: {
@@ -28650,6 +28792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     WebhooksController_list_v1: {
@@ -28832,6 +28975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhooksController_create_v1: {
@@ -29141,6 +29285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhooksController_get_v1: {
@@ -29346,6 +29491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhooksController_remove_v1: {
@@ -29551,6 +29697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhooksController_update_v1: {
@@ -29816,6 +29963,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhookDeliveriesController_list_v1: {
@@ -30029,6 +30177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhookDeliveriesController_retry_v1: {
@@ -30310,6 +30459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     WebhookDeliveriesController_recover_v1: {
@@ -30650,6 +30800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ExternalWebhooksController_list: {
@@ -30787,6 +30938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalWebhooksController_create: {
@@ -31030,6 +31182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalWebhooksController_get: {
@@ -31190,6 +31343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalWebhooksController_remove: {
@@ -31346,6 +31500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalWebhooksController_update: {
@@ -31552,6 +31707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     PrivacyController_erase_v1: {
@@ -31919,6 +32075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PrivacyController_export_v1: {
@@ -32286,6 +32443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PrivacyController_list_v1: {
@@ -32471,6 +32629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PrivacyController_get_v1: {
@@ -32676,6 +32835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     PrivacyController_cancel_v1: {
@@ -32955,6 +33115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     SignedExportController_download_v1: {
@@ -33104,6 +33265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     EventFeedController_list_v1: {
@@ -33285,6 +33447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     EventFeedController_stream_v1: {
@@ -33668,6 +33831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
     ExternalEventFeedController_stream: {
@@ -34018,6 +34182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AnalyticsController_agents_v1: {
@@ -34170,6 +34335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     AnalyticsController_dashboard_v1: {
@@ -34318,6 +34484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     TeamsReportController_report_v1: {
@@ -34470,6 +34637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     HealthController_check: {
@@ -34629,6 +34797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     HealthController_ready: {
@@ -34880,6 +35049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     RoutingController_teamQueue_v1: {
@@ -35064,6 +35234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     RoutingController_companyQueue_v1: {
@@ -35218,6 +35389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     RoutingController_transfer_v1: {
@@ -35557,6 +35729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     ExternalQueueController_standing: {
@@ -35717,6 +35890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalErrorDto"];
                 };
             };
+            503: components["responses"]["ExternalDatabaseUnavailable"];
         };
     };
 }

@@ -1,6 +1,7 @@
 import type { HeaderObject, OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { errorResponseOf, PROBLEM_MESSAGES } from './errors/api-error-responses.js';
 import { isExternalApiPath } from './errors/interface-exception.filter.js';
+import { DATABASE_UNAVAILABLE } from './errors/normalize-exception.js';
 import { PARSED_BODY_TYPES } from './unread-body.guard.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -171,6 +172,8 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
   );
   // Any route may fail unexpectedly; its answer then says only this (InterfaceExceptionFilter).
   responses['500'] ??= errorResponseOf(external, 500, 'Internal server error', 'Internal server error');
+  // Any route may find the database unreachable; the same request may then be sent again (normalizeException).
+  responses['503'] ??= { $ref: `#/components/responses/${external ? 'ExternalDatabaseUnavailable' : 'DatabaseUnavailable'}` };
   for (const [status, response] of Object.entries(responses)) {
     if (!response || '$ref' in response) continue;
     let message = exampleMessage(response);
@@ -185,16 +188,28 @@ function documentOperation(document: OpenAPIObject, path: string, method: string
   }
 }
 
+/** The 503 any route answers while the database is unreachable, once per interface: every route refers to it. */
+function databaseUnavailable(): Record<string, ResponseObject> {
+  const description = 'The database is unreachable for now: send the same request again after Retry-After';
+  const headers = { 'x-request-id': ref('XRequestId'), 'Retry-After': ref('RetryAfter') };
+  return {
+    DatabaseUnavailable: { ...errorResponseOf(false, 503, description, DATABASE_UNAVAILABLE), headers },
+    ExternalDatabaseUnavailable: { ...errorResponseOf(true, 503, description, DATABASE_UNAVAILABLE), headers },
+  };
+}
+
 /**
  * Makes the whole document hold under a strict OpenAPI 3.0 validator (Ajv, Prism), for every operation whatever its
- * controller declares: nullable references in a form validators read as nullable; 400 and 500 on every route (unknown
- * query parameters, an unexpected failure), 413 on every JSON body and 415 on every body, in the interface's error shape; the headers the server sends (x-request-id on every answer,
+ * controller declares: nullable references in a form validators read as nullable; 400, 500 and 503 on every route
+ * (unknown query parameters, an unexpected failure, the database unreachable), 413 on every JSON body and 415 on
+ * every body, in the interface's error shape; the headers the server sends (x-request-id on every answer,
  * WWW-Authenticate on 401, Retry-After on 429 and 503, the rate-limit headers); each operation's own 400 example,
  * from its own body or query, and a 409 example true of it rather than of contacts.
  */
 export function documentStrictly(document: OpenAPIObject): OpenAPIObject {
   const components = (document.components ??= {});
   components.headers = { ...components.headers, ...HEADERS };
+  components.responses = { ...components.responses, ...databaseUnavailable() };
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];

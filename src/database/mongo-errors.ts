@@ -39,3 +39,25 @@ export function duplicateInsertIndexes(error: unknown, count: number): Set<numbe
   if (writeErrors.some((writeError) => (writeError.code ?? writeError.err?.code) !== DUPLICATE_KEY)) return null;
   return new Set(writeErrors.map((writeError) => writeError.index));
 }
+
+/** The driver's and Mongoose's errors for a database it cannot reach now (the error's `name`, stable across copies). */
+const UNREACHABLE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+]);
+
+/**
+ * True when the database could not be reached: no server to select, a connection lost or refused, or a Mongoose
+ * command that waited for a connection in vain. The request may succeed as it is once the database is back.
+ */
+export function isDatabaseUnavailableError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  if (typeof name === 'string' && UNREACHABLE_ERRORS.has(name)) return true;
+  return name === 'MongooseError' && typeof message === 'string' && message.includes('buffering timed out');
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from '@nestjs/swagger';
 import { buildOpenApiDocument } from '../../src/swagger.js';
 import { createApiKey, registerCompany, type TestCompany } from '../support/factories.js';
 import { OpenApiResponseValidator } from '../support/openapi-responses.js';
@@ -50,19 +50,22 @@ describe('the OpenAPI document, read strictly', () => {
     });
   });
 
-  it('documents 413 and 415 on every body, and the headers the server sends on every answer', () => {
+  it('documents 413 and 415 on every body, 503 on every route, and the headers the server sends on every answer', () => {
     const missing: string[] = [];
     for (const [path, method, operation] of operations(document)) {
       const body = operation.requestBody && !('$ref' in operation.requestBody) ? operation.requestBody.content : undefined;
       if (body?.['application/json'] && !operation.responses['413']) missing.push(`${method} ${path}: 413`);
       if (body && !operation.responses['415']) missing.push(`${method} ${path}: 415`);
-      for (const [status, response] of Object.entries(operation.responses) as Array<[string, ResponseObject]>) {
+      if (!operation.responses['503']) missing.push(`${method} ${path}: 503`);
+      for (const [status, given] of Object.entries(operation.responses) as Array<[string, ResponseObject | ReferenceObject]>) {
+        const response = '$ref' in given ? (document.components!.responses![given.$ref.split('/').pop()!] as ResponseObject) : given;
         const headers = Object.keys(response.headers ?? {});
         if (!headers.includes('x-request-id')) missing.push(`${method} ${path} ${status}: x-request-id`);
         if (status === '401' && !headers.includes('WWW-Authenticate')) missing.push(`${method} ${path} 401: WWW-Authenticate`);
         if (status === '429' && !['Retry-After', 'RateLimit', 'X-RateLimit-Remaining'].every((name) => headers.includes(name))) {
           missing.push(`${method} ${path} 429: Retry-After and rate limits`);
         }
+        if (status === '503' && !headers.includes('Retry-After')) missing.push(`${method} ${path} 503: Retry-After`);
       }
     }
     expect(missing).toEqual([]);

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import type { OpenAPIObject, OperationObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
 import { Ajv, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
@@ -128,9 +128,12 @@ export class OpenApiResponseValidator {
     if (!route) return null;
     const request = `${method.toUpperCase()} ${path}`;
     const mismatch = (problem: string) => [{ request, status, problem }];
-    const response = route.operation.responses[String(status)];
-    if (!response) return mismatch(`status ${status} is not documented (documented: ${Object.keys(route.operation.responses).join(', ')})`);
-    if ('$ref' in response) return [];
+    const given = route.operation.responses[String(status)];
+    if (!given) return mismatch(`status ${status} is not documented (documented: ${Object.keys(route.operation.responses).join(', ')})`);
+    // A response shared by every route (the 503 of an unreachable database) is a component the route refers to.
+    const shared = '$ref' in given ? given.$ref.split('/').pop()! : undefined;
+    const response = shared === undefined ? (given as ResponseObject) : (this.document.components?.responses?.[shared] as ResponseObject | undefined);
+    if (!response) return mismatch(`status ${status} refers to a response the document does not have`);
     const type = contentType?.split(';')[0]!.trim();
     if (!response.content || status === 204)
       return type && body !== undefined && body !== '' && status !== 204 && !response.content
@@ -141,9 +144,11 @@ export class OpenApiResponseValidator {
       response.content[type] ?? (type === 'application/json' ? undefined : Object.entries(response.content).find(([name]) => name === '*/*')?.[1]);
     if (!media) return mismatch(`Content-Type ${type} is not documented (documented: ${Object.keys(response.content).join(', ')})`);
     if (!type.endsWith('json') || !media.schema) return [];
-    const pointer = ['paths', route.operation.operationId!, method.toLowerCase(), 'responses', String(status), 'content', type, 'schema']
-      .map(escapePointer)
-      .join('/');
+    const where =
+      shared === undefined
+        ? ['paths', route.operation.operationId!, method.toLowerCase(), 'responses', String(status)]
+        : ['components', 'responses', shared];
+    const pointer = [...where, 'content', type, 'schema'].map(escapePointer).join('/');
     let validate = this.compiled.get(pointer);
     if (!validate) {
       validate = this.ajv.compile({ $ref: `${DOCUMENT_ID}#/${pointer}` });

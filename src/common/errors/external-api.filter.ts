@@ -17,6 +17,7 @@ export class ExternalApiExceptionFilter implements ExceptionFilter {
 
   write(_request: Request, response: Response, error: NormalizedError): void {
     if (error.status === 401) response.setHeader('WWW-Authenticate', API_KEY_CHALLENGE);
+    if (error.retryAfterSeconds) response.setHeader('Retry-After', String(error.retryAfterSeconds));
     const message = Array.isArray(error.message) ? error.message.join('; ') : error.message;
     response.status(error.status).json({ success: false, error: message });
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import mongoose, { Schema } from 'mongoose';
 import { normalizeException } from './normalize-exception.js';
 
@@ -27,5 +28,23 @@ describe('normalizeException, Mongoose errors', () => {
     const normalized = normalizeException(error);
     expect(normalized).toMatchObject({ status: 400, message: ['owner has an invalid value'], errors: [{ field: 'owner', message: 'owner has an invalid value' }] });
     expect(JSON.stringify(normalized)).not.toMatch(/not-an-id-secret|ObjectId|Cast/);
+  });
+});
+
+describe('normalizeException, an unreachable database', () => {
+  const unavailable = { status: 503, title: 'Service Unavailable', message: 'The database is unavailable; try again shortly', internal: true, retryAfterSeconds: 5 };
+
+  it("answers the driver's and Mongoose's unreachable errors 503 with Retry-After, none of their words", () => {
+    const selection = new MongoServerSelectionError('Server selection timed out after 10000 ms to 10.0.0.7:27017', {} as never);
+    expect(normalizeException(selection)).toEqual(unavailable);
+    expect(normalizeException(new MongoNetworkError('connection 4 to 10.0.0.7:27017 closed'))).toEqual(unavailable);
+    expect(normalizeException(new MongoNetworkTimeoutError('connection timed out'))).toEqual(unavailable);
+    expect(normalizeException(new mongoose.Error.MongooseServerSelectionError('Could not connect to any servers'))).toEqual(unavailable);
+    expect(normalizeException(new mongoose.Error('Operation `contacts.findOne()` buffering timed out after 10000ms'))).toEqual(unavailable);
+  });
+
+  it('leaves the other driver and Mongoose errors 500', () => {
+    expect(normalizeException(new MongoServerError({ message: 'unknown operator: $where', code: 2 }))).toMatchObject({ status: 500, internal: true });
+    expect(normalizeException(new mongoose.Error('Model.find() no longer accepts a callback'))).toMatchObject({ status: 500, internal: true });
   });
 });

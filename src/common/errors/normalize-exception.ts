@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { duplicateKeyField, isDuplicateKeyError } from '../../database/mongo-errors.js';
+import { duplicateKeyField, isDatabaseUnavailableError, isDuplicateKeyError } from '../../database/mongo-errors.js';
 import { TOO_MANY_KEYS } from '../body-shape.js';
 import { boundErrorWords } from './error-budget.js';
 import { RequestValidationException, type FieldProblem } from './request-validation.exception.js';
@@ -16,9 +16,15 @@ export interface NormalizedError {
   errors?: FieldProblem[];
   /** A problem type of our own (TypedProblemException), with its extension members; else `about:blank`. */
   problem?: { type: string; title: string; extensions: Record<string, unknown> };
-  /** True when the cause is ours (500): the body must say nothing more than that. */
+  /** True when the cause is ours (5xx): it is logged, and the body says nothing of it but `message`. */
   internal: boolean;
+  /** Seconds after which the same request may succeed (the Retry-After header). */
+  retryAfterSeconds?: number;
 }
+
+/** How long a client should wait before it retries a request the database was unreachable for. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly';
 
 interface HttpErrorLike {
   status?: number;
@@ -97,7 +103,8 @@ function fromHttpException(exception: HttpException): UnboundedError {
 /**
  * Maps anything thrown while handling a request to a status and a safe message: Nest's
  * HttpExceptions as they are, body-parser's errors (malformed JSON 400, too large 413), duplicate
- * keys 409, Mongoose validation and cast errors 400, and everything else 500 with no details. The
+ * keys 409, Mongoose validation and cast errors 400, an unreachable database 503 with Retry-After,
+ * and everything else 500 with no details. The
  * words are bounded (boundErrorWords): whatever a request sent, its error body stays under 10 KB.
  */
 export function normalizeException(exception: unknown): NormalizedError {
@@ -130,6 +137,16 @@ function normalize(exception: unknown): UnboundedError {
   if (name === 'ValidationError' || name === 'CastError') {
     const errors = mongooseFieldProblems(exception as MongooseErrorLike);
     return { status: 400, title: reason(400), message: errors.map((problem) => problem.message), errors, internal: false };
+  }
+  if (isDatabaseUnavailableError(exception)) {
+    // Not the request's fault nor a bug: the same request may be sent again, as readiness says (GET /health 503).
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      title: reason(HttpStatus.SERVICE_UNAVAILABLE),
+      message: DATABASE_UNAVAILABLE,
+      internal: true,
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    };
   }
   return { status: 500, title: reason(500), message: 'Internal server error', internal: true };
 }

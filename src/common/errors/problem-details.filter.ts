@@ -27,6 +27,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   write(request: Request, response: Response, error: NormalizedError): void {
     if (error.status === 401) response.setHeader('WWW-Authenticate', bearerChallenge(request));
+    if (error.retryAfterSeconds) response.setHeader('Retry-After', String(error.retryAfterSeconds));
     const detail = Array.isArray(error.message) ? error.message.join('; ') : error.message;
     response
       .status(error.status)
