@@ -8,13 +8,20 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EMBEDDED_DATABASE = 'parley';
 
 /**
+ * The engine process holds the whole database in its heap: the full layout's 1 000 000 seeded messages and the load's
+ * writes outgrow V8's default limit (4 GiB) during the fan-out, so it gets 12 GiB of the bench machine's memory.
+ */
+const ENGINE_NODE_FLAGS = ['--max-old-space-size=12288'];
+
+/**
  * The embedded engine as its own process (ENGINE_CLI) on the servers' core, as the
  * drills and a multi-process deployment run it: the app's RSS is then the app's alone. In memory, or on
  * `dataDir` (every write then waits for its journal fsync).
  */
 async function startEngineProcess(dataDir, nodeArgs, cpu) {
   const args = ['--host', '127.0.0.1', '--port', '0', ...(dataDir ? ['--data-dir', dataDir] : [])];
-  const engine = new PinnedServer('engine', ENGINE_CLI, args, {}, { cwd: ROOT, nodeArgs, cpu });
+  // The given flags after ours: V8 takes the last value of a flag given twice.
+  const engine = new PinnedServer('engine', ENGINE_CLI, args, {}, { cwd: ROOT, nodeArgs: [...ENGINE_NODE_FLAGS, ...nodeArgs], cpu });
   try {
     const uri = await engineUri(engine.child, () => engine.output, engine.exited, 30_000);
     return { engine, uri: `${uri}/${EMBEDDED_DATABASE}` };
