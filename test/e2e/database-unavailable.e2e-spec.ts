@@ -32,7 +32,7 @@ class DatabaseLink {
     const server = this.server;
     this.server = null;
     this.sockets.forEach((socket) => socket.destroy());
-    await new Promise((resolve) => server?.close(resolve));
+    if (server) await new Promise((resolve) => server.close(resolve));
   }
 }
 

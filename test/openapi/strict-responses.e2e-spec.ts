@@ -112,6 +112,15 @@ describe('the OpenAPI document, read strictly', () => {
     expect(validator.check('get', '/v1/agents/me', 200, 'text/html', '<p>')).toEqual([
       expect.objectContaining({ problem: expect.stringContaining('text/html') }),
     ]);
+    // A response every route refers to (the 503 of an unreachable database) is checked against the shared component.
+    expect(validator.check('get', '/v1/agents/me', 503, 'application/problem+json', { status: 'down' })!.length).toBeGreaterThan(0);
+    expect(validator.check('post', '/api/external/messages', 503, 'application/json', { success: 'no' })!.length).toBeGreaterThan(0);
+    expect(
+      validator.check('post', '/api/external/messages', 503, 'application/json', {
+        success: false,
+        error: 'The database is unavailable; try again shortly',
+      }),
+    ).toEqual([]);
   });
 
   it('validates real answers of both interfaces, successes and errors, against the document', async () => {

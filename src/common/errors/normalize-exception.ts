@@ -23,7 +23,7 @@ export interface NormalizedError {
 }
 
 /** How long a client should wait before it retries a request the database was unreachable for. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again shortly';
 
 interface HttpErrorLike {
