@@ -11,6 +11,11 @@ const WINDOW_MS = 30_000;
 const GRACE_MS = 30_000;
 const MAX_AGENTS = 1000;
 
+/** The start of the window whose timer checks a hold stamped `at`. */
+export function holdWindowOf(at: Date): number {
+  return Math.floor(at.getTime() / WINDOW_MS) * WINDOW_MS;
+}
+
 interface HoldCheck {
   from: number;
   until: number;
@@ -19,9 +24,9 @@ interface HoldCheck {
 /**
  * Undoes reservations whose assignment was never written: routing reserves room on an agent, then assigns, and a
  * process killed between the two leaves the agent holding a conversation that is not its own. Before reserving, routing
- * makes sure a durable timer covers its time window (one timer per company and 30 s window, set once per pass); when
- * it fires, each hold taken in that window whose conversation is not an open `human` one of that agent is released.
- * Releasing is idempotent, so the timer may fire again after a crash.
+ * makes sure a durable timer covers the window of the hold's stamp (one timer per company and 30 s window, set once
+ * per pass and window); when it fires, each hold taken in that window whose conversation is not an open `human` one
+ * of that agent is released. Releasing is idempotent, so the timer may fire again after a crash.
  */
 @Injectable()
 export class AgentLoadRepair implements OnModuleInit {
@@ -35,9 +40,9 @@ export class AgentLoadRepair implements OnModuleInit {
     this.timers.register<HoldCheck>(HOLD_CHECK, (timer) => this.check(timer));
   }
 
-  /** Makes sure the holds taken at `now` are checked once they are old enough. */
-  async cover(companyId: CompanyId, now: Date): Promise<void> {
-    const from = Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS;
+  /** Makes sure the holds stamped `at` are checked once they are old enough. */
+  async cover(companyId: CompanyId, at: Date): Promise<void> {
+    const from = holdWindowOf(at);
     const until = from + WINDOW_MS;
     await this.timers.setNoLaterThan(companyId, HOLD_CHECK, `${String(companyId)}.${from}`, new Date(until + GRACE_MS), { from, until });
   }

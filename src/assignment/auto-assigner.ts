@@ -12,7 +12,7 @@ import type { AssignmentStrategy } from '../settings/settings.schema.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { TeamsRepository } from '../teams/teams.repository.js';
 import { candidateOf, channelCapacityOf, chooseAgent, countIn, countOut, type Candidate, type Need } from './assignment-rules.js';
-import { AgentLoadRepair } from './agent-load-repair.js';
+import { AgentLoadRepair, holdWindowOf } from './agent-load-repair.js';
 
 /** Conversations read from a queue at a time. */
 const QUEUE_PAGE = 200;
@@ -23,9 +23,12 @@ const QUEUE_PAGE = 200;
  */
 const DECISIONS_IN_FLIGHT = 8;
 
-/** One pass over the queues: the load repair's timer, set once before the pass's first reservation. */
+/**
+ * One pass over the queues (or one `assign` step): the load repair's timers it has set, by window. A pass may outlast
+ * a window, so each reservation is covered by the timer of its own stamp's window, set once per pass.
+ */
 interface Pass {
-  repair: Promise<void> | null;
+  covered: Map<number, Promise<void>>;
 }
 
 /** One queue to serve: the company's (teamId null, any agent) or a team's (its members). */
@@ -45,7 +48,7 @@ interface Queue {
  *      channel's below its limit), and the agent does not hold it yet;
  *   2. assign: only where the conversation is still `queued` (so never twice);
  *   and if 2 refuses, release the hold (idempotent). A process killed between 1 and 2 leaves a hold without an
- *   assignment: AgentLoadRepair's durable timer, set before the first reservation of a pass, releases it.
+ *   assignment: AgentLoadRepair's durable timer, set for the hold's window before the reservation, releases it.
  */
 @Injectable()
 export class AutoAssigner {
@@ -77,7 +80,7 @@ export class AutoAssigner {
       if (!team.isActive || team.strategy === 'manual') continue;
       queues.push({ teamId: team._id, strategy: team.strategy, members: new Set(team.memberIds.map(String)) });
     }
-    const pass: Pass = { repair: null };
+    const pass: Pass = { covered: new Map() };
     let assigned = 0;
     for (const queue of queues) {
       const pool = queue.members ? candidates.filter((candidate) => queue.members!.has(candidate.agentId.toHexString())) : candidates;
@@ -101,11 +104,13 @@ export class AutoAssigner {
     const conversation = await this.conversations.findStored(companyId, conversationId);
     const candidates = (await this.agents.findAssignable(companyId)).map((agent) => candidateOf(agent, config.maxConversationsPerAgent));
     const need = { channel: conversation.channel, requiredSkills: conversation.requiredSkills ?? [] };
+    const pass: Pass = { covered: new Map() };
     for (;;) {
       const agent = chooseAgent(candidates, strategy ?? config.strategy, need);
       if (!agent) return null;
-      await this.setRepair(companyId);
-      if (!(await this.reserve(companyId, agent, conversation, this.stamp()))) {
+      const at = this.stamp();
+      await this.cover(companyId, at, pass);
+      if (!(await this.reserve(companyId, agent, conversation, at))) {
         agent.openConversations = agent.capacity;
         continue;
       }
@@ -148,10 +153,9 @@ export class AutoAssigner {
     for (;;) {
       const agent = chooseAgent(pool, queue.strategy, need);
       if (!agent) return false;
-      pass.repair ??= this.setRepair(companyId);
-      await pass.repair;
       const at = this.stamp();
       countIn(agent, row.channel, at);
+      await this.cover(companyId, at, pass);
       if (!(await this.reserve(companyId, agent, row, at))) {
         agent.openConversations = agent.capacity;
         continue;
@@ -187,8 +191,11 @@ export class AutoAssigner {
     return this.agents.reserve(companyId, agent.agentId, conversation._id, conversation.channel, limits, at);
   }
 
-  /** Before a reservation, so that a process killed right after it still has its hold checked. */
-  private async setRepair(companyId: CompanyId): Promise<void> {
-    await this.repair.cover(companyId, this.clock.now());
+  /** Before a reservation stamped `at`, so that a process killed right after it still has its hold checked. */
+  private cover(companyId: CompanyId, at: Date, pass: Pass): Promise<void> {
+    const window = holdWindowOf(at);
+    let covering = pass.covered.get(window);
+    if (!covering) pass.covered.set(window, (covering = this.repair.cover(companyId, at)));
+    return covering;
   }
 }

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Types } from 'mongoose';
 import { Agent } from '../../src/agents/agent.schema.js';
 import { AgentsRepository } from '../../src/agents/agents.repository.js';
-import { AgentLoadRepair } from '../../src/assignment/agent-load-repair.js';
+import { AgentLoadRepair, HOLD_CHECK, holdWindowOf } from '../../src/assignment/agent-load-repair.js';
 import { ContactIdentities } from '../../src/contacts/contact-identities.js';
 import { Conversation } from '../../src/conversations/conversation.schema.js';
 import type { AnyDomainEvent } from '../../src/events/domain-events.js';
 import { EventLogRepository } from '../../src/events/event-log.repository.js';
+import { DurableTimers } from '../../src/lanes/durable-timers.js';
 import { Message } from '../../src/messages/message.schema.js';
 import { startDeployment, type Deployment } from '../support/deployment.js';
 import { settle } from '../support/event-log.js';
@@ -405,14 +406,11 @@ describe('routing', () => {
     const agents = t.app.get(AgentsRepository);
     const agentId = new Types.ObjectId(agent.agentId);
     // What a process killed right after its reservation leaves behind: the repair timer covers it, the hold stays.
-    await t.app.get(AgentLoadRepair).cover(acme.companyId, clock.now());
+    const at = clock.now();
+    await t.app.get(AgentLoadRepair).cover(acme.companyId, at);
     await t.model<Agent>(Agent.name).updateOne({ _id: agent.agentId, companyId: acme.companyId }, { $set: { status: 'online' } });
-    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 1, channelCapacity: null }, clock.now())).toBe(
-      true,
-    );
-    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 5, channelCapacity: null }, clock.now())).toBe(
-      false,
-    );
+    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 1, channelCapacity: null }, at)).toBe(true);
+    expect(await agents.reserve(acme.companyId, agentId, new Types.ObjectId(id), 'api', { capacity: 5, channelCapacity: null }, at)).toBe(false);
     expect(await loadOf(acme, agent)).toBe(1);
     clock.advance(61_000);
     await waitFor(async () => (await loadOf(acme, agent)) === 0, { timeoutMs: 15_000, message: 'the hold to be released' });
@@ -421,6 +419,43 @@ describe('routing', () => {
     await settle(t);
     expect((await stored(acme, id))!.assignedAgentId?.toHexString()).toBe(agent.agentId);
     expect(await loadOf(acme, agent)).toBe(1);
+  });
+
+  it('covers each window a pass reserves in with a repair timer (a pass that outlasts its 30 s window)', async () => {
+    const acme = await company('Long pass');
+    const agent = await offlineAgent(acme);
+    // More than a pass decides at once, so the later reservations are stamped after the clock moves.
+    for (let index = 0; index < 12; index += 1) await queued(acme);
+    await settle(t);
+
+    const agents = t.app.get(AgentsRepository);
+    const reserve = agents.reserve.bind(agents);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let held!: () => void;
+    const reached = new Promise<void>((resolve) => (held = resolve));
+    const spy = jest.spyOn(agents, 'reserve').mockImplementationOnce(async (...args) => {
+      held();
+      await gate;
+      return reserve(...args);
+    });
+    try {
+      await online(acme, agent, { capacity: 12 });
+      await reached;
+      clock.advance(30_000);
+      open();
+      await settle(t);
+    } finally {
+      spy.mockRestore();
+    }
+    const holds = (await t.model<Agent>(Agent.name).findOne({ _id: agent.agentId, companyId: acme.companyId }).lean())!.held!;
+    expect(holds).toHaveLength(12);
+    const windows = [...new Set(holds.map((hold) => holdWindowOf(hold.at)))];
+    expect(windows.length).toBeGreaterThan(1);
+    const timers = t.app.get(DurableTimers);
+    for (const window of windows) {
+      expect(await timers.dueAt(acme.companyId, HOLD_CHECK, `${acme.companyId}.${window}`)).toEqual(new Date(window + 60_000));
+    }
   });
 
   it('serves an agent who comes online while a pass is under way (a nudge amid pending events is not lost)', async () => {
