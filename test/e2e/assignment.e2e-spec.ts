@@ -155,10 +155,14 @@ describe('auto-assignment', () => {
     expect((await stored(company, [b]))[0].assignedAgentId?.toHexString()).toBe(first.agentId);
 
     const late = await addAgent(t, company, 'agent');
+    await settle(t);
+    const holder = async () => (await stored(company, [c])).map((conversation) => [conversation.status, conversation.assignedAgentId?.toHexString()]);
+    expect(await holder()).toEqual([['human', late.agentId]]);
+
+    // Going away later leaves the agent what it holds.
     await t.http.patch(`/v1/agents/${late.agentId}`).set(late.auth).send({ status: 'away' }).expect(200);
     await settle(t);
-    expect((await stored(company, [c]))[0].status).toBe('human');
-    expect((await stored(company, [c]))[0].assignedAgentId?.toHexString()).toBe(late.agentId);
+    expect(await holder()).toEqual([['human', late.agentId]]);
   });
 
   it('leaves conversations queued when no agent is eligible (offline, away, deactivated) or when disabled', async () => {
