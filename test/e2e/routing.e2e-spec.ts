@@ -66,6 +66,21 @@ describe('routing', () => {
   const stored = (of: TestCompany, id: string) => t.model<Conversation>(Conversation.name).findOne({ _id: id, companyId: of.companyId }).lean();
   const events = async (of: TestCompany, type: AnyDomainEvent['type']) =>
     (await t.app.get(EventLogRepository).range(of.companyId, { after: 0, types: [type] }, 1000)) as AnyDomainEvent[];
+  /** Holds routing's reservations at a gate: `reached` once the first arrives, and `open()` lets them all through. */
+  const holdReservations = () => {
+    const agents = t.app.get(AgentsRepository);
+    const reserve = agents.reserve.bind(agents);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const spy = jest.spyOn(agents, 'reserve').mockImplementation(async (...args) => {
+      arrived();
+      await gate;
+      return reserve(...args);
+    });
+    return { reached, open, restore: () => spy.mockRestore() };
+  };
   const loadOf = async (of: TestCompany, agent: TestAgentLogin) =>
     (await t.model<Agent>(Agent.name).findOne({ _id: agent.agentId, companyId: of.companyId }).lean())!.loadTotal;
 
@@ -431,26 +446,16 @@ describe('routing', () => {
     for (let index = 0; index < 12; index += 1) await queued(acme);
     await settle(t);
 
-    const agents = t.app.get(AgentsRepository);
-    const reserve = agents.reserve.bind(agents);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let held!: () => void;
-    const reached = new Promise<void>((resolve) => (held = resolve));
-    const spy = jest.spyOn(agents, 'reserve').mockImplementationOnce(async (...args) => {
-      held();
-      await gate;
-      return reserve(...args);
-    });
+    const gate = holdReservations();
     try {
       await online(acme, agent, { capacity: 12 });
-      await reached;
+      await gate.reached;
       // Just into the next window: the first window's timer stays due well after the pass (30 s on).
       clock.advance(30_000 - (clock.now().getTime() % 30_000) + 100);
-      open();
+      gate.open();
       await settle(t);
     } finally {
-      spy.mockRestore();
+      gate.restore();
     }
     const holds = (await t.model<Agent>(Agent.name).findOne({ _id: agent.agentId, companyId: acme.companyId }).lean())!.held!;
     expect(holds).toHaveLength(12);
@@ -471,25 +476,15 @@ describe('routing', () => {
 
     // The pass the early agent starts is held at its first reservation while the late one comes online: the
     // assignments it then writes are events the next turn reads, and none of them frees room.
-    const agents = t.app.get(AgentsRepository);
-    const reserve = agents.reserve.bind(agents);
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let held!: () => void;
-    const reached = new Promise<void>((resolve) => (held = resolve));
-    const spy = jest.spyOn(agents, 'reserve').mockImplementation(async (...args) => {
-      held();
-      await gate;
-      return reserve(...args);
-    });
+    const gate = holdReservations();
     try {
       await online(acme, early, { capacity: 2 });
-      await reached;
+      await gate.reached;
       await online(acme, late, { capacity: 2 });
-      open();
+      gate.open();
       await settle(t);
     } finally {
-      spy.mockRestore();
+      gate.restore();
     }
     const holders = await Promise.all(ids.map(async (id) => (await stored(acme, id))!.assignedAgentId?.toHexString()));
     expect(holders.filter((holder) => holder === early.agentId)).toHaveLength(2);
