@@ -3,7 +3,6 @@ import { MongoClient, type Db } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo, type EmbeddedMongoOptions } from '../src/index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Loose = any;
 
 export interface EngineFixture {

@@ -3,7 +3,6 @@ import { MongoClient, ObjectId, type Db, type Document } from 'mongodb';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 
 /** Test documents use numeric and string _ids and free-form fields. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
 
 describe('embedded engine: indexes, planner, TTL and namespaces', () => {

@@ -7,9 +7,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index.js';
 describe('embedded engine: Mongoose and GridFS', () => {
   let engine: EmbeddedMongo;
   let conn: Connection;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let Agent: mongoose.Model<any>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let Conversation: mongoose.Model<any>;
 
   const agentSchema = new Schema({ companyId: { type: Schema.Types.ObjectId, required: true }, email: { type: String, required: true }, name: String }, { timestamps: true });
