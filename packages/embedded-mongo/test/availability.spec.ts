@@ -195,8 +195,9 @@ describe('embedded engine: a regex on trial on a starved thread', () => {
       clearInterval(ticker);
     }
     expect(matched).toEqual([false, true]);
-    // The trial got its 100 ms of CPU (here 1 000 ms of wall-clock time) in turns of at most 120 ms, not in one turn.
-    expect(turns).toBeGreaterThanOrEqual(8);
+    // The trial got its 100 ms of CPU (here 1 000 ms of wall-clock time) in turns, not in one: 8 on an idle machine,
+    // the most there can be, so a busy one sees fewer; half of them still tells turns from one long run.
+    expect(turns).toBeGreaterThanOrEqual(4);
     expect(longestGap).toBeLessThan(SLICE_MS + REGEX_MS + SLACK_MS / 3);
   });
 });
